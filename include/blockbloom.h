@@ -1,0 +1,326 @@
+/*
+ * blockbloom.h - the whole public API of blockbloom, a library of Bloom filters built for
+ * throughput: a cache-line-blocked filter (every key touches one 64-byte block), a classic
+ * filter as the baseline, batch entry points over pointer arrays, Arrow-style columns,
+ * fixed-width keys and pre-computed hashes, and a versioned little-endian file format.
+ *
+ * Conventions used by every function below:
+ *  - Errors are returned as a bb_status; results go through out-parameters. A membership
+ *    query returns bool. The library never prints, never exits and never aborts on input.
+ *  - Lengths are in bytes (`len`, `len_bytes`), sizes of filters in bits (`bits`) or bytes.
+ *  - A zero-length key is a valid key; `key` may then be NULL.
+ *  - Thread-safety: any number of threads may call the read-only functions (contains, info,
+ *    serialize, save) on one filter at once. Functions that change a filter (add, clear)
+ *    need exclusive access to it. Different filters are independent.
+ *  - Keys are hashed with XXH3-64 (xxHash spec, Collet) and the filter's 64-bit seed, so
+ *    bb_add(f, key, len) is exactly bb_add_hash(f, bb_hash(f, key, len)).
+ */
+#ifndef BLOCKBLOOM_H
+#define BLOCKBLOOM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define BB_VERSION_MAJOR 0
+#define BB_VERSION_MINOR 1
+#define BB_VERSION_PATCH 0
+#define BB_VERSION_STRING "0.1.0"
+
+#if defined(BB_STATIC_DEFINE)
+#define BB_API
+#elif defined(_WIN32)
+#define BB_API __declspec(dllexport)
+#else
+#define BB_API __attribute__((visibility("default")))
+#endif
+
+/** Library version, e.g. "0.1.0". Never NULL. */
+BB_API const char *bb_version_string(void);
+
+/* ============================================================================================
+ * Status codes. Values are pinned: new codes are appended, none is ever renumbered.
+ * ========================================================================================== */
+typedef enum bb_status {
+    BB_OK = 0,
+    BB_E_INVAL = 1,        /**< an argument is out of range, NULL where not allowed, or NaN */
+    BB_E_NOMEM = 2,        /**< memory for the filter could not be allocated */
+    BB_E_TOO_LARGE = 3,    /**< size beyond BB_MAX_BITS or overflowing 64-bit arithmetic */
+    BB_E_IO = 4,           /**< open/read/write/fsync/rename failed (errno is kept) */
+    BB_E_TRUNCATED = 5,    /**< serialized input shorter than its header says */
+    BB_E_BAD_MAGIC = 6,    /**< serialized input is not a blockbloom filter */
+    BB_E_BAD_VERSION = 7,  /**< format version this library cannot read */
+    BB_E_CORRUPT = 8,      /**< checksum mismatch: header or payload damaged */
+    BB_E_INCONSISTENT = 9, /**< header fields contradict each other or the length */
+    BB_E_UNSUPPORTED = 10, /**< operation or instruction set not available here */
+    BB_E_MISMATCH = 11,    /**< filters differ in kind, size, k, seed or layout */
+    BB_E_FULL = 12,        /**< a non-scaling filter is at capacity */
+    BB_E_ABSENT = 13,      /**< remove of a key that is definitely not in the filter */
+    BB_E_READONLY = 14     /**< change requested on a read-only (memory-mapped) filter */
+} bb_status;
+
+/** Short English description of a status; never NULL (unknown codes get a generic text). */
+BB_API const char *bb_strerror(bb_status status);
+
+/* ============================================================================================
+ * Kinds, sizing and models
+ * ========================================================================================== */
+typedef enum bb_kind {
+    BB_BLOCKED = 0, /**< cache-line-blocked: all k probes of a key in one 512-bit block */
+    BB_CLASSIC = 1  /**< classic Bloom filter: k probes over all m bits, double hashing */
+} bb_kind;
+
+/** Bits in one block of the blocked filter (one 64-byte cache line). */
+#define BB_BLOCK_BITS 512u
+/** Largest k (probes per key) accepted for every kind. */
+#define BB_MAX_K 16u
+/** Largest filter, in bits: 2^56 (8 PiB). Larger requests get BB_E_TOO_LARGE. */
+#define BB_MAX_BITS (UINT64_C(1) << 56)
+
+/**
+ * Size a filter of `kind` for `capacity` keys at target false-positive rate `fpr`.
+ *
+ * Classic (Bloom 1970): bits = ceil(-n ln p / (ln 2)^2), k = max(1, round((bits/n) ln 2)).
+ * Blocked: the smallest whole number of 512-bit blocks, and the k in 1..BB_MAX_K, whose
+ * model FPR (see bb_fpr_model, Putze-Sanders-Singler 2007) is <= fpr; ties go to smaller k.
+ *
+ * @param kind      BB_BLOCKED or BB_CLASSIC.
+ * @param capacity  n >= 1 keys.
+ * @param fpr       p with 0 < p < 1 (not NaN).
+ * @param bits_out  bits of the filter (a multiple of 512 for blocked). Not NULL.
+ * @param k_out     probes per key. Not NULL.
+ * @return BB_OK, BB_E_INVAL (bad n, p, kind or NULL), BB_E_TOO_LARGE (> BB_MAX_BITS).
+ * Thread-safe (pure function).
+ */
+BB_API bb_status bb_size(bb_kind kind, uint64_t capacity, double fpr, uint64_t *bits_out,
+                         unsigned *k_out);
+
+/**
+ * Best k for a filter of `bits` bits holding `capacity` keys: the classic k = round((m/n) ln 2)
+ * (at least 1, at most BB_MAX_K), or for blocked the k in 1..BB_MAX_K minimising the blocked
+ * model. Returns BB_E_INVAL on a zero argument or NULL k_out. Thread-safe.
+ */
+BB_API bb_status bb_best_k(bb_kind kind, uint64_t capacity, uint64_t bits, unsigned *k_out);
+
+/**
+ * Model false-positive rate of a filter of `bits` bits, `k` probes, after `n_keys` keys.
+ *
+ * Classic: (1 - e^{-kn/m})^k (Bloom 1970).
+ * Blocked: sum over i >= 0 of Poisson(i; lambda = n / blocks) * (1 - (1 - 1/512)^{i k})^k,
+ * the number of keys per block being Poisson distributed (Putze, Sanders, Singler,
+ * "Cache-, Hash- and Space-Efficient Bloom Filters", WEA 2007, section 3), with the
+ * in-block probes independent and uniform over the block's 512 bits.
+ *
+ * @return BB_OK, or BB_E_INVAL on bits = 0, k = 0 or > BB_MAX_K, or NULL fpr_out.
+ * Thread-safe.
+ */
+BB_API bb_status bb_fpr_model(bb_kind kind, uint64_t n_keys, uint64_t bits, unsigned k,
+                              double *fpr_out);
+
+/* ============================================================================================
+ * Creating and freeing
+ * ========================================================================================== */
+typedef struct bb_filter bb_filter;
+
+/**
+ * Parameters for bb_create. Zero-initialise, then set what you need:
+ *  - capacity + fpr: sized by bb_size (bits and k left 0);
+ *  - capacity + bits_per_key: bits = ceil(capacity * bits_per_key), k by bb_best_k;
+ *  - bits + k: explicit geometry (blocked rounds bits up to whole blocks);
+ *  - bits or k alone with capacity: the other one derived.
+ * `capacity` is recorded for info; the filter accepts any number of keys (FPR grows).
+ */
+typedef struct bb_config {
+    bb_kind kind;        /**< BB_BLOCKED (0, default) or BB_CLASSIC */
+    uint64_t capacity;   /**< n, expected number of distinct keys */
+    double fpr;          /**< target p in (0, 1); 0 = not given */
+    double bits_per_key; /**< alternative to fpr; 0 = not given */
+    uint64_t bits;       /**< explicit m; 0 = derived */
+    unsigned k;          /**< explicit probes per key; 0 = derived */
+    uint64_t seed;       /**< XXH3 seed stored with the filter */
+} bb_config;
+
+/**
+ * Create an empty filter from `cfg` (see bb_config). On success *out owns a filter that the
+ * caller frees with bb_free; on error *out is NULL.
+ * @return BB_OK, BB_E_INVAL (NULL, bad or contradictory parameters, k > BB_MAX_K),
+ *         BB_E_TOO_LARGE (> BB_MAX_BITS or 64-bit overflow), BB_E_NOMEM.
+ */
+BB_API bb_status bb_create(bb_filter **out, const bb_config *cfg);
+
+/** Shorthand: bb_create with {kind, capacity, fpr, seed}. */
+BB_API bb_status bb_create_for(bb_filter **out, bb_kind kind, uint64_t capacity, double fpr,
+                               uint64_t seed);
+
+/** Deep copy of `f` (a memory-mapped filter becomes a writable heap copy). */
+BB_API bb_status bb_clone(bb_filter **out, const bb_filter *f);
+
+/** Free a filter (unmaps a memory-mapped one). NULL is ignored. */
+BB_API void bb_free(bb_filter *f);
+
+/** Reset to empty: all bits zero, keys_added 0. BB_E_READONLY on a mapped filter. */
+BB_API bb_status bb_clear(bb_filter *f);
+
+/* ============================================================================================
+ * Single keys
+ * ========================================================================================== */
+
+/** XXH3-64 of the key with the filter's seed: the hash every other entry point uses. */
+BB_API uint64_t bb_hash(const bb_filter *f, const void *key, size_t len);
+
+/**
+ * Add one key (len bytes; key may be NULL when len == 0).
+ * @return BB_OK, BB_E_INVAL (NULL f, or NULL key with len > 0), BB_E_READONLY.
+ */
+BB_API bb_status bb_add(bb_filter *f, const void *key, size_t len);
+
+/** true if the key is possibly in the set, false if definitely not (never a false negative).
+ *  A NULL filter, or NULL key with len > 0, answers false. */
+BB_API bool bb_contains(const bb_filter *f, const void *key, size_t len);
+
+/** Add a pre-computed 64-bit hash. Hashes must be well mixed (e.g. from bb_hash or XXH3):
+ *  the blocked filter picks the block from the high bits and the probes from the low 32. */
+BB_API bb_status bb_add_hash(bb_filter *f, uint64_t hash);
+
+/** Query a pre-computed 64-bit hash (see bb_add_hash). */
+BB_API bool bb_contains_hash(const bb_filter *f, uint64_t hash);
+
+/* ============================================================================================
+ * Batches. Every contains_* writes out[i] = 1 (possibly present) or 0 (definitely absent)
+ * for i < n and stores the number of 1s in *n_present (which may be NULL). n = 0 is valid
+ * and any pointer may then be NULL. Batches are hashed and prefetched in groups, so they are
+ * much faster per key than loops over the single-key calls on filters beyond the cache.
+ * Errors (BB_E_INVAL on NULL arrays with n > 0, or bad offsets) are detected before anything
+ * is added or written.
+ * ========================================================================================== */
+
+/** (a) keys[i] of lens[i] bytes. keys[i] may be NULL when lens[i] == 0. */
+BB_API bb_status bb_add_batch(bb_filter *f, const void *const *keys, const size_t *lens,
+                              size_t n);
+BB_API bb_status bb_contains_batch(const bb_filter *f, const void *const *keys,
+                                   const size_t *lens, size_t n, uint8_t *out,
+                                   size_t *n_present);
+
+/** (b) Arrow-style binary/utf8 column: key i is data[offsets[i] .. offsets[i+1]), so
+ *  offsets has n + 1 entries, starts >= 0 and never decreases (else BB_E_INVAL). */
+BB_API bb_status bb_add_arrow32(bb_filter *f, const void *data, const int32_t *offsets,
+                                size_t n);
+BB_API bb_status bb_contains_arrow32(const bb_filter *f, const void *data,
+                                     const int32_t *offsets, size_t n, uint8_t *out,
+                                     size_t *n_present);
+BB_API bb_status bb_add_arrow64(bb_filter *f, const void *data, const int64_t *offsets,
+                                size_t n);
+BB_API bb_status bb_contains_arrow64(const bb_filter *f, const void *data,
+                                     const int64_t *offsets, size_t n, uint8_t *out,
+                                     size_t *n_present);
+
+/** (c) Fixed-width keys: key i is the `width` bytes at base + i * stride (stride >= width,
+ *  or stride == 0 meaning stride = width). For IPv4/IPv6 addresses, 5-tuples, integers
+ *  (hashed as their bytes in memory: the same integer on a big-endian machine hashes
+ *  differently unless the caller stores it little-endian). */
+BB_API bb_status bb_add_fixed(bb_filter *f, const void *base, size_t width, size_t stride,
+                              size_t n);
+BB_API bb_status bb_contains_fixed(const bb_filter *f, const void *base, size_t width,
+                                   size_t stride, size_t n, uint8_t *out,
+                                   size_t *n_present);
+
+/** (d) Pre-computed 64-bit hashes (see bb_add_hash). */
+BB_API bb_status bb_add_hashes(bb_filter *f, const uint64_t *hashes, size_t n);
+BB_API bb_status bb_contains_hashes(const bb_filter *f, const uint64_t *hashes, size_t n,
+                                    uint8_t *out, size_t *n_present);
+
+/* ============================================================================================
+ * Information
+ * ========================================================================================== */
+typedef struct bb_info {
+    bb_kind kind;
+    uint64_t bits;        /**< m */
+    uint64_t bytes;       /**< bits / 8, rounded up */
+    unsigned k;           /**< probes per key */
+    uint64_t blocks;      /**< 512-bit blocks (blocked); 0 for classic */
+    uint64_t capacity;    /**< n the filter was sized for (0 if created from bits alone) */
+    double fpr_target;    /**< p the filter was sized for (0 if not sized from p) */
+    uint64_t seed;        /**< XXH3 seed */
+    uint64_t keys_added;  /**< number of add operations, duplicates included */
+    uint64_t bits_set;    /**< X, number of 1 bits */
+    double fill_ratio;    /**< X / m */
+    double fpr_estimate;  /**< from the fill: (X/m)^k; blocked: mean over blocks of (X_b/512)^k */
+    /** n* = -(m/k) ln(1 - X/m) (Swamidass-Baldi 2007); blocked: the sum of the same estimate
+     *  per block. INFINITY when a (block of the) filter is saturated. */
+    double cardinality_estimate;
+    double bits_per_key;  /**< m / capacity, 0 without capacity */
+    bool read_only;       /**< memory-mapped */
+    uint32_t format_version; /**< file format version this filter saves as */
+} bb_info;
+
+/** Fill *out. Costs one pass over the filter (counts set bits). */
+BB_API bb_status bb_get_info(const bb_filter *f, bb_info *out);
+
+/** Name of a kind: "blocked", "classic"; "unknown" otherwise. */
+BB_API const char *bb_kind_name(bb_kind kind);
+
+/* ============================================================================================
+ * Instruction sets. The blocked filter's kernels are chosen once, at first use, from the CPU
+ * (best available), unless the environment variable BB_ISA names one of
+ * "scalar", "avx2", "avx512", "neon". Every kernel gives bit-identical filters and answers.
+ * ========================================================================================== */
+typedef enum bb_isa {
+    BB_ISA_AUTO = 0,
+    BB_ISA_SCALAR = 1,
+    BB_ISA_AVX2 = 2,
+    BB_ISA_AVX512 = 3,
+    BB_ISA_NEON = 4
+} bb_isa;
+
+/** Whether `isa` can run on this CPU (BB_ISA_AUTO and BB_ISA_SCALAR always can). */
+BB_API bool bb_isa_available(bb_isa isa);
+
+/** Select the kernel for all filters of the process; BB_ISA_AUTO picks the best available.
+ *  @return BB_OK, BB_E_UNSUPPORTED (not available on this CPU/build), BB_E_INVAL.
+ *  Not to be called while other threads use filters. */
+BB_API bb_status bb_set_isa(bb_isa isa);
+
+/** The active kernel: "scalar", "avx2", "avx512" or "neon". */
+BB_API const char *bb_isa_name(void);
+
+/** Name of a given isa ("auto", "scalar", ...), and the reverse (BB_E_INVAL if unknown). */
+BB_API const char *bb_isa_to_string(bb_isa isa);
+BB_API bb_status bb_isa_from_string(const char *name, bb_isa *out);
+
+/* ============================================================================================
+ * Files and buffers (format: docs/FORMAT.md). Little-endian, versioned, checksummed.
+ * ========================================================================================== */
+#define BB_FORMAT_VERSION 1u
+
+/** Bytes bb_serialize needs for `f`. */
+BB_API bb_status bb_serialized_size(const bb_filter *f, uint64_t *size_out);
+
+/** Write the serialized filter into buf[0 .. cap). BB_E_INVAL if cap is too small.
+ *  *written (may be NULL) gets the byte count. */
+BB_API bb_status bb_serialize(const bb_filter *f, void *buf, size_t cap, size_t *written);
+
+/** Parse and validate buf[0 .. len) (magic, version, every field, both checksums) before
+ *  building a new heap filter in *out. Errors: BB_E_TRUNCATED, BB_E_BAD_MAGIC,
+ *  BB_E_BAD_VERSION, BB_E_CORRUPT, BB_E_INCONSISTENT, BB_E_NOMEM, BB_E_INVAL. */
+BB_API bb_status bb_deserialize(bb_filter **out, const void *buf, size_t len);
+
+/** Save atomically: write `path`.tmp.XXXXXX in the same directory, fsync it, rename it
+ *  over `path`, fsync the directory. On error `path` is untouched and no temp file remains. */
+BB_API bb_status bb_save(const bb_filter *f, const char *path);
+
+/** Read and validate a file into a new heap filter (errors as bb_deserialize, plus BB_E_IO). */
+BB_API bb_status bb_load(bb_filter **out, const char *path);
+
+/** Map a saved file read-only, without copying the bit array. The file is validated (header
+ *  and payload checksums) before use. Changes return BB_E_READONLY. The mapping lives until
+ *  bb_free; the file must not be modified in place meanwhile (bb_save replaces, so is safe). */
+BB_API bb_status bb_open_mmap(bb_filter **out, const char *path);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* BLOCKBLOOM_H */

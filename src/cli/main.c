@@ -1,0 +1,2 @@
+#include "blockbloom.h"
+int main(void) { return 0; }
