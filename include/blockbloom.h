@@ -10,8 +10,10 @@
  *  - Lengths are in bytes (`len`, `len_bytes`), sizes of filters in bits (`bits`) or bytes.
  *  - A zero-length key is a valid key; `key` may then be NULL.
  *  - Thread-safety: any number of threads may call the read-only functions (contains, info,
- *    serialize, save) on one filter at once. Functions that change a filter (add, clear)
- *    need exclusive access to it. Different filters are independent.
+ *    serialize, save) on one filter at once. Functions that change a filter (add, remove,
+ *    clear, union) need exclusive access to it. Different filters are independent. The one
+ *    exception is the "Concurrent build" section: its adds may run on one filter from many
+ *    threads at once, alongside its concurrent contains calls.
  *  - Keys are hashed with XXH3-64 (xxHash spec, Collet) and the filter's 64-bit seed, so
  *    bb_add(f, key, len) is exactly bb_add_hash(f, bb_hash(f, key, len)).
  */
@@ -70,8 +72,18 @@ BB_API const char *bb_strerror(bb_status status);
  * Kinds, sizing and models
  * ========================================================================================== */
 typedef enum bb_kind {
-    BB_BLOCKED = 0, /**< cache-line-blocked: all k probes of a key in one 512-bit block */
-    BB_CLASSIC = 1  /**< classic Bloom filter: k probes over all m bits, double hashing */
+    BB_BLOCKED = 0,  /**< cache-line-blocked: all k probes of a key in one 512-bit block */
+    BB_CLASSIC = 1,  /**< classic Bloom filter: k probes over all m bits, double hashing */
+    /** Counting: the blocked filter's geometry and probe positions, with a 4-bit counter in
+     *  place of each bit (512 counters = 256 bytes per block, 4x the memory). Supports
+     *  bb_remove; counters saturate at 15 and then never change (Fan, Cao, Almeida, Broder,
+     *  "Summary Cache", 2000, for counting filters; the sticky saturation keeps every
+     *  sequence of valid adds and removes free of false negatives). */
+    BB_COUNTING = 2,
+    /** Scalable: a stack of blocked sub-filters that grows past its capacity (Almeida,
+     *  Baquero, Preguica, Hutchison, "Scalable Bloom Filters", IPL 101(6), 2007; with
+     *  RedisBloom's defaults: expansion 2, tightening 0.5). See bb_config and bb_add. */
+    BB_SCALABLE = 3
 } bb_kind;
 
 /** Bits in one block of the blocked filter (one 64-byte cache line). */
@@ -88,7 +100,8 @@ typedef enum bb_kind {
  * Blocked: the smallest whole number of 512-bit blocks, and the k in 1..BB_MAX_K, whose
  * model FPR (see bb_fpr_model, Putze-Sanders-Singler 2007) is <= fpr; ties go to smaller k.
  *
- * @param kind      BB_BLOCKED or BB_CLASSIC.
+ * @param kind      BB_BLOCKED or BB_CLASSIC (BB_COUNTING is sized as BB_BLOCKED, bits meaning
+ *                  counters; BB_SCALABLE sizes each sub-filter as BB_BLOCKED, see bb_config).
  * @param capacity  n >= 1 keys.
  * @param fpr       p with 0 < p < 1 (not NaN).
  * @param bits_out  bits of the filter (a multiple of 512 for blocked). Not NULL.
@@ -110,12 +123,14 @@ BB_API bb_status bb_best_k(bb_kind kind, uint64_t capacity, uint64_t bits, unsig
  * Model false-positive rate of a filter of `bits` bits, `k` probes, after `n_keys` keys.
  *
  * Classic: (1 - e^{-kn/m})^k (Bloom 1970).
- * Blocked: sum over i >= 0 of Poisson(i; lambda = n / blocks) * (1 - (1 - 1/512)^{i k})^k,
+ * Blocked (and counting, which has the same positions):
+ *   sum over i >= 0 of Poisson(i; lambda = n / blocks) * (1 - (1 - 1/512)^{i k})^k,
  * the number of keys per block being Poisson distributed (Putze, Sanders, Singler,
  * "Cache-, Hash- and Space-Efficient Bloom Filters", WEA 2007, section 3), with the
  * in-block probes independent and uniform over the block's 512 bits.
  *
- * @return BB_OK, or BB_E_INVAL on bits = 0, k = 0 or > BB_MAX_K, or NULL fpr_out.
+ * @return BB_OK, or BB_E_INVAL on bits = 0, k = 0 or > BB_MAX_K, NULL fpr_out, or
+ *         BB_SCALABLE (no single geometry; see bb_config for its bound).
  * Thread-safe.
  */
 BB_API bb_status bb_fpr_model(bb_kind kind, uint64_t n_keys, uint64_t bits, unsigned k,
@@ -133,6 +148,17 @@ typedef struct bb_filter bb_filter;
  *  - bits + k: explicit geometry (blocked rounds bits up to whole blocks);
  *  - bits or k alone with capacity: the other one derived.
  * `capacity` is recorded for info; the filter accepts any number of keys (FPR grows).
+ *
+ * BB_COUNTING accepts the same combinations and gets exactly the geometry (bits = counters,
+ * k) that BB_BLOCKED would get, so that its export (bb_counting_to_blocked) is that filter.
+ *
+ * BB_SCALABLE needs capacity (c0, keys of the first sub-filter) and fpr (p, the bound on the
+ * whole filter's FPR); bits, k and bits_per_key must be 0. Sub-filter i (from 0) is a blocked
+ * filter sized by bb_size for capacity c_i = ceil(c_{i-1} * growth) (c_0 = capacity) and
+ * FPR p_i = p (1 - r) r^i with r = tightening, so the union bound sum_i p_i = p (1 - r^n) < p
+ * holds however many sub-filters there are (Almeida et al. 2007, section 4; the first
+ * sub-filter is already tightened, as in RedisBloom, where r = 0.5 gives p_0 = p / 2).
+ * growth, tightening and flags must be 0 for every other kind.
  */
 typedef struct bb_config {
     bb_kind kind;        /**< BB_BLOCKED (0, default) or BB_CLASSIC */
@@ -142,12 +168,26 @@ typedef struct bb_config {
     uint64_t bits;       /**< explicit m; 0 = derived */
     unsigned k;          /**< explicit probes per key; 0 = derived */
     uint64_t seed;       /**< XXH3 seed stored with the filter */
+    /* BB_SCALABLE only (0 for other kinds). Appended after 0.1.0; the fields above unchanged. */
+    double growth;       /**< capacity factor of each new sub-filter, 1 <= growth <= 2^20;
+                              0 = BB_DEFAULT_GROWTH */
+    double tightening;   /**< FPR factor r of each new sub-filter, 0 < r < 1;
+                              0 = BB_DEFAULT_TIGHTENING */
+    unsigned flags;      /**< 0 or BB_NO_SCALE */
 } bb_config;
+
+/** Scalable defaults, as in RedisBloom (expansion 2) and Almeida et al. (r = 0.5). */
+#define BB_DEFAULT_GROWTH 2.0
+#define BB_DEFAULT_TIGHTENING 0.5
+/** bb_config.flags: a scalable filter that never grows; an add that would need a new
+ *  sub-filter returns BB_E_FULL instead (RedisBloom's NONSCALING). */
+#define BB_NO_SCALE 1u
 
 /**
  * Create an empty filter from `cfg` (see bb_config). On success *out owns a filter that the
  * caller frees with bb_free; on error *out is NULL.
- * @return BB_OK, BB_E_INVAL (NULL, bad or contradictory parameters, k > BB_MAX_K),
+ * @return BB_OK, BB_E_INVAL (NULL, bad or contradictory parameters, k > BB_MAX_K, growth,
+ *         tightening or flags out of range or given for a kind other than BB_SCALABLE),
  *         BB_E_TOO_LARGE (> BB_MAX_BITS or 64-bit overflow), BB_E_NOMEM.
  */
 BB_API bb_status bb_create(bb_filter **out, const bb_config *cfg);
@@ -162,7 +202,8 @@ BB_API bb_status bb_clone(bb_filter **out, const bb_filter *f);
 /** Free a filter (unmaps a memory-mapped one). NULL is ignored. */
 BB_API void bb_free(bb_filter *f);
 
-/** Reset to empty: all bits zero, keys_added 0. BB_E_READONLY on a mapped filter. */
+/** Reset to empty: all bits zero, keys_added 0 (a scalable filter goes back to its first
+ *  sub-filter alone). BB_E_READONLY on a mapped filter. */
 BB_API bb_status bb_clear(bb_filter *f);
 
 /* ============================================================================================
@@ -174,7 +215,13 @@ BB_API uint64_t bb_hash(const bb_filter *f, const void *key, size_t len);
 
 /**
  * Add one key (len bytes; key may be NULL when len == 0).
- * @return BB_OK, BB_E_INVAL (NULL f, or NULL key with len > 0), BB_E_READONLY.
+ * Counting: increments the key's counters (those at 15 stay at 15).
+ * Scalable: does nothing (and returns BB_OK) if the key is already possibly present in any
+ * sub-filter, so keys_added counts only the keys actually added; otherwise adds it to the
+ * newest sub-filter, first adding a new sub-filter if the newest holds its capacity.
+ * @return BB_OK, BB_E_INVAL (NULL f, or NULL key with len > 0), BB_E_READONLY; scalable
+ *         also BB_E_FULL (BB_NO_SCALE and full), BB_E_NOMEM or BB_E_TOO_LARGE (the next
+ *         sub-filter could not be made; the key is then not added).
  */
 BB_API bb_status bb_add(bb_filter *f, const void *key, size_t len);
 
@@ -195,7 +242,9 @@ BB_API bool bb_contains_hash(const bb_filter *f, uint64_t hash);
  * and any pointer may then be NULL. Batches are hashed and prefetched in groups, so they are
  * much faster per key than loops over the single-key calls on filters beyond the cache.
  * Errors (BB_E_INVAL on NULL arrays with n > 0, or bad offsets) are detected before anything
- * is added or written.
+ * is added or written. Every kind accepts every batch; an add batch on a scalable filter
+ * behaves as bb_add_hash key by key, and if one fails (BB_E_FULL, BB_E_NOMEM, ...) the keys
+ * before it stay added and the rest are not.
  * ========================================================================================== */
 
 /** (a) keys[i] of lens[i] bytes. keys[i] may be NULL when lens[i] == 0. */
@@ -238,30 +287,173 @@ BB_API bb_status bb_contains_hashes(const bb_filter *f, const uint64_t *hashes, 
  * ========================================================================================== */
 typedef struct bb_info {
     bb_kind kind;
-    uint64_t bits;        /**< m */
-    uint64_t bytes;       /**< bits / 8, rounded up */
+    uint64_t bits;        /**< m (counting: counters; scalable: sum over sub-filters) */
+    uint64_t bytes;       /**< payload bytes: bits / 8 rounded up (counting: bits / 2) */
     unsigned k;           /**< probes per key */
     uint64_t blocks;      /**< 512-bit blocks (blocked); 0 for classic */
     uint64_t capacity;    /**< n the filter was sized for (0 if created from bits alone) */
     double fpr_target;    /**< p the filter was sized for (0 if not sized from p) */
     uint64_t seed;        /**< XXH3 seed */
-    uint64_t keys_added;  /**< number of add operations, duplicates included */
-    uint64_t bits_set;    /**< X, number of 1 bits */
+    /** Blocked and classic: number of add operations, duplicates included. Counting: adds
+     *  minus successful removes. Scalable: keys actually added (possibly-present keys are
+     *  skipped). After bb_union: the sum of both filters', an upper bound on the distinct
+     *  keys (cardinality_estimate is the better count). */
+    uint64_t keys_added;
+    uint64_t bits_set;    /**< X, number of 1 bits (counting: non-zero counters) */
     double fill_ratio;    /**< X / m */
-    double fpr_estimate;  /**< from the fill: (X/m)^k; blocked: mean over blocks of (X_b/512)^k */
+    /** From the fill: (X/m)^k; blocked and counting: mean over blocks of (X_b/512)^k;
+     *  scalable: 1 - prod_i (1 - fpr_estimate_i) over its sub-filters. */
+    double fpr_estimate;
     /** n* = -(m/k) ln(1 - X/m) (Swamidass-Baldi 2007); blocked: the sum of the same estimate
      *  per block. INFINITY when a (block of the) filter is saturated. */
     double cardinality_estimate;
     double bits_per_key;  /**< m / capacity, 0 without capacity */
     bool read_only;       /**< memory-mapped */
     uint32_t format_version; /**< file format version this filter saves as */
+    /* Appended after 0.1.0 for the counting and scalable kinds; the fields above unchanged. */
+    uint64_t saturated_counters; /**< counting: counters stuck at 15; 0 for other kinds */
+    uint64_t subfilters;  /**< scalable: number of sub-filters (see bb_subfilter_info); else 1 */
+    double growth;        /**< scalable: capacity factor of new sub-filters; else 0 */
+    double tightening;    /**< scalable: FPR factor of new sub-filters; else 0 */
+    unsigned flags;       /**< scalable: BB_NO_SCALE or 0; else 0 */
 } bb_info;
 
-/** Fill *out. Costs one pass over the filter (counts set bits). */
+/** Fill *out. Costs one pass over the filter (counts set bits).
+ *  A scalable filter reports sums over its sub-filters (bits, bytes, blocks, bits_set,
+ *  keys_added, cardinality_estimate), capacity = the sum of the sub-filters' capacities (keys
+ *  it holds before it next grows), fpr_target = p of the whole filter, k of the newest. */
 BB_API bb_status bb_get_info(const bb_filter *f, bb_info *out);
 
-/** Name of a kind: "blocked", "classic"; "unknown" otherwise. */
+/**
+ * Info of sub-filter i (0 = oldest) of a scalable filter: a blocked filter with its own
+ * capacity c_i, fpr_target p_i, k and keys_added (see bb_config for c_i and p_i). Any other
+ * kind is its own single sub-filter: i = 0 gives bb_get_info.
+ * @return BB_OK, BB_E_INVAL (NULL f or out, i >= info.subfilters).
+ * Thread-safe like bb_get_info.
+ */
+BB_API bb_status bb_subfilter_info(const bb_filter *f, size_t i, bb_info *out);
+
+/** Name of a kind: "blocked", "classic", "counting", "scalable"; "unknown" otherwise. */
 BB_API const char *bb_kind_name(bb_kind kind);
+
+/* ============================================================================================
+ * Counting filters: remove and export
+ * ========================================================================================== */
+
+/**
+ * Remove one key from a BB_COUNTING filter: decrement its counters, except those saturated
+ * at 15, which stay (so that no other key sharing them can become a false negative). Each
+ * distinct position of the key counts once, as in bb_add, so a remove undoes an add exactly.
+ * Removing a key that was never added (but is a false positive) corrupts the filter for the
+ * keys sharing its counters, as in every counting Bloom filter: remove only keys you added.
+ * @return BB_OK; BB_E_ABSENT if some counter of the key is 0 (definitely absent: nothing
+ *         changes); BB_E_INVAL (NULL f, or NULL key with len > 0); BB_E_UNSUPPORTED (not a
+ *         counting filter); BB_E_READONLY. keys_added drops by one on BB_OK.
+ * Needs exclusive access to f.
+ */
+BB_API bb_status bb_remove(bb_filter *f, const void *key, size_t len);
+
+/** Remove a pre-computed hash (see bb_add_hash and bb_remove). */
+BB_API bb_status bb_remove_hash(bb_filter *f, uint64_t hash);
+
+/**
+ * Export a counting filter as the plain BB_BLOCKED filter of its keys: bit = (counter != 0),
+ * same blocks, k, seed, capacity, fpr_target and keys_added. While no counter has saturated
+ * the result is byte-identical to the blocked filter built from the keys currently in the
+ * counting filter; where counters saturated, its bits are a superset of that (never a false
+ * negative). Costs one pass; *out is a new heap filter for bb_free (NULL on error).
+ * @return BB_OK, BB_E_INVAL (NULL), BB_E_UNSUPPORTED (not BB_COUNTING), BB_E_NOMEM.
+ * Thread-safe like bb_get_info.
+ */
+BB_API bb_status bb_counting_to_blocked(const bb_filter *counting, bb_filter **out);
+
+/* ============================================================================================
+ * Union
+ * ========================================================================================== */
+
+/** What differs between two filters that cannot be merged (bb_union_check). */
+typedef enum bb_mismatch {
+    BB_MATCH = 0,           /**< mergeable */
+    BB_MISMATCH_KIND = 1,   /**< different kinds */
+    BB_MISMATCH_BITS = 2,   /**< different bits (or counters) */
+    BB_MISMATCH_K = 3,      /**< different probes per key */
+    BB_MISMATCH_SEED = 4,   /**< different hash seeds */
+    BB_MISMATCH_LAYOUT = 5  /**< scalable: different number or geometry of sub-filters */
+} bb_mismatch;
+
+/** "match", "kind", "bits", "k", "seed", "layout"; "unknown" otherwise. */
+BB_API const char *bb_mismatch_name(bb_mismatch m);
+
+/**
+ * Whether `src` can be merged into `dst` by bb_union: same kind, bits, k and seed and, for
+ * scalable filters, the same sub-filter layout (count, and bits and k of each). *what (may
+ * be NULL) gets the first difference in that order, or BB_MATCH.
+ * @return BB_OK (mergeable), BB_E_MISMATCH, BB_E_INVAL (NULL filter). Thread-safe.
+ */
+BB_API bb_status bb_union_check(const bb_filter *dst, const bb_filter *src, bb_mismatch *what);
+
+/**
+ * Merge src into dst: OR of the bits (blocked, classic, and each scalable sub-filter), or sum
+ * of the counters saturating at 15 (counting; a saturated counter stays saturated). The union
+ * of filters built from two halves of a key set is byte-identical to the filter built from
+ * the whole set (for blocked, classic and counting; a scalable filter's bytes depend on the
+ * order of adds). keys_added becomes the sum (saturating at UINT64_MAX): an upper bound on
+ * the distinct keys, since keys in both are counted twice; prefer cardinality_estimate.
+ * dst keeps its own capacity and fpr_target. dst == src is allowed.
+ * @return BB_OK; BB_E_MISMATCH (see bb_union_check for which field; dst unchanged);
+ *         BB_E_INVAL (NULL); BB_E_READONLY (dst memory-mapped).
+ * Needs exclusive access to dst; src may be read by other threads meanwhile.
+ */
+BB_API bb_status bb_union(bb_filter *dst, const bb_filter *src);
+
+/* ============================================================================================
+ * Concurrent build. For BB_BLOCKED and BB_CLASSIC filters (other kinds: BB_E_UNSUPPORTED):
+ * any number of threads may call the *_concurrent adds and contains on one filter at once.
+ * Each key's bits are set with atomic fetch-or on the aligned 64-bit words that hold them
+ * (one to k words; a blocked key touches at most the 8 words of its block), so no bit is ever
+ * lost: once every add has returned, the filter is byte-identical to a single-thread build of
+ * the same keys, in any order, and keys_added (updated atomically) is the same.
+ *
+ * Readers alongside writers must use bb_contains_concurrent / bb_contains_hash_concurrent,
+ * which read the words with relaxed atomic loads. They see every key whose add happens-before
+ * the read (the add returned in this thread, or in another thread that then synchronised with
+ * this one: a mutex, a release/acquire flag, a thread join); a key whose add is still running
+ * may be seen as absent or present. The plain contains/batch/info/serialize functions read
+ * without atomics and are only safe once the writers have finished (after such a
+ * synchronisation). No plain add, remove, clear or union may run meanwhile.
+ * ========================================================================================== */
+
+/**
+ * Add a pre-computed hash from any thread. *was_new (may be NULL) is true if this call set at
+ * least one bit that was 0 when it looked, i.e. exactly when a contains just before would
+ * have answered false, if no other thread is adding. Under concurrency: if several threads
+ * add keys with the same bits at once, every bit is set by exactly one of them, so at least
+ * one reports true if the bits were not all set before; more than one may (each wins some
+ * words). false means every bit was already set (the key was possibly present already).
+ * @return BB_OK, BB_E_INVAL (NULL f), BB_E_UNSUPPORTED (counting or scalable), BB_E_READONLY.
+ */
+BB_API bb_status bb_add_hash_concurrent(bb_filter *f, uint64_t hash, bool *was_new);
+
+/** Add one key from any thread (see bb_add and bb_add_hash_concurrent). */
+BB_API bb_status bb_add_concurrent(bb_filter *f, const void *key, size_t len, bool *was_new);
+
+/** Add hashes[0 .. n) from any thread; *n_new (may be NULL) gets how many reported was_new.
+ *  Errors as bb_add_hash_concurrent, plus BB_E_INVAL for NULL hashes with n > 0, all detected
+ *  before anything is added. */
+BB_API bb_status bb_add_hashes_concurrent(bb_filter *f, const uint64_t *hashes, size_t n,
+                                          size_t *n_new);
+
+/** Add keys[i] of lens[i] bytes from any thread (batch shape (a)); *n_new as above. */
+BB_API bb_status bb_add_batch_concurrent(bb_filter *f, const void *const *keys,
+                                         const size_t *lens, size_t n, size_t *n_new);
+
+/** Query while other threads run concurrent adds (see the section comment for what is
+ *  seen). On counting and scalable filters, which have no concurrent adds, this is
+ *  bb_contains_hash. Same answers as bb_contains_hash once the writers are done. */
+BB_API bool bb_contains_hash_concurrent(const bb_filter *f, uint64_t hash);
+
+/** Key version of bb_contains_hash_concurrent (false for NULL f or NULL key with len > 0). */
+BB_API bool bb_contains_concurrent(const bb_filter *f, const void *key, size_t len);
 
 /* ============================================================================================
  * Instruction sets. The blocked filter's kernels are chosen once, at first use, from the CPU
@@ -296,16 +488,18 @@ BB_API bb_status bb_isa_from_string(const char *name, bb_isa *out);
  * ========================================================================================== */
 #define BB_FORMAT_VERSION 1u
 
-/** Bytes bb_serialize needs for `f`. */
+/** Bytes bb_serialize needs for `f`. The format stores blocked, classic and counting
+ *  filters; for a scalable one this, bb_serialize and bb_save return BB_E_UNSUPPORTED. */
 BB_API bb_status bb_serialized_size(const bb_filter *f, uint64_t *size_out);
 
 /** Write the serialized filter into buf[0 .. cap). BB_E_INVAL if cap is too small.
- *  *written (may be NULL) gets the byte count. */
+ *  *written (may be NULL) gets the byte count (0 on error). */
 BB_API bb_status bb_serialize(const bb_filter *f, void *buf, size_t cap, size_t *written);
 
 /** Parse and validate buf[0 .. len) (magic, version, every field, both checksums) before
  *  building a new heap filter in *out. Errors: BB_E_TRUNCATED, BB_E_BAD_MAGIC,
- *  BB_E_BAD_VERSION, BB_E_CORRUPT, BB_E_INCONSISTENT, BB_E_NOMEM, BB_E_INVAL. */
+ *  BB_E_BAD_VERSION, BB_E_CORRUPT, BB_E_INCONSISTENT, BB_E_UNSUPPORTED (a kind this library
+ *  does not know: written by a newer one), BB_E_NOMEM, BB_E_INVAL. */
 BB_API bb_status bb_deserialize(bb_filter **out, const void *buf, size_t len);
 
 /** Save atomically: write `path`.tmp.XXXXXX in the same directory, fsync it, rename it

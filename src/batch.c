@@ -9,18 +9,33 @@
 
 #define BB_CHUNK 256
 
+/* Counting and scalable filters go key by key through the single-hash calls (filter.c). */
 static size_t contains_hashes(const bb_filter *f, const uint64_t *h, size_t n, uint8_t *out) {
     if (f->kind == BB_BLOCKED)
         return bb_kernel_active()->contains_hashes(f->data, f->blocks, f->k, h, n, out);
-    return bb_classic_contains_hashes(f, h, n, out);
+    if (f->kind == BB_CLASSIC) return bb_classic_contains_hashes(f, h, n, out);
+    size_t hits = 0;
+    for (size_t i = 0; i < n; i++) {
+        out[i] = bb_contains_hash(f, h[i]);
+        hits += out[i];
+    }
+    return hits;
 }
 
-static void add_hashes(bb_filter *f, const uint64_t *h, size_t n) {
+static bb_status add_hashes(bb_filter *f, const uint64_t *h, size_t n) {
     if (f->kind == BB_BLOCKED)
         bb_kernel_active()->add_hashes(f->data, f->blocks, f->k, h, n);
-    else
+    else if (f->kind == BB_CLASSIC)
         bb_classic_add_hashes(f, h, n);
+    else {
+        for (size_t i = 0; i < n; i++) {
+            bb_status s = bb_add_hash(f, h[i]); /* scalable may be full or out of memory */
+            if (s != BB_OK) return s;
+        }
+        return BB_OK; /* bb_add_hash counted the keys */
+    }
     f->keys_added += n;
+    return BB_OK;
 }
 
 static bb_status check_add(const bb_filter *f) {
@@ -33,8 +48,7 @@ bb_status bb_add_hashes(bb_filter *f, const uint64_t *hashes, size_t n) {
     if (s != BB_OK) return s;
     if (n == 0) return BB_OK;
     if (!hashes) return BB_E_INVAL;
-    add_hashes(f, hashes, n);
-    return BB_OK;
+    return add_hashes(f, hashes, n);
 }
 
 bb_status bb_contains_hashes(const bb_filter *f, const uint64_t *hashes, size_t n, uint8_t *out,
@@ -47,7 +61,7 @@ bb_status bb_contains_hashes(const bb_filter *f, const uint64_t *hashes, size_t 
 
 /* ---- Keys that need hashing ------------------------------------------------------------------ */
 
-static bb_status validate(const bb_keysrc *src, size_t n) {
+bb_status bb_keysrc_validate(const bb_keysrc *src, size_t n) {
     if (n == 0) return BB_OK;
     switch (src->shape) {
     case BB_SRC_PTRS:
@@ -77,21 +91,20 @@ static bb_status validate(const bb_keysrc *src, size_t n) {
 
 static bb_status add_src(bb_filter *f, const bb_keysrc *src, size_t n) {
     bb_status s = check_add(f);
-    if (s == BB_OK) s = validate(src, n);
-    if (s != BB_OK) return s;
+    if (s == BB_OK) s = bb_keysrc_validate(src, n);
     uint64_t h[BB_CHUNK];
-    for (size_t i = 0; i < n; i += BB_CHUNK) {
+    for (size_t i = 0; s == BB_OK && i < n; i += BB_CHUNK) {
         size_t c = n - i < BB_CHUNK ? n - i : BB_CHUNK;
         bb_hash_keys(src, f->seed, i, c, h);
-        add_hashes(f, h, c);
+        s = add_hashes(f, h, c);
     }
-    return BB_OK;
+    return s;
 }
 
 static bb_status contains_src(const bb_filter *f, const bb_keysrc *src, size_t n, uint8_t *out,
                               size_t *n_present) {
     if (!f || (n && !out)) return BB_E_INVAL;
-    bb_status s = validate(src, n);
+    bb_status s = bb_keysrc_validate(src, n);
     if (s != BB_OK) return s;
     uint64_t h[BB_CHUNK];
     size_t hits = 0;

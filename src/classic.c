@@ -20,25 +20,39 @@ static inline uint64_t second_hash(uint64_t h) {
     return h;
 }
 
+/* The probe sequence, written once: state (x, y) starts at (h, second_hash(h)); probe i is
+ * floor(x * m / 2^64), then x += y, y += i. */
+typedef struct probe_seq { uint64_t x, y; } probe_seq;
+
+static inline probe_seq probe_start(uint64_t h) { return (probe_seq){h, second_hash(h)}; }
+
+static inline uint64_t probe_next(probe_seq *s, unsigned i, uint64_t m) {
+    uint64_t p = bb_mulhi64(s->x, m);
+    s->x += s->y;
+    s->y += i;
+    return p;
+}
+
 void bb_classic_add(bb_filter *f, uint64_t h) {
-    uint64_t x = h, y = second_hash(h), m = f->bits;
+    probe_seq s = probe_start(h);
     for (unsigned i = 0; i < f->k; i++) {
-        uint64_t p = bb_mulhi64(x, m);
+        uint64_t p = probe_next(&s, i, f->bits);
         f->data[p >> 3] |= (uint8_t)(1u << (p & 7));
-        x += y;
-        y += i;
     }
 }
 
 bool bb_classic_contains(const bb_filter *f, uint64_t h) {
-    uint64_t x = h, y = second_hash(h), m = f->bits;
+    probe_seq s = probe_start(h);
     for (unsigned i = 0; i < f->k; i++) {
-        uint64_t p = bb_mulhi64(x, m);
+        uint64_t p = probe_next(&s, i, f->bits);
         if (!((f->data[p >> 3] >> (p & 7)) & 1)) return false;
-        x += y;
-        y += i;
     }
     return true;
+}
+
+void bb_classic_positions(const bb_filter *f, uint64_t h, uint64_t pos[BB_MAX_K]) {
+    probe_seq s = probe_start(h);
+    for (unsigned i = 0; i < f->k; i++) pos[i] = probe_next(&s, i, f->bits);
 }
 
 size_t bb_classic_contains_hashes(const bb_filter *f, const uint64_t *h, size_t n, uint8_t *out) {

@@ -1,7 +1,8 @@
 /*
  * filter.c - the bb_filter object: creation from a bb_config, clone, clear, free, info, and
  * the single-key and per-kind dispatch of the public add/contains calls. The bit-level work
- * is in blocked.c (through the SIMD kernel table) and classic.c.
+ * is in the SIMD kernel table (blocked), classic.c, counting.c and scalable.c (which owns
+ * its sub-filters and so its own create, clone, clear and info).
  */
 #include "internal.h"
 
@@ -10,21 +11,25 @@
 #include <string.h>
 
 uint64_t bb_payload_bytes(bb_kind kind, uint64_t bits) {
+    if (kind == BB_COUNTING) return bits / 2;
     return kind == BB_BLOCKED ? bits / 8 : (bits + 7) / 8;
 }
+
+/* Blocked and counting share the block geometry and the sizing. */
+static bool is_blocked_layout(bb_kind kind) { return kind == BB_BLOCKED || kind == BB_COUNTING; }
 
 bb_status bb_filter_alloc(bb_filter **out, bb_kind kind, uint64_t bits, unsigned k,
                           uint64_t seed) {
     *out = NULL;
     if (bits == 0 || k == 0 || k > BB_MAX_K) return BB_E_INVAL;
     if (bits > BB_MAX_BITS) return BB_E_TOO_LARGE;
-    if (kind == BB_BLOCKED && bits % BB_BLOCK_BITS) return BB_E_INVAL;
+    if (kind == BB_SCALABLE || (is_blocked_layout(kind) && bits % BB_BLOCK_BITS)) return BB_E_INVAL;
     bb_filter *f = calloc(1, sizeof *f);
     if (!f) return BB_E_NOMEM;
     f->kind = kind;
     f->k = k;
     f->bits = bits;
-    f->blocks = kind == BB_BLOCKED ? bits / BB_BLOCK_BITS : 0;
+    f->blocks = is_blocked_layout(kind) ? bits / BB_BLOCK_BITS : 0;
     f->seed = seed;
     f->payload_bytes = bb_payload_bytes(kind, bits);
     f->data = bb_mem_alloc(f->payload_bytes, &f->map_base, &f->map_len);
@@ -33,7 +38,9 @@ bb_status bb_filter_alloc(bb_filter **out, bb_kind kind, uint64_t bits, unsigned
     return BB_OK;
 }
 
-static bool valid_kind(bb_kind kind) { return kind == BB_BLOCKED || kind == BB_CLASSIC; }
+static bool valid_kind(bb_kind kind) {
+    return kind == BB_BLOCKED || kind == BB_CLASSIC || kind == BB_COUNTING || kind == BB_SCALABLE;
+}
 
 /* Geometry (bits, k) from a config; see bb_config for the accepted combinations. */
 static bb_status config_geometry(const bb_config *c, uint64_t *bits, unsigned *k) {
@@ -58,7 +65,7 @@ static bb_status config_geometry(const bb_config *c, uint64_t *bits, unsigned *k
     }
     if (*bits == 0) return BB_E_INVAL;
     if (*bits > BB_MAX_BITS) return BB_E_TOO_LARGE;
-    if (c->kind == BB_BLOCKED) *bits = (*bits + BB_BLOCK_BITS - 1) / BB_BLOCK_BITS * BB_BLOCK_BITS;
+    if (is_blocked_layout(c->kind)) *bits = (*bits + BB_BLOCK_BITS - 1) / BB_BLOCK_BITS * BB_BLOCK_BITS;
     if (*k == 0) {
         if (c->capacity == 0) return BB_E_INVAL;
         return bb_best_k(c->kind, c->capacity, *bits, k);
@@ -70,6 +77,8 @@ bb_status bb_create(bb_filter **out, const bb_config *cfg) {
     if (!out) return BB_E_INVAL;
     *out = NULL;
     if (!cfg || !valid_kind(cfg->kind)) return BB_E_INVAL;
+    if (cfg->kind == BB_SCALABLE) return bb_scalable_create(out, cfg);
+    if (cfg->growth != 0.0 || cfg->tightening != 0.0 || cfg->flags) return BB_E_INVAL;
     uint64_t bits;
     unsigned k;
     bb_status s = config_geometry(cfg, &bits, &k);
@@ -95,6 +104,7 @@ bb_status bb_clone(bb_filter **out, const bb_filter *f) {
     if (!out) return BB_E_INVAL;
     *out = NULL;
     if (!f) return BB_E_INVAL;
+    if (f->kind == BB_SCALABLE) return bb_scalable_clone(out, f);
     bb_filter *c;
     bb_status s = bb_filter_alloc(&c, f->kind, f->bits, f->k, f->seed);
     if (s != BB_OK) return s;
@@ -108,6 +118,7 @@ bb_status bb_clone(bb_filter **out, const bb_filter *f) {
 
 void bb_free(bb_filter *f) {
     if (!f) return;
+    if (f->kind == BB_SCALABLE) bb_scalable_free_subs(f);
     bb_mem_free(f->map_base, f->map_len);
     free(f);
 }
@@ -115,6 +126,10 @@ void bb_free(bb_filter *f) {
 bb_status bb_clear(bb_filter *f) {
     if (!f) return BB_E_INVAL;
     if (f->storage == BB_STORE_FILE) return BB_E_READONLY;
+    if (f->kind == BB_SCALABLE) {
+        bb_scalable_clear(f);
+        return BB_OK;
+    }
     memset(f->data, 0, f->payload_bytes);
     f->keys_added = 0;
     return BB_OK;
@@ -124,6 +139,8 @@ const char *bb_kind_name(bb_kind kind) {
     switch (kind) {
     case BB_BLOCKED: return "blocked";
     case BB_CLASSIC: return "classic";
+    case BB_COUNTING: return "counting";
+    case BB_SCALABLE: return "scalable";
     }
     return "unknown";
 }
@@ -133,20 +150,29 @@ const char *bb_kind_name(bb_kind kind) {
 bb_status bb_add_hash(bb_filter *f, uint64_t h) {
     if (!f) return BB_E_INVAL;
     if (f->storage == BB_STORE_FILE) return BB_E_READONLY;
-    if (f->kind == BB_BLOCKED)
+    switch (f->kind) {
+    case BB_BLOCKED:
         bb_block_set(f->data + bb_block_index(h, f->blocks) * BB_BLOCK_BYTES, (uint32_t)h, f->k);
-    else
-        bb_classic_add(f, h);
+        break;
+    case BB_CLASSIC: bb_classic_add(f, h); break;
+    case BB_COUNTING: bb_counting_add(f, h); break;
+    case BB_SCALABLE: return bb_scalable_add(f, h); /* counts only keys it adds */
+    }
     f->keys_added++;
     return BB_OK;
 }
 
 bool bb_contains_hash(const bb_filter *f, uint64_t h) {
     if (!f) return false;
-    if (f->kind == BB_BLOCKED)
+    switch (f->kind) {
+    case BB_BLOCKED:
         return bb_kernel_active()->block_test(
             f->data + bb_block_index(h, f->blocks) * BB_BLOCK_BYTES, (uint32_t)h, f->k);
-    return bb_classic_contains(f, h);
+    case BB_CLASSIC: return bb_classic_contains(f, h);
+    case BB_COUNTING: return bb_counting_contains(f, h);
+    case BB_SCALABLE: return bb_scalable_contains(f, h);
+    }
+    return false;
 }
 
 bb_status bb_add(bb_filter *f, const void *key, size_t len) {
@@ -180,10 +206,11 @@ static double cardinality(double m, double x, unsigned k) {
 
 bb_status bb_get_info(const bb_filter *f, bb_info *out) {
     if (!f || !out) return BB_E_INVAL;
+    if (f->kind == BB_SCALABLE) return bb_scalable_info(f, out);
     memset(out, 0, sizeof *out);
     out->kind = f->kind;
     out->bits = f->bits;
-    out->bytes = (f->bits + 7) / 8;
+    out->bytes = f->payload_bytes;
     out->k = f->k;
     out->blocks = f->blocks;
     out->capacity = f->capacity;
@@ -193,6 +220,7 @@ bb_status bb_get_info(const bb_filter *f, bb_info *out) {
     out->read_only = f->storage == BB_STORE_FILE;
     out->format_version = BB_FORMAT_VERSION;
     out->bits_per_key = f->capacity ? (double)f->bits / (double)f->capacity : 0.0;
+    out->subfilters = 1;
     if (f->kind == BB_CLASSIC) {
         uint64_t x = popcount_bytes(f->data, f->payload_bytes);
         out->bits_set = x;
@@ -204,7 +232,12 @@ bb_status bb_get_info(const bb_filter *f, bb_info *out) {
     double fpr_sum = 0.0, card = 0.0;
     uint64_t total = 0;
     for (uint64_t b = 0; b < f->blocks; b++) {
-        uint64_t x = popcount_bytes(f->data + b * BB_BLOCK_BYTES, BB_BLOCK_BYTES);
+        uint64_t x, saturated = 0;
+        if (f->kind == BB_COUNTING) /* a position is "set" when its counter is non-zero */
+            bb_counting_block_counts(f->data + b * BB_COUNTING_BLOCK_BYTES, &x, &saturated);
+        else
+            x = popcount_bytes(f->data + b * BB_BLOCK_BYTES, BB_BLOCK_BYTES);
+        out->saturated_counters += saturated;
         total += x;
         fpr_sum += pow((double)x / BB_BLOCK_BITS, f->k);
         card += cardinality(BB_BLOCK_BITS, (double)x, f->k);

@@ -7,7 +7,8 @@
  * Invariants of a bb_filter:
  *  - data is 64-byte aligned and holds payload_bytes bytes; for BB_BLOCKED payload_bytes =
  *    blocks * 64, for BB_CLASSIC payload_bytes = ceil(bits / 8) and the bits past `bits` in the
- *    last byte are zero.
+ *    last byte are zero, for BB_COUNTING payload_bytes = blocks * 256 (a 4-bit counter per
+ *    position, see counting.c). BB_SCALABLE has no payload (data NULL): its sub-filters do.
  *  - Bit i of the payload is bit (i & 7) of byte (i >> 3): the layout is defined on bytes, so
  *    it is the same on little- and big-endian machines and equals the little-endian view of
  *    the block as 16 x uint32 (what the x86 and NEON kernels load).
@@ -50,12 +51,35 @@ static inline uint64_t bb_mulhi64(uint64_t a, uint64_t b) {
 /** Block of hash h in a filter of `blocks` blocks. */
 static inline uint64_t bb_block_index(uint64_t h, uint64_t blocks) { return bb_mulhi64(h, blocks); }
 
+/** One step of the probe sequence: advance the state *x (which starts at the low 32 bits of
+ *  the hash) and return the next in-block position 0..511. The only place the sequence is
+ *  written out for the byte-level code (blocked, counting, concurrent). */
+static inline uint32_t bb_probe_next(uint32_t *x) {
+    *x *= BB_PROBE_MUL;
+    return *x >> BB_PROBE_SHIFT;
+}
+
+/** The distinct in-block positions of hash-low-half lo, in probe order: pos[0 .. return). Two
+ *  probes of one key can land on one position; the counting filter must count that position
+ *  once per key so that add and remove stay exact inverses (the blocked filter, which only
+ *  ORs, is unaffected). k <= BB_MAX_K, so the quadratic search is at most 120 compares. */
+static inline unsigned bb_block_positions(uint32_t lo, unsigned k, uint16_t pos[BB_MAX_K]) {
+    uint32_t x = lo;
+    unsigned n = 0;
+    for (unsigned j = 0; j < k; j++) {
+        uint16_t p = (uint16_t)bb_probe_next(&x);
+        unsigned i = 0;
+        while (i < n && pos[i] != p) i++;
+        if (i == n) pos[n++] = p;
+    }
+    return n;
+}
+
 /** Reference: set the k probe bits of hash-low-half lo in one block. */
 static inline void bb_block_set(uint8_t *block, uint32_t lo, unsigned k) {
     uint32_t x = lo;
     for (unsigned j = 0; j < k; j++) {
-        x *= BB_PROBE_MUL;
-        uint32_t p = x >> BB_PROBE_SHIFT;
+        uint32_t p = bb_probe_next(&x);
         block[p >> 3] |= (uint8_t)(1u << (p & 7));
     }
 }
@@ -109,9 +133,18 @@ struct bb_filter {
     bb_storage storage;
     void *map_base;         /* mapping to release (heap or file) */
     size_t map_len;
+    /* BB_SCALABLE only (scalable.c): the stack of blocked sub-filters, oldest first; data is
+     * NULL. Each sub-filter keeps its own capacity, fpr_target and keys_added (the keys added
+     * to it); the parent's keys_added, bits and blocks are the sums over its sub-filters and
+     * its k is the newest one's. */
+    bb_filter **subs;
+    size_t n_subs, subs_cap;
+    double growth, tightening;
+    unsigned flags;
 };
 
-/** Payload bytes of a filter of this kind and bits (blocked: bits must be a multiple of 512). */
+/** Payload bytes of a filter of this kind and bits (blocked and counting: bits must be a
+ *  multiple of 512; counting stores 4 bits per position). Not for BB_SCALABLE. */
 uint64_t bb_payload_bytes(bb_kind kind, uint64_t bits);
 
 /** Allocate a filter object with a zeroed, aligned payload for (kind, bits, k). */
@@ -139,6 +172,10 @@ typedef struct bb_keysrc {
     size_t width, stride;     /* FIXED */
 } bb_keysrc;
 
+/** BB_OK if keys 0 .. n-1 of src can be read (pointers, offsets, stride), else BB_E_INVAL
+ *  (batch.c). */
+bb_status bb_keysrc_validate(const bb_keysrc *src, size_t n);
+
 /** hashes[j] = XXH3(key first + j, seed) for j < count. */
 void bb_hash_keys(const bb_keysrc *src, uint64_t seed, size_t first, size_t count,
                   uint64_t *hashes);
@@ -148,6 +185,43 @@ void bb_classic_add(bb_filter *f, uint64_t h);
 bool bb_classic_contains(const bb_filter *f, uint64_t h);
 size_t bb_classic_contains_hashes(const bb_filter *f, const uint64_t *h, size_t n, uint8_t *out);
 void bb_classic_add_hashes(bb_filter *f, const uint64_t *h, size_t n);
+
+/* ---- Counting filter (counting.c) ---------------------------------------------------------
+ * Block b of a counting filter is the 256 bytes at data + b * 256; position p of the block
+ * (the same p the blocked filter would set) is the 4-bit counter in byte p >> 1, low nibble
+ * for even p, high nibble for odd p. Defined on bytes, so endian-neutral like the bit layout. */
+#define BB_COUNTING_BLOCK_BYTES 256u
+#define BB_COUNTER_MAX 15u
+
+void bb_counting_add(bb_filter *f, uint64_t h);
+bool bb_counting_contains(const bb_filter *f, uint64_t h);
+/** Counters of one block that are non-zero (*nonzero) and saturated at 15 (*saturated). */
+void bb_counting_block_counts(const uint8_t *block, uint64_t *nonzero, uint64_t *saturated);
+/** dst[i] += src[i] per 4-bit counter, saturating at 15, over `bytes` bytes (may alias). */
+void bb_counting_merge(uint8_t *dst, const uint8_t *src, uint64_t bytes);
+
+/* ---- Scalable filter (scalable.c) --------------------------------------------------------- */
+bb_status bb_scalable_create(bb_filter **out, const bb_config *cfg);
+/** An empty scalable parent with these parameters and no sub-filter yet (for the file reader,
+ *  which then adopts the sub-filters with bb_scalable_push). */
+bb_status bb_scalable_shell(bb_filter **out, double fpr, double growth, double tightening,
+                            unsigned flags, uint64_t seed);
+/** Append `sub` (a BB_BLOCKED filter with capacity and fpr_target set) as the newest
+ *  sub-filter; f takes ownership on BB_OK only. */
+bb_status bb_scalable_push(bb_filter *f, bb_filter *sub);
+/** Recompute the parent's sums (bits, blocks, capacity, keys_added) and k from its subs. */
+void bb_scalable_recount(bb_filter *f);
+bb_status bb_scalable_add(bb_filter *f, uint64_t h);
+bool bb_scalable_contains(const bb_filter *f, uint64_t h);
+bb_status bb_scalable_clone(bb_filter **out, const bb_filter *f);
+void bb_scalable_clear(bb_filter *f);
+/** Free the sub-filters (the parent itself is freed by bb_free). */
+void bb_scalable_free_subs(bb_filter *f);
+bb_status bb_scalable_info(const bb_filter *f, bb_info *out);
+
+/* ---- Classic probe positions (classic.c), for the concurrent path ------------------------ */
+/** The k bit positions (0 .. bits-1) of hash h in classic filter f, in probe order. */
+void bb_classic_positions(const bb_filter *f, uint64_t h, uint64_t pos[BB_MAX_K]);
 
 /* ---- Sizing helpers (sizing.c) ------------------------------------------------------------ */
 double bb_blocked_fpr_model(double n_keys, uint64_t blocks, unsigned k);

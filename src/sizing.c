@@ -55,9 +55,11 @@ bb_status bb_fpr_model(bb_kind kind, uint64_t n_keys, uint64_t bits, unsigned k,
     switch (kind) {
     case BB_CLASSIC: *fpr_out = classic_fpr((double)n_keys, (double)bits, k); return BB_OK;
     case BB_BLOCKED:
+    case BB_COUNTING: /* the same positions, so the same FPR */
         if (bits % BB_BLOCK_BITS) return BB_E_INVAL;
         *fpr_out = bb_blocked_fpr_model((double)n_keys, bits / BB_BLOCK_BITS, k);
         return BB_OK;
+    case BB_SCALABLE: break; /* no single geometry: see scalable.c */
     }
     return BB_E_INVAL;
 }
@@ -112,7 +114,7 @@ bb_status bb_size(bb_kind kind, uint64_t capacity, double fpr, uint64_t *bits_ou
         *k_out = classic_k(m / n);
         return BB_OK;
     }
-    if (kind != BB_BLOCKED) return BB_E_INVAL;
+    if (kind != BB_BLOCKED && kind != BB_COUNTING) return BB_E_INVAL;
     /* Any k at the classic size is already a little above p: start the search there. */
     double classic_m = -n * log(fpr) / (M_LN2 * M_LN2);
     if (!(classic_m <= (double)BB_MAX_BITS)) return BB_E_TOO_LARGE;
@@ -133,7 +135,7 @@ bb_status bb_size(bb_kind kind, uint64_t capacity, double fpr, uint64_t *bits_ou
 bb_status bb_best_k(bb_kind kind, uint64_t capacity, uint64_t bits, unsigned *k_out) {
     if (!k_out || capacity == 0 || bits == 0) return BB_E_INVAL;
     if (kind == BB_CLASSIC) { *k_out = classic_k((double)bits / (double)capacity); return BB_OK; }
-    if (kind != BB_BLOCKED) return BB_E_INVAL;
+    if (kind != BB_BLOCKED && kind != BB_COUNTING) return BB_E_INVAL;
     uint64_t blocks = (bits + BB_BLOCK_BITS - 1) / BB_BLOCK_BITS;
     *k_out = blocked_best_k((double)capacity, blocks, NULL);
     return BB_OK;

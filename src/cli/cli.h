@@ -1,13 +1,26 @@
 /*
  * cli.h - what the blockbloom command's source files share: one entry point per subcommand
- * (one file each), the exit codes, and the error reporter. Only the CLI includes this.
+ * (one file each), the exit codes, the messages and option-value parsers of common.c, and the
+ * key reader of keys.c. Only the CLI includes this; the helpers are prefixed cli_ so that they
+ * are never mistaken for library API (bb_).
+ *
+ * Every subcommand gets argv with argv[0] = "blockbloom" (the prefix of getopt's own
+ * messages) and getopt reset (optind = 0), parses it with getopt_long and returns one of the
+ * exit codes below. It prints its own messages: data to stdout, messages to stderr, each
+ * message starting with "blockbloom: ".
  */
 #ifndef BB_CLI_H
 #define BB_CLI_H
 
 #include "blockbloom.h"
 
-/* Exit codes (documented in README "Command-line tool"). */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Exit codes (documented in docs/CLI.md, "Exit status"). A query that prints nothing is a
+ * success (0), unlike grep. */
 enum { BB_EXIT_OK = 0, BB_EXIT_RUNTIME = 1, BB_EXIT_USAGE = 2 };
 
 int bb_cmd_build(int argc, char **argv);
@@ -15,5 +28,99 @@ int bb_cmd_add(int argc, char **argv);
 int bb_cmd_query(int argc, char **argv);
 int bb_cmd_info(int argc, char **argv);
 int bb_cmd_demo(int argc, char **argv);
+
+/* ---- Messages (common.c) ------------------------------------------------------------------ */
+
+/** Print "blockbloom: <fmt...>\n" on stderr. */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/** Print "blockbloom: <fmt...>" and a hint to run `blockbloom CMD --help` on stderr; returns
+ *  BB_EXIT_USAGE so that callers can `return cli_usage_error(...)`. */
+int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/** After getopt_long returned '?' (it has printed what was wrong, prefixed "blockbloom: "
+ *  because main passes argv[0] = "blockbloom"): print the --help hint, return BB_EXIT_USAGE. */
+int cli_bad_option(const char *cmd);
+
+/** Report a failed library call on `path`: "blockbloom: <what> '<path>': <bb_strerror>", with
+ *  strerror(err) appended for BB_E_IO. Returns BB_EXIT_RUNTIME. */
+int cli_lib_error(const char *what, const char *path, bb_status s, int err);
+
+/** Flush stdout and report a write error on it (full disk, closed pipe, /dev/full); returns
+ *  `status` when all went well, BB_EXIT_RUNTIME otherwise. Call once, at the end. */
+int cli_finish_stdout(int status);
+
+/** Print a --help text on stdout; BB_EXIT_OK, or BB_EXIT_RUNTIME if stdout fails. */
+int cli_help(const char *text);
+
+/** Warn when BB_ISA names an instruction set that is unknown or not available here (the
+ *  library then silently picks the best one; the user should know). */
+void cli_check_isa_env(void);
+
+/* ---- Option values (common.c): usage error unless the whole text is a valid number ------ */
+
+/** Decimal digits only (or 0x + hex digits when `allow_hex`), value in [min, max]. */
+bool cli_parse_u64(const char *text, uint64_t min, uint64_t max, bool allow_hex, uint64_t *out);
+/** A finite decimal number with lo < value < hi (both bounds exclusive). */
+bool cli_parse_double(const char *text, double lo, double hi, double *out);
+
+/* ---- Keys (keys.c) -------------------------------------------------------------------------
+ * Keys are read one per line (LF ends a key, one CR before it is dropped; a NUL byte is an
+ * ordinary byte of the key) or NUL-terminated (-0; CR is then kept). An empty line is the
+ * empty key; a last key without its terminator still counts. They are collected in one
+ * growing buffer with Arrow-style 64-bit offsets, key i being data[off[i] .. off[i+1]), so a
+ * whole chunk goes to bb_add_arrow64 / bb_contains_arrow64 in one call. */
+typedef struct cli_keybuf {
+    char *data;       /* concatenated key bytes (no terminators) */
+    size_t len, cap;  /* bytes used / allocated */
+    int64_t *off;     /* n + 1 offsets, off[0] = 0 */
+    size_t n, off_cap;
+} cli_keybuf;
+
+/** Release the buffer's memory and zero it. */
+void cli_keybuf_free(cli_keybuf *kb);
+
+typedef struct cli_keyreader {
+    char *const *paths; /* input files, "-" = stdin; none = stdin */
+    size_t n_paths, next;
+    FILE *in;           /* current input or NULL */
+    const char *name;   /* its name for messages */
+    int delim;          /* '\n' or '\0' */
+    bool progress;      /* show "read N keys" on stderr every CLI_PROGRESS_EVERY keys */
+    uint64_t total;     /* keys read so far */
+    char *line;         /* getdelim's buffer */
+    size_t line_cap;
+} cli_keyreader;
+
+#define CLI_PROGRESS_EVERY 1000000u
+
+/* Streaming chunks (add, build -n, query): 64K keys amortise each batch call and keep its
+ * offsets and answers (9 bytes a key) in L2; the byte bound caps memory when keys are long. */
+#define CLI_CHUNK_KEYS ((size_t)1 << 16)
+#define CLI_CHUNK_BYTES ((size_t)16 << 20)
+
+/** Prepare to read the files paths[0 .. n_paths) in order (stdin when n_paths is 0). The
+ *  progress line is shown only when asked for and stderr is a terminal. */
+void cli_keyreader_init(cli_keyreader *r, char *const *paths, size_t n_paths, bool nul_delim,
+                        bool progress);
+
+/**
+ * Empty `kb`, then append keys until it holds max_keys keys or max_bytes bytes (the key that
+ * crosses max_bytes is kept whole) or the input ends. Sets *done once every input is read.
+ * Returns BB_EXIT_OK, or BB_EXIT_RUNTIME after printing what failed (open, read, memory).
+ */
+int cli_keyreader_fill(cli_keyreader *r, cli_keybuf *kb, size_t max_keys, size_t max_bytes,
+                       bool *done);
+
+/** Close the current input and end the progress line. */
+void cli_keyreader_close(cli_keyreader *r);
+
+/* ---- Shared by build and add (build.c) ---------------------------------------------------- */
+
+/** Stream every key of `r` into `f` in chunks through bb_add_arrow64. */
+int cli_add_stream(bb_filter *f, cli_keyreader *r, cli_keybuf *kb);
+
+/** Save `f` atomically to `path` and print the summary line on stderr. */
+int cli_save_and_report(const bb_filter *f, const char *path);
 
 #endif

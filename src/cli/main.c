@@ -1,2 +1,98 @@
-#include "blockbloom.h"
-int main(void) { return 0; }
+/*
+ * main.c - the blockbloom command: global options (--help, --version), `help [COMMAND]`,
+ * and dispatch to one subcommand per file (build.c, add.c, query.c, info.c, demo.c).
+ *
+ * Global options are parsed with getopt_long in "+" mode (stop at the first non-option), so
+ * the subcommand's options reach the subcommand. The subcommand then gets argv starting at
+ * its own name, with that slot set to "blockbloom" because glibc's getopt prefixes its
+ * messages ("unrecognized option ...") with argv[0], and optind = 0, which makes glibc
+ * re-initialise getopt for the new vector. Exit codes: see cli.h and docs/CLI.md.
+ */
+#include "cli.h"
+
+#include <getopt.h>
+#include <string.h>
+
+typedef struct command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} command;
+
+static const command commands[] = {
+    {"build", bb_cmd_build, "create a filter file from keys"},
+    {"add", bb_cmd_add, "add keys to a filter file"},
+    {"query", bb_cmd_query, "print the keys possibly in a filter (like grep -Fx)"},
+    {"info", bb_cmd_info, "describe a filter file (--json for JSON)"},
+    {"demo", bb_cmd_demo, "run the demonstration"},
+};
+#define N_COMMANDS (sizeof commands / sizeof *commands)
+
+static int usage(void) {
+    fputs("Usage: blockbloom COMMAND [OPTION]... [ARG]...\n"
+          "Build and query Bloom filter files (cache-line-blocked or classic).\n"
+          "\n"
+          "Commands:\n",
+          stdout);
+    for (size_t i = 0; i < N_COMMANDS; i++)
+        printf("  %-8s %s\n", commands[i].name, commands[i].summary);
+    fputs("  help     show this help, or a command's help: help COMMAND\n"
+          "\n"
+          "Options:\n"
+          "  -h, --help     show this help and exit\n"
+          "  -V, --version  show the version and exit\n"
+          "\n"
+          "Run 'blockbloom COMMAND --help' for the options of a command.\n"
+          "Environment: BB_ISA=scalar|avx2|avx512|neon chooses the filter kernel.\n"
+          "Exit status: 0 success, 1 error (input/output, corrupt file, memory), 2 usage "
+          "error.\n",
+          stdout);
+    return cli_finish_stdout(BB_EXIT_OK);
+}
+
+static int version(void) {
+    printf("blockbloom %s (library %s)\n", BB_VERSION_STRING, bb_version_string());
+    return cli_finish_stdout(BB_EXIT_OK);
+}
+
+static const command *find_command(const char *name) {
+    for (size_t i = 0; i < N_COMMANDS; i++)
+        if (strcmp(commands[i].name, name) == 0) return &commands[i];
+    return NULL;
+}
+
+/* Run `cmd` on argv[0 .. argc), argv[0] being the command's name. */
+static int run_command(const command *cmd, int argc, char **argv) {
+    argv[0] = (char *)"blockbloom";
+    optind = 0;
+    return cmd->run(argc, argv);
+}
+
+/* `blockbloom help [COMMAND]` */
+static int help(int argc, char **argv) {
+    if (argc < 2) return usage();
+    const command *cmd = find_command(argv[1]);
+    if (!cmd) return cli_usage_error(NULL, "unknown command '%s'", argv[1]);
+    char *help_argv[] = {argv[1], (char *)"--help", NULL};
+    return run_command(cmd, 2, help_argv);
+}
+
+int main(int argc, char **argv) {
+    static const struct option long_opts[] = {{"help", no_argument, NULL, 'h'},
+                                              {"version", no_argument, NULL, 'V'},
+                                              {NULL, 0, NULL, 0}};
+    argv[0] = (char *)"blockbloom";
+    int c;
+    while ((c = getopt_long(argc, argv, "+hV", long_opts, NULL)) != -1) {
+        if (c == 'h') return usage();
+        if (c == 'V') return version();
+        return cli_bad_option(NULL);
+    }
+    if (optind >= argc) return cli_usage_error(NULL, "missing command");
+    const char *name = argv[optind];
+    if (strcmp(name, "help") == 0) return help(argc - optind, argv + optind);
+    const command *cmd = find_command(name);
+    if (!cmd) return cli_usage_error(NULL, "unknown command '%s'", name);
+    cli_check_isa_env();
+    return run_command(cmd, argc - optind, argv + optind);
+}

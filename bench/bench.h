@@ -1,0 +1,186 @@
+/*
+ * bench.h - declarations shared by the benchmark's files: clocks and statistics (timing.c),
+ * the machine description (machine.c), key sets (keys.c), the floors (floors.c), the
+ * measured series (series.c), the measurement loops (measure.c) and the table and JSON
+ * output (report.c). The benchmark is not the library: it may use internal headers (to run
+ * the kernels' own batch loop as the line-read floor) and xxhash.h directly.
+ *
+ * Units: every duration is in nanoseconds (double); every throughput figure is ns per key.
+ * A metric that does not apply to a series (libbloom has no pre-hashed entry point) is NaN
+ * and printed as "-" in the table and null in the JSON.
+ */
+#ifndef BB_BENCH_H
+#define BB_BENCH_H
+
+#include <blockbloom.h>
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef BENCH_HAVE_LIBBLOOM
+#include <bloom.h>
+#endif
+
+/* ---- Clocks and statistics (timing.c) ------------------------------------------------------ */
+double now_ns(void);                 /* CLOCK_MONOTONIC */
+void tick_calibrate(void);           /* measures the tick rate once (TSC on x86) */
+uint64_t tick_now(void);             /* fenced TSC read on x86, else now_ns */
+void tick_fence(void);               /* no later instruction starts before earlier ones end */
+double tick_to_ns(uint64_t ticks);
+double median(double *v, size_t n);  /* sorts v */
+double percentile(double *v, size_t n, double q); /* sorts v; q in [0, 1] */
+uint64_t splitmix64(uint64_t *state);
+uint64_t mix64(uint64_t x);          /* bijective 64-bit finaliser (splitmix64's) */
+/* Keeps the compiler from deleting a computation whose result is otherwise unused. */
+#define BENCH_KEEP(p) __asm__ volatile("" : : "r"(p) : "memory")
+
+/* ---- Machine (machine.c) -------------------------------------------------------------------- */
+typedef struct machine {
+    char cpu[128];
+    uint64_t l1d, l2, llc; /* bytes per instance, from sysfs (or sysconf); 0 if unknown */
+    int cpus;
+    char thp[64];          /* /sys/kernel/mm/transparent_hugepage/enabled, the [selected] word */
+    char clocksource[32];
+    double tick_ghz;
+    char libbloom_version[32];
+} machine;
+void machine_describe(machine *m);
+/* AnonHugePages of this process, KiB (from /proc/self/smaps_rollup); -1 if unreadable. */
+long machine_anon_huge_kib(void);
+
+/* ---- Keys (keys.c) ---------------------------------------------------------------------------
+ * Key i is a deterministic, distinct byte string: with an npm name list (shuffled once with
+ * a fixed seed) key i < N is name i and key i >= N is name (i mod N), a space, i / N (npm
+ * names contain no space, so all keys stay distinct); without the list key i is "key-" and 16
+ * hex digits of mix64(i) (20 bytes; mix64 is a bijection, so keys are distinct). Keys
+ * 0 .. n-1 are added to a filter of n keys; keys from n on are absent. */
+typedef struct keygen {
+    char *names;       /* the list's bytes, NUL-free, names back to back */
+    uint64_t *offs;    /* name i (after the shuffle) is names[offs[i] .. offs[i] + lens[i]) */
+    uint32_t *lens;
+    size_t count;      /* names in the list; 0 = generated keys */
+    char source[256];  /* file used, or "generated" */
+} keygen;
+bool keygen_open(keygen *g, const char *path); /* false (and generated keys) if unreadable */
+void keygen_close(keygen *g);
+
+/** A materialised set of keys: pointer + length arrays into one arena, in query order. */
+typedef struct keyset {
+    char *arena;
+    size_t arena_cap, arena_used;
+    const void **ptrs;
+    size_t *lens;
+    size_t count, cap;
+} keyset;
+void keyset_init(keyset *s, size_t cap);
+void keyset_free(keyset *s);
+/* Replace the contents by keys first .. first+count-1, or by keys index[0 .. count). */
+void keyset_fill_range(keyset *s, const keygen *g, uint64_t first, size_t count);
+void keyset_fill_list(keyset *s, const keygen *g, const uint64_t *index, size_t count);
+double keyset_mean_len(const keyset *s);
+
+/* ---- Floors (floors.c) ---------------------------------------------------------------------- */
+/* XXH3-64 of every key, in chunks of 256 into a stack buffer, as the library's batch path
+ * hashes them; returns a value that depends on every hash. */
+uint64_t floor_xxh3(const void *const *keys, const size_t *lens, size_t n, uint64_t seed);
+/* Reads one 64-byte line per hash from lines*64 bytes at data, picking the line as the
+ * blocked filter picks its block and running the kernels' own batch loop (same prefetch). */
+size_t floor_lines(const uint8_t *data, uint64_t lines, const uint64_t *hashes, size_t n,
+                   uint8_t *out);
+/* The line floor's array, allocated as the library allocates filter payloads. */
+uint8_t *floor_alloc(uint64_t bytes, void **base, size_t *len);
+void floor_free(void *base, size_t len);
+
+/* ---- Series (series.c) ---------------------------------------------------------------------- */
+typedef enum series_type {
+    S_BLOCKED,     /* bb blocked filter, one kernel */
+    S_CLASSIC,     /* bb classic filter */
+    S_LIBBLOOM,    /* libbloom 1.6 */
+    S_FLOOR_XXH3,  /* hashing alone */
+    S_FLOOR_LINE,  /* one random line read per key */
+    S_THREADS      /* read-only batch contains of a blocked filter from several threads */
+} series_type;
+
+typedef enum metric {
+    M_ADD,         /* batch add of string keys (libbloom: bloom_add loop), ns/key */
+    M_PRESENT,     /* batch contains, string keys, all present (libbloom: bloom_check loop) */
+    M_ABSENT,      /* same, all absent */
+    M_LAT_P50,     /* single-key contains latency, ns per call, median */
+    M_LAT_P99,     /* same, 99th percentile */
+    M_BATCH_STR,   /* batch contains, string keys, 50/50 present/absent shuffled */
+    M_BATCH_HASH,  /* batch contains, pre-hashed keys, same mix */
+    M_COUNT
+} metric;
+extern const char *const metric_names[M_COUNT];
+
+typedef struct series {
+    char name[48];
+    series_type type;
+    bb_isa isa;           /* S_BLOCKED, S_THREADS */
+    int threads;          /* S_THREADS */
+    uint64_t seed;
+    bool skip;            /* does not exist at this size (libbloom's int limits) */
+    char skip_why[96];
+    bb_filter *f;
+#ifdef BENCH_HAVE_LIBBLOOM
+    struct bloom lb;
+#endif
+    uint8_t *floor_data;  /* S_FLOOR_LINE */
+    void *floor_base;
+    size_t floor_len;
+    uint64_t floor_lines;
+    struct series *shared; /* S_THREADS: the series whose filter it reads */
+    /* results */
+    uint64_t bytes;
+    unsigned k;
+    double bits_per_key, fpr, fpr_model;
+    double reps[M_COUNT][64];
+    int nreps[M_COUNT];
+    double value[M_COUNT]; /* median of reps, NaN if not measured */
+} series;
+
+/* Make the structure for a size; false with skip/skip_why set if it cannot exist there. */
+bool series_create(series *s, uint64_t n, double fpr, uint64_t seed, uint64_t line_bytes);
+void series_destroy(series *s);
+void series_clear(series *s);
+/* Activate what the series needs before a measurement (its kernel). */
+void series_select(const series *s);
+bool series_has(const series *s, metric m);
+void series_add(series *s, const keyset *ks, size_t first, size_t count);
+size_t series_contains(series *s, const keyset *ks, uint8_t *out);
+size_t series_contains_hashes(series *s, const uint64_t *h, size_t n, uint8_t *out);
+bool series_contains_one(series *s, const void *key, size_t len);
+
+/* ---- Measurement (measure.c) ---------------------------------------------------------------- */
+typedef struct bench_opts {
+    int reps;               /* repetitions per metric, median reported (>= 5 by default) */
+    size_t ops;             /* keys per repetition (at least) */
+    size_t query_max;       /* largest present/absent/mix query set */
+    size_t lat_calls;       /* single calls per latency repetition */
+    size_t fpr_keys;        /* absent keys for the measured FPR */
+    uint64_t seed;
+    double fpr;
+    bb_isa best_isa;        /* the kernel the library picks by itself: "blocked" in targets */
+} bench_opts;
+
+typedef struct size_run {
+    char label[16];         /* the name: "L1/L2", "LLC", "DRAM" */
+    char fits[8];           /* where the blocked filter fits here: L1, L2, LLC, DRAM */
+    uint64_t n;
+    double mean_key_len;
+    double build_s;         /* wall time of the whole size, seconds */
+    long anon_huge_kib;     /* AnonHugePages after building */
+    series *series;
+    size_t nseries;
+} size_run;
+
+void measure_size(size_run *r, const keygen *g, const bench_opts *o);
+
+/* ---- Output (report.c) ---------------------------------------------------------------------- */
+void report_table(const size_run *runs, size_t nruns, const machine *m, const bench_opts *o,
+                  const keygen *g);
+bool report_json(const char *path, const size_run *runs, size_t nruns, const machine *m,
+                 const bench_opts *o, const keygen *g, const char *cmdline);
+
+#endif /* BB_BENCH_H */

@@ -1,0 +1,61 @@
+/*
+ * floors.c - the two hardware floors the filters are compared with, built so that the
+ * comparison is like for like:
+ *  - floor_xxh3: XXH3-64 alone over the same keys, in chunks of 256 into a stack buffer, the
+ *    way src/batch.c hashes a batch (xxhash.h inlined here as in src/hash.c, same flags).
+ *  - floor_lines: one 64-byte line read per key from an array of the filter's size. It is
+ *    the kernels' own batch loop (src/kernels/loops.h, included here) with a block "test"
+ *    that reads one word of the line, so the line choice (mulhi64 of the hash), the
+ *    batching and the prefetch distance are those of the filter by construction, and stay so
+ *    when loops.h changes. The array comes from the library's own allocator (src/alloc.c,
+ *    compiled into the benchmark), so it gets the same alignment and huge-page advice.
+ */
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "bench.h"
+#include "internal.h"
+
+#include <string.h>
+
+#define FLOOR_CHUNK 256 /* src/batch.c's BB_CHUNK */
+
+uint64_t floor_xxh3(const void *const *keys, const size_t *lens, size_t n, uint64_t seed) {
+    uint64_t h[FLOOR_CHUNK], acc = 0;
+    for (size_t i = 0; i < n; i += FLOOR_CHUNK) {
+        size_t c = n - i < FLOOR_CHUNK ? n - i : FLOOR_CHUNK;
+        for (size_t j = 0; j < c; j++)
+            h[j] = XXH3_64bits_withSeed(lens[i + j] ? keys[i + j] : NULL, lens[i + j], seed);
+        BENCH_KEEP(h); /* the hashes must exist in memory, as the batch path stores them */
+        acc += h[c - 1];
+    }
+    return acc;
+}
+
+/* The "test" of the line floor: one load from the line, nothing else. */
+static inline bool floor_touch(const uint8_t *block, uint32_t lo, unsigned k) {
+    (void)lo, (void)k;
+    uint64_t w;
+    memcpy(&w, block, sizeof w);
+    return w & 1;
+}
+
+#define KERNEL_NAME floorline
+#define KERNEL_ISA BB_ISA_SCALAR
+#define KERNEL_TEST floor_touch
+#include "kernels/loops.h"
+
+size_t floor_lines(const uint8_t *data, uint64_t lines, const uint64_t *hashes, size_t n,
+                   uint8_t *out) {
+    return bb_kernel_floorline.contains_hashes(data, lines, 1, hashes, n, out);
+}
+
+/* Written once after allocation: untouched anonymous pages all map the one shared zero
+ * page, and reading them would be a cache hit, not a line of the array. */
+uint8_t *floor_alloc(uint64_t bytes, void **base, size_t *len) {
+    uint8_t *p = bb_mem_alloc(bytes, base, len);
+    if (p) memset(p, 0x5a, (size_t)bytes);
+    return p;
+}
+
+void floor_free(void *base, size_t len) { bb_mem_free(base, len); }

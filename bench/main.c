@@ -1,0 +1,289 @@
+/*
+ * main.c - blockbloom-bench: options, the list of filter sizes and series, and the run.
+ * Sizes follow issue 3: n = 10,000 and 1,000,000 (the issue's L1/L2-resident sizes),
+ * 10,000,000 (LLC) and a DRAM size whose smallest filter is at least 4x the last-level cache
+ * read at run time (capped by --max-mib). At every size: the blocked filter once per native
+ * kernel, the classic filter, libbloom, the two floors and a 2-thread read-only series.
+ * Exit status: 0 on success, 1 on a usage error, 2 on an internal failure.
+ */
+#include "bench.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_SIZES 8
+#define MAX_SERIES 12
+
+static void usage(FILE *fp) {
+    fputs("usage: blockbloom-bench [options]   (also: blockbloom bench [options])\n"
+          "Measures blockbloom's blocked filter (every native kernel), its classic filter,\n"
+          "libbloom and two floors (XXH3 alone; one random 64-byte line read per key) at\n"
+          "n = 10^4, 10^6, 10^7 and a DRAM size >= 4x the last-level cache, p = 1%.\n"
+          "  --json PATH      also write the results as JSON (PATH - : JSON on stdout, no table)\n"
+          "  --quick          smoke test: n = 10^4 and 10^6 only, fewer keys (a few seconds)\n"
+          "  --max-mib N      cap the DRAM-size filter at N MiB (default 1024)\n"
+          "  --no-dram        skip the DRAM size\n"
+          "  --sizes A,B,..   measure these n instead (labels by where the filter fits)\n"
+          "  --reps N         repetitions per number, median reported (default 5)\n"
+          "  --ops N          keys per repetition, at least (default 1000000)\n"
+          "  --threads N      threads of the multi-thread series (default 2)\n"
+          "  --series A,B,..  measure only these series (names as in the table)\n"
+          "  --keys PATH      key list, one per line (default data/npm-names.txt if present)\n"
+          "  --generated-keys use generated 20-byte keys even if a key list exists\n"
+          "  -h, --help       this text\n",
+          fp);
+}
+
+typedef struct cli {
+    bench_opts o;
+    const char *json, *keys, *only;
+    bool generated, quick, no_dram;
+    uint64_t max_mib;
+    int threads;
+    uint64_t sizes[MAX_SIZES];
+    size_t nsizes;
+} cli;
+
+static bool parse_u64(const char *s, uint64_t *v) {
+    char *end;
+    errno = 0;
+    unsigned long long x = strtoull(s, &end, 10);
+    if (errno || end == s || *end || s[0] == '-') return false;
+    *v = x;
+    return true;
+}
+
+static bool parse_sizes(cli *c, const char *list) {
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", list);
+    c->nsizes = 0;
+    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+        if (c->nsizes == MAX_SIZES || !parse_u64(tok, &c->sizes[c->nsizes]) || !c->sizes[c->nsizes])
+            return false;
+        c->nsizes++;
+    }
+    return c->nsizes > 0;
+}
+
+/* Returns 0 to run, 1 on a usage error, -1 after --help. */
+static int parse_args(cli *c, int argc, char **argv) {
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        uint64_t x;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return -1; }
+        else if (!strcmp(a, "--quick")) c->quick = true;
+        else if (!strcmp(a, "--no-dram")) c->no_dram = true;
+        else if (!strcmp(a, "--generated-keys")) c->generated = true;
+        else if (!v) { fprintf(stderr, "blockbloom-bench: %s: unknown option or missing value\n", a); return 1; }
+        else if (!strcmp(a, "--json")) c->json = v, i++;
+        else if (!strcmp(a, "--keys")) c->keys = v, i++;
+        else if (!strcmp(a, "--series")) c->only = v, i++;
+        else if (!strcmp(a, "--sizes")) {
+            if (!parse_sizes(c, v)) { fprintf(stderr, "blockbloom-bench: bad --sizes %s\n", v); return 1; }
+            i++;
+        } else if (parse_u64(v, &x) && x > 0) {
+            i++;
+            if (!strcmp(a, "--max-mib")) c->max_mib = x;
+            else if (!strcmp(a, "--reps") && x <= 64) c->o.reps = (int)x;
+            else if (!strcmp(a, "--ops")) c->o.ops = (size_t)x;
+            else if (!strcmp(a, "--threads") && x <= 16) c->threads = (int)x;
+            else { fprintf(stderr, "blockbloom-bench: %s %s: unknown option or out of range\n", a, v); return 1; }
+        } else {
+            fprintf(stderr, "blockbloom-bench: %s: unknown option or bad value\n", a);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static void defaults(cli *c) {
+    memset(c, 0, sizeof *c);
+    c->o = (bench_opts){.reps = 5, .ops = 1000000, .query_max = 1000000, .lat_calls = 200000, .fpr_keys = 1000000, .seed = 0x626c6f636b626c6fULL,
+                        .fpr = 0.01};
+    c->max_mib = 1024;
+    c->threads = 2;
+}
+
+static void quick(cli *c) {
+    c->o.ops = c->o.query_max = c->o.fpr_keys = 100000;
+    c->o.lat_calls = 20000;
+}
+
+/* Bits per key at p of a kind, from the library's own sizing. */
+static double bits_per_key(bb_kind kind, double p) {
+    uint64_t bits;
+    unsigned k;
+    bb_size(kind, 10000000, p, &bits, &k);
+    return (double)bits / 1e7;
+}
+
+/* n whose smallest filter (classic: fewest bits per key) is >= 4 x LLC, capped so the
+ * blocked filter stays within max_mib. */
+static uint64_t dram_n(const machine *m, const cli *c) {
+    double small = fmin(bits_per_key(BB_CLASSIC, c->o.fpr), bits_per_key(BB_BLOCKED, c->o.fpr));
+    double n = ceil(4.0 * (double)m->llc * 8.0 / small);
+    double cap = floor((double)c->max_mib * 1048576.0 * 8.0 / bits_per_key(BB_BLOCKED, c->o.fpr));
+    if (n > cap) {
+        fprintf(stderr, "blockbloom-bench: DRAM size capped by --max-mib %llu: the filters are "
+                        "smaller than 4x the %llu MiB last-level cache\n",
+                (unsigned long long)c->max_mib, (unsigned long long)(m->llc >> 20));
+        n = cap;
+    }
+    return (uint64_t)n;
+}
+
+static const char *fits(const machine *m, uint64_t bytes) {
+    if (bytes <= m->l1d) return "L1";
+    if (bytes <= m->l2) return "L2";
+    if (bytes <= m->llc) return "LLC";
+    return "DRAM";
+}
+
+/* Whether `name` is in the comma-separated list (NULL: every name is). */
+static bool wanted(const char *list, const char *name) {
+    if (!list) return true;
+    size_t len = strlen(name);
+    for (const char *p = list; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+        if (strncmp(p, name, len) == 0 && (p[len] == ',' || p[len] == 0)) return true;
+    return false;
+}
+
+static void add_series(size_run *r, const cli *c, series_type t, bb_isa isa, const char *name) {
+    if (!wanted(c->only, name)) return;
+    series *s = &r->series[r->nseries++];
+    memset(s, 0, sizeof *s);
+    s->type = t;
+    s->isa = isa;
+    snprintf(s->name, sizeof s->name, "%s", name);
+}
+
+static void make_series(size_run *r, const cli *c) {
+    static const bb_isa native[] = {BB_ISA_SCALAR, BB_ISA_AVX2, BB_ISA_AVX512,
+#if defined(__aarch64__)
+                                    BB_ISA_NEON
+#endif
+    };
+    char name[48];
+    r->series = calloc(MAX_SERIES, sizeof *r->series);
+    for (size_t i = 0; i < sizeof native / sizeof *native; i++) {
+        if (!bb_isa_available(native[i])) continue;
+        snprintf(name, sizeof name, "blocked-%s", bb_isa_to_string(native[i]));
+        add_series(r, c, S_BLOCKED, native[i], name);
+    }
+    add_series(r, c, S_CLASSIC, 0, "classic");
+    add_series(r, c, S_LIBBLOOM, 0, "libbloom");
+    add_series(r, c, S_FLOOR_XXH3, 0, "floor-xxh3");
+    add_series(r, c, S_FLOOR_LINE, 0, "floor-line");
+    snprintf(name, sizeof name, "blocked-%s-x%d", bb_isa_to_string(c->o.best_isa), c->threads);
+    size_t before = r->nseries;
+    add_series(r, c, S_THREADS, c->o.best_isa, name);
+    if (r->nseries > before) r->series[before].threads = c->threads;
+}
+
+/* Creates every series of a size; false if blockbloom's own filters cannot be made. */
+static bool create_all(size_run *r, const cli *c) {
+    uint64_t bits;
+    unsigned k;
+    if (bb_size(BB_BLOCKED, r->n, c->o.fpr, &bits, &k) != BB_OK) return false;
+    for (size_t i = 0; i < r->nseries; i++) {
+        series *s = &r->series[i];
+        if (!series_create(s, r->n, c->o.fpr, c->o.seed, bits / 8) && s->type != S_LIBBLOOM) {
+            fprintf(stderr, "blockbloom-bench: n = %llu, %s: %s\n", (unsigned long long)r->n,
+                    s->name, s->skip_why);
+            return false;
+        }
+        if (s->type == S_THREADS)
+            for (size_t j = 0; j < r->nseries; j++)
+                if (r->series[j].type == S_BLOCKED && r->series[j].isa == c->o.best_isa)
+                    s->shared = &r->series[j];
+        if (s->type == S_THREADS && !s->shared) {
+            s->skip = true;
+            snprintf(s->skip_why, sizeof s->skip_why, "needs the blocked series of its kernel");
+        }
+    }
+    return true;
+}
+
+static void plan_sizes(cli *c, const machine *m, size_run *runs, size_t *nruns) {
+    *nruns = 0;
+    if (!c->nsizes) {
+        static const uint64_t fixed[] = {10000, 1000000, 10000000};
+        static const char *const labels[] = {"L1/L2", "L1/L2", "LLC"};
+        for (size_t i = 0; i < (c->quick ? 2u : 3u); i++) {
+            snprintf(runs[*nruns].label, sizeof runs->label, "%s", labels[i]);
+            runs[(*nruns)++].n = fixed[i];
+        }
+        if (!c->quick && !c->no_dram) {
+            snprintf(runs[*nruns].label, sizeof runs->label, "DRAM");
+            runs[(*nruns)++].n = dram_n(m, c);
+        }
+    } else {
+        for (size_t i = 0; i < c->nsizes; i++) runs[(*nruns)++].n = c->sizes[i];
+    }
+    for (size_t i = 0; i < *nruns; i++) {
+        uint64_t bits;
+        unsigned k;
+        bb_size(BB_BLOCKED, runs[i].n, c->o.fpr, &bits, &k);
+        snprintf(runs[i].fits, sizeof runs[i].fits, "%s", fits(m, bits / 8));
+        if (!runs[i].label[0]) snprintf(runs[i].label, sizeof runs[i].label, "%s", runs[i].fits);
+    }
+}
+
+static void join_args(char *buf, size_t cap, int argc, char **argv) {
+    size_t used = 0;
+    buf[0] = 0;
+    for (int i = 0; i < argc && used < cap; i++)
+        used += (size_t)snprintf(buf + used, cap - used, "%s%s", i ? " " : "", argv[i]);
+}
+
+int main(int argc, char **argv) {
+    cli c;
+    defaults(&c);
+    int pr = parse_args(&c, argc, argv);
+    if (pr) return pr < 0 ? 0 : 1;
+    if (c.quick) quick(&c);
+    bb_set_isa(BB_ISA_AUTO);
+    bb_isa_from_string(bb_isa_name(), &c.o.best_isa);
+    tick_calibrate();
+    machine m;
+    machine_describe(&m);
+    if (!m.llc) {
+        fprintf(stderr, "blockbloom-bench: last-level cache size unknown; assuming 32 MiB\n");
+        m.llc = UINT64_C(32) << 20;
+    }
+    keygen g;
+    const char *kp = c.keys ? c.keys : "data/npm-names.txt";
+    if (!c.generated && !keygen_open(&g, kp) && !keygen_open(&g, BB_SOURCE_DIR "/data/npm-names.txt")) {
+        if (c.keys) fprintf(stderr, "blockbloom-bench: cannot read %s; using generated keys\n", c.keys);
+    }
+    if (c.generated) keygen_open(&g, NULL);
+    size_run runs[MAX_SIZES];
+    size_t nruns;
+    memset(runs, 0, sizeof runs);
+    plan_sizes(&c, &m, runs, &nruns);
+    int status = 0;
+    for (size_t i = 0; i < nruns && !status; i++) {
+        fprintf(stderr, "blockbloom-bench: %s n = %llu ...\n", runs[i].label,
+                (unsigned long long)runs[i].n);
+        make_series(&runs[i], &c);
+        if (!create_all(&runs[i], &c)) status = 2;
+        else measure_size(&runs[i], &g, &c.o);
+        for (size_t j = 0; j < runs[i].nseries; j++) series_destroy(&runs[i].series[j]);
+    }
+    bb_set_isa(BB_ISA_AUTO);
+    if (!status) {
+        char cmd[1024];
+        join_args(cmd, sizeof cmd, argc, argv);
+        if (!c.json || strcmp(c.json, "-") != 0) report_table(runs, nruns, &m, &c.o, &g);
+        if (c.json && !report_json(c.json, runs, nruns, &m, &c.o, &g, cmd)) {
+            fprintf(stderr, "blockbloom-bench: cannot write %s: %s\n", c.json, strerror(errno));
+            status = 2;
+        }
+    }
+    for (size_t i = 0; i < nruns; i++) free(runs[i].series);
+    keygen_close(&g);
+    return status;
+}

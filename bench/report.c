@@ -1,0 +1,265 @@
+/*
+ * report.c - the benchmark's output: a text table per filter size, the issue's targets as
+ * ratios of numbers from this one run (each with its limit and whether it is met), and the
+ * same data as JSON for scripts/plot-bench.sh and docs/bench.json. Ratios are computed here,
+ * once, so the table, the JSON and the README cannot disagree.
+ */
+#include "bench.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ---- Targets --------------------------------------------------------------------------------- */
+
+typedef struct target {
+    char id[8];
+    char what[120];
+    char size[16];
+    double value, limit;
+    bool at_most; /* met when value <= limit (else value >= limit) */
+} target;
+
+#define MAX_TARGETS 64
+
+static const series *find_type(const size_run *r, series_type t, bb_isa isa) {
+    for (size_t i = 0; i < r->nseries; i++) {
+        const series *s = &r->series[i];
+        if (s->type == t && !s->skip && (t != S_BLOCKED || isa == BB_ISA_AUTO || s->isa == isa))
+            return s;
+    }
+    return NULL;
+}
+
+static double val(const series *s, metric m) { return s ? s->value[m] : NAN; }
+
+static void add_target(target *t, size_t *nt, const char *id, const char *size, double value,
+                       double limit, bool at_most, const char *what) {
+    if (*nt >= MAX_TARGETS || !isfinite(value)) return;
+    target *x = &t[(*nt)++];
+    snprintf(x->id, sizeof x->id, "%s", id);
+    snprintf(x->size, sizeof x->size, "%s", size);
+    snprintf(x->what, sizeof x->what, "%s", what);
+    x->value = value;
+    x->limit = limit;
+    x->at_most = at_most;
+}
+
+static bool met(const target *t) { return t->at_most ? t->value <= t->limit : t->value >= t->limit; }
+
+/* The blocked series of the kernel the library picks by itself. */
+static const series *best_blocked(const size_run *r, bb_isa best) {
+    const series *s = find_type(r, S_BLOCKED, best);
+    return s ? s : find_type(r, S_BLOCKED, BB_ISA_AUTO);
+}
+
+static size_t targets(const size_run *runs, size_t nruns, bb_isa best, target *t) {
+    size_t nt = 0;
+    const size_run *lib_largest = NULL;
+    for (size_t i = 0; i < nruns; i++)
+        if (find_type(&runs[i], S_LIBBLOOM, 0)) lib_largest = &runs[i];
+    for (size_t i = 0; i < nruns; i++) {
+        const size_run *r = &runs[i];
+        const series *b = best_blocked(r, best), *c = find_type(r, S_CLASSIC, 0),
+                     *lb = find_type(r, S_LIBBLOOM, 0), *fx = find_type(r, S_FLOOR_XXH3, 0),
+                     *fl = find_type(r, S_FLOOR_LINE, 0), *th = find_type(r, S_THREADS, 0);
+        bool l2 = strcmp(r->label, "L1/L2") == 0, dram = strcmp(r->label, "DRAM") == 0;
+        char sz[16];
+        snprintf(sz, sizeof sz, "n=%llu", (unsigned long long)r->n);
+        if (l2 || dram)
+            add_target(t, &nt, "1", sz, val(b, M_BATCH_HASH) / val(fl, M_BATCH_HASH), l2 ? 1.5 : 1.25,
+                       true, "pre-hashed batch contains / line-read floor");
+        add_target(t, &nt, "2", sz,
+                   val(b, M_BATCH_STR) / (val(fx, M_BATCH_STR) + val(b, M_BATCH_HASH)), 1.25, true,
+                   "string batch contains / (XXH3 floor + pre-hashed batch contains)");
+        if (r->n == 1000000 || r == lib_largest) {
+            double lim = r->n == 1000000 ? 8.0 : 5.0;
+            add_target(t, &nt, "3", sz, val(lb, M_ADD) / val(b, M_ADD), lim, false,
+                       "libbloom add / blocked batch add");
+            add_target(t, &nt, "3", sz, val(lb, M_PRESENT) / val(b, M_PRESENT), lim, false,
+                       "libbloom contains / blocked batch contains, present keys");
+            add_target(t, &nt, "3", sz, val(lb, M_ABSENT) / val(b, M_ABSENT), lim, false,
+                       "libbloom contains / blocked batch contains, absent keys");
+        }
+        if (dram) {
+            add_target(t, &nt, "4", sz, val(c, M_ABSENT) / val(b, M_ABSENT), 3.0, false,
+                       "classic / blocked batch contains, absent keys");
+            add_target(t, &nt, "4", sz, val(c, M_PRESENT) / val(b, M_PRESENT),
+                       val(c, M_ABSENT) / val(b, M_ABSENT), false,
+                       "classic / blocked, present keys (limit: the absent-key ratio)");
+        }
+        add_target(t, &nt, "5", sz, val(b, M_ADD) / val(b, M_BATCH_STR), 1.5, true,
+                   "blocked batch add / blocked batch contains (string keys)");
+        add_target(t, &nt, "6", sz, val(b, M_BATCH_HASH) / val(th, M_BATCH_HASH), 1.8, false,
+                   "2-thread / 1-thread throughput, pre-hashed batch contains");
+        add_target(t, &nt, "6", sz, val(b, M_BATCH_STR) / val(th, M_BATCH_STR), 1.8, false,
+                   "2-thread / 1-thread throughput, string batch contains");
+    }
+    return nt;
+}
+
+/* ---- Table ------------------------------------------------------------------------------------ */
+
+static void print_bytes(char *buf, size_t cap, uint64_t b) {
+    if (b >= (UINT64_C(1) << 20)) snprintf(buf, cap, "%.1f MiB", (double)b / 1048576.0);
+    else if (b) snprintf(buf, cap, "%.1f KiB", (double)b / 1024.0);
+    else snprintf(buf, cap, "-");
+}
+
+static void cell(double v, int width, int prec) {
+    if (isfinite(v)) printf(" %*.*f", width, prec, v);
+    else printf(" %*s", width, "-");
+}
+
+void report_table(const size_run *runs, size_t nruns, const machine *m, const bench_opts *o,
+                  const keygen *g) {
+    printf("blockbloom %s benchmark: %s, L1d %llu KiB, L2 %llu KiB, LLC %llu MiB, %d CPUs, THP %s\n",
+           bb_version_string(), m->cpu, (unsigned long long)(m->l1d >> 10),
+           (unsigned long long)(m->l2 >> 10), (unsigned long long)(m->llc >> 20), m->cpus, m->thp);
+    printf("keys: %s; p = %g; median of %d repetitions of >= %zu keys; ns per key "
+           "(lat: ns per call)\n", g->source, o->fpr, o->reps, o->ops);
+    for (size_t i = 0; i < nruns; i++) {
+        const size_run *r = &runs[i];
+        printf("\n%s: n = %llu (blocked filter fits %s here; mean key %.1f bytes; %.1f s; "
+               "AnonHugePages %ld KiB)\n", r->label, (unsigned long long)r->n, r->fits,
+               r->mean_key_len, r->build_s, r->anon_huge_kib);
+        printf("%-20s %10s %5s %3s %7s %7s %7s %7s %7s %7s %7s %7s\n", "series", "size",
+               "bits", "k", "fpr%", "add", "present", "absent", "lat50", "lat99", "str", "hashed");
+        for (size_t j = 0; j < r->nseries; j++) {
+            const series *s = &r->series[j];
+            if (s->skip) {
+                printf("%-20s skipped: %s\n", s->name, s->skip_why);
+                continue;
+            }
+            char b[24];
+            print_bytes(b, sizeof b, s->bytes);
+            printf("%-20s %10s", s->name, b);
+            cell(s->bits_per_key, 5, 2);
+            if (s->k) printf(" %3u", s->k);
+            else printf(" %3s", "-");
+            cell(s->fpr * 100.0, 7, 3);
+            for (int mm = 0; mm < M_COUNT; mm++) cell(s->value[mm], 7, 2);
+            printf("\n");
+        }
+    }
+    target t[MAX_TARGETS];
+    size_t nt = targets(runs, nruns, o->best_isa, t);
+    printf("\ntargets (blocked = %s kernel):\n", bb_isa_to_string(o->best_isa));
+    for (size_t i = 0; i < nt; i++)
+        printf("  %-2s %-12s %-66s %6.2f %s %5.2f  %s\n", t[i].id, t[i].size, t[i].what, t[i].value,
+               t[i].at_most ? "<=" : ">=", t[i].limit, met(&t[i]) ? "met" : "NOT MET");
+}
+
+/* ---- JSON -------------------------------------------------------------------------------------- */
+
+static void jnum(FILE *fp, double v) {
+    if (isfinite(v)) fprintf(fp, "%.6g", v);
+    else fputs("null", fp);
+}
+
+/* Strings here are ours or file paths and CPU names: escape quotes, backslashes, controls. */
+static void jstr(FILE *fp, const char *s) {
+    fputc('"', fp);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\') fprintf(fp, "\\%c", *s);
+        else if ((unsigned char)*s < 0x20) fprintf(fp, "\\u%04x", *s);
+        else fputc(*s, fp);
+    }
+    fputc('"', fp);
+}
+
+static void json_series(FILE *fp, const series *s) {
+    fputs("        {\"name\": ", fp);
+    jstr(fp, s->name);
+    if (s->skip) {
+        fputs(", \"skipped\": ", fp);
+        jstr(fp, s->skip_why);
+        fputs("}", fp);
+        return;
+    }
+    fprintf(fp, ", \"bytes\": %llu, \"k\": %u, \"bits_per_key\": ", (unsigned long long)s->bytes, s->k);
+    jnum(fp, s->bits_per_key);
+    fputs(", \"fpr\": ", fp);
+    jnum(fp, s->fpr);
+    fputs(", \"fpr_model\": ", fp);
+    jnum(fp, s->fpr_model);
+    fputs(",\n         \"ns_per_key\": {", fp);
+    for (int m = 0; m < M_COUNT; m++) {
+        fprintf(fp, "%s\"%s\": ", m ? ", " : "", metric_names[m]);
+        jnum(fp, s->value[m]);
+    }
+    fputs("},\n         \"reps\": {", fp);
+    for (int m = 0, first = 1; m < M_COUNT; m++) {
+        if (!s->nreps[m]) continue;
+        fprintf(fp, "%s\"%s\": [", first ? "" : ", ", metric_names[m]);
+        for (int i = 0; i < s->nreps[m]; i++) {
+            if (i) fputs(", ", fp);
+            jnum(fp, s->reps[m][i]);
+        }
+        fputs("]", fp);
+        first = 0;
+    }
+    fputs("}}", fp);
+}
+
+static void json_machine(FILE *fp, const machine *m) {
+    fputs("  \"machine\": {\"cpu\": ", fp);
+    jstr(fp, m->cpu);
+    fprintf(fp, ", \"l1d_bytes\": %llu, \"l2_bytes\": %llu, \"llc_bytes\": %llu, \"cpus\": %d, ",
+            (unsigned long long)m->l1d, (unsigned long long)m->l2, (unsigned long long)m->llc,
+            m->cpus);
+    fputs("\"thp\": ", fp);
+    jstr(fp, m->thp);
+    fputs(", \"clocksource\": ", fp);
+    jstr(fp, m->clocksource);
+    fputs(", \"tsc_ghz\": ", fp);
+    jnum(fp, m->tick_ghz);
+    fputs(", \"libbloom\": ", fp);
+    jstr(fp, m->libbloom_version);
+    fputs("},\n", fp);
+}
+
+bool report_json(const char *path, const size_run *runs, size_t nruns, const machine *m,
+                 const bench_opts *o, const keygen *g, const char *cmdline) {
+    FILE *fp = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+    if (!fp) return false;
+    fprintf(fp, "{\n  \"blockbloom\": \"%s\", \"kernel\": \"%s\",\n  \"command\": ",
+            bb_version_string(), bb_isa_to_string(o->best_isa));
+    jstr(fp, cmdline);
+    fputs(",\n", fp);
+    json_machine(fp, m);
+    fprintf(fp, "  \"config\": {\"fpr\": %g, \"reps\": %d, \"ops_per_rep\": %zu, "
+                "\"query_max\": %zu, \"lat_calls\": %zu, \"fpr_keys\": %zu, "
+                "\"seed\": %llu, \"keys\": ",
+            o->fpr, o->reps, o->ops, o->query_max, o->lat_calls, o->fpr_keys,
+            (unsigned long long)o->seed);
+    jstr(fp, g->source);
+    fputs("},\n  \"sizes\": [\n", fp);
+    for (size_t i = 0; i < nruns; i++) {
+        const size_run *r = &runs[i];
+        fputs("    {\"label\": ", fp);
+        jstr(fp, r->label);
+        fprintf(fp, ", \"fits\": \"%s\", \"n\": %llu, \"mean_key_bytes\": %.2f, \"seconds\": %.2f, "
+                    "\"anon_huge_kib\": %ld, \"series\": [\n",
+                r->fits, (unsigned long long)r->n, r->mean_key_len, r->build_s, r->anon_huge_kib);
+        for (size_t j = 0; j < r->nseries; j++) {
+            json_series(fp, &r->series[j]);
+            fputs(j + 1 < r->nseries ? ",\n" : "\n", fp);
+        }
+        fprintf(fp, "      ]}%s\n", i + 1 < nruns ? "," : "");
+    }
+    target t[MAX_TARGETS];
+    size_t nt = targets(runs, nruns, o->best_isa, t);
+    fputs("  ],\n  \"targets\": [\n", fp);
+    for (size_t i = 0; i < nt; i++) {
+        fprintf(fp, "    {\"id\": \"%s\", \"size\": \"%s\", \"what\": ", t[i].id, t[i].size);
+        jstr(fp, t[i].what);
+        fputs(", \"value\": ", fp);
+        jnum(fp, t[i].value);
+        fprintf(fp, ", \"limit\": %.4g, \"at_most\": %s, \"met\": %s}%s\n", t[i].limit,
+                t[i].at_most ? "true" : "false", met(&t[i]) ? "true" : "false",
+                i + 1 < nt ? "," : "");
+    }
+    fputs("  ]\n}\n", fp);
+    return fp == stdout ? fflush(fp) == 0 : fclose(fp) == 0;
+}

@@ -1,0 +1,172 @@
+/*
+ * series.c - one adapter per measured series, so measure.c runs every series through the
+ * same calls: blockbloom's blocked filter (one series per kernel, selected with bb_set_isa),
+ * its classic filter, libbloom 1.6 (the C library users pick today; only the calls its API
+ * has: bloom_add and bloom_check, one key at a time, int lengths and sizes), and the two
+ * floors. All blockbloom filters use the same seed, so one array of pre-hashed keys serves
+ * every one of them.
+ */
+#include "bench.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+const char *const metric_names[M_COUNT] = {
+    "add", "present", "absent", "lat_p50", "lat_p99", "batch_str", "batch_hash",
+};
+
+#ifdef BENCH_HAVE_LIBBLOOM
+/* libbloom sizes itself in int: bits = entries * (-ln p / ln^2 2) must fit (bloom.c, 1.6),
+ * and bloom_init refuses fewer than 1000 entries. */
+static bool libbloom_fits(uint64_t n, double fpr, char *why, size_t cap) {
+    double bits = (double)n * (-log(fpr) / (M_LN2 * M_LN2));
+    if (n > INT_MAX || bits > INT_MAX) {
+        snprintf(why, cap, "libbloom's int sizes: %.3g bits > INT_MAX", bits);
+        return false;
+    }
+    if (n < 1000) {
+        snprintf(why, cap, "libbloom needs >= 1000 entries");
+        return false;
+    }
+    return true;
+}
+#endif
+
+static bool create_bb(series *s, bb_kind kind, uint64_t n, double fpr, uint64_t seed) {
+    bb_status st = bb_create_for(&s->f, kind, n, fpr, seed);
+    if (st != BB_OK) {
+        snprintf(s->skip_why, sizeof s->skip_why, "bb_create_for: %s", bb_strerror(st));
+        return false;
+    }
+    bb_info info;
+    bb_get_info(s->f, &info);
+    s->bytes = info.bytes;
+    s->k = info.k;
+    s->bits_per_key = (double)info.bits / (double)n;
+    bb_fpr_model(kind, n, info.bits, info.k, &s->fpr_model);
+    return true;
+}
+
+bool series_create(series *s, uint64_t n, double fpr, uint64_t seed, uint64_t line_bytes) {
+    for (int m = 0; m < M_COUNT; m++) s->value[m] = NAN, s->nreps[m] = 0;
+    s->fpr = s->fpr_model = s->bits_per_key = NAN;
+    s->skip = false;
+    s->seed = seed;
+    bool ok = true;
+    switch (s->type) {
+    case S_BLOCKED: ok = create_bb(s, BB_BLOCKED, n, fpr, seed); break;
+    case S_CLASSIC: ok = create_bb(s, BB_CLASSIC, n, fpr, seed); break;
+    case S_LIBBLOOM:
+#ifdef BENCH_HAVE_LIBBLOOM
+        ok = libbloom_fits(n, fpr, s->skip_why, sizeof s->skip_why) &&
+             bloom_init(&s->lb, (int)n, fpr) == 0;
+        if (ok) {
+            s->bytes = (uint64_t)s->lb.bytes;
+            s->k = (unsigned)s->lb.hashes;
+            s->bits_per_key = (double)s->lb.bits / (double)n;
+            s->fpr_model = pow(1.0 - exp(-(double)s->k * (double)n / s->lb.bits), s->k);
+        } else if (!s->skip_why[0]) {
+            snprintf(s->skip_why, sizeof s->skip_why, "bloom_init failed");
+        }
+#else
+        ok = false;
+        snprintf(s->skip_why, sizeof s->skip_why, "built without libbloom");
+#endif
+        break;
+    case S_FLOOR_LINE:
+        s->floor_lines = (line_bytes + 63) / 64;
+        s->bytes = s->floor_lines * 64;
+        s->floor_data = floor_alloc(s->bytes, &s->floor_base, &s->floor_len);
+        ok = s->floor_data != NULL;
+        if (!ok) snprintf(s->skip_why, sizeof s->skip_why, "out of memory");
+        break;
+    case S_FLOOR_XXH3:
+    case S_THREADS: break;
+    }
+    s->skip = !ok;
+    return ok;
+}
+
+void series_destroy(series *s) {
+    bb_free(s->f);
+    s->f = NULL;
+#ifdef BENCH_HAVE_LIBBLOOM
+    if (s->type == S_LIBBLOOM && !s->skip) bloom_free(&s->lb);
+#endif
+    if (s->floor_data) floor_free(s->floor_base, s->floor_len);
+    s->floor_data = NULL;
+}
+
+void series_clear(series *s) {
+    if (s->f) bb_clear(s->f);
+#ifdef BENCH_HAVE_LIBBLOOM
+    if (s->type == S_LIBBLOOM) bloom_reset(&s->lb);
+#endif
+}
+
+void series_select(const series *s) {
+    if (s->type == S_BLOCKED || s->type == S_THREADS) bb_set_isa(s->isa);
+}
+
+bool series_has(const series *s, metric m) {
+    if (s->skip) return false;
+    switch (s->type) {
+    case S_BLOCKED:
+    case S_CLASSIC: return true;
+    case S_LIBBLOOM: return m != M_BATCH_HASH;
+    case S_FLOOR_XXH3: return m == M_BATCH_STR;
+    case S_FLOOR_LINE: return m == M_BATCH_HASH;
+    case S_THREADS: return m == M_BATCH_STR || m == M_BATCH_HASH;
+    }
+    return false;
+}
+
+void series_add(series *s, const keyset *ks, size_t first, size_t count) {
+    if (s->f) {
+        bb_add_batch(s->f, ks->ptrs + first, ks->lens + first, count);
+        return;
+    }
+#ifdef BENCH_HAVE_LIBBLOOM
+    if (s->type == S_LIBBLOOM)
+        for (size_t i = first; i < first + count; i++)
+            bloom_add(&s->lb, ks->ptrs[i], (int)ks->lens[i]);
+#endif
+}
+
+size_t series_contains(series *s, const keyset *ks, uint8_t *out) {
+    size_t hits = 0;
+    switch (s->type) {
+    case S_BLOCKED:
+    case S_CLASSIC: bb_contains_batch(s->f, ks->ptrs, ks->lens, ks->count, out, &hits); break;
+    case S_THREADS: bb_contains_batch(s->shared->f, ks->ptrs, ks->lens, ks->count, out, &hits); break;
+    case S_FLOOR_XXH3: hits = (size_t)floor_xxh3(ks->ptrs, ks->lens, ks->count, s->seed) & 1; break;
+    case S_LIBBLOOM:
+#ifdef BENCH_HAVE_LIBBLOOM
+        for (size_t i = 0; i < ks->count; i++) {
+            out[i] = bloom_check(&s->lb, ks->ptrs[i], (int)ks->lens[i]) == 1;
+            hits += out[i];
+        }
+#endif
+        break;
+    case S_FLOOR_LINE: break;
+    }
+    return hits;
+}
+
+size_t series_contains_hashes(series *s, const uint64_t *h, size_t n, uint8_t *out) {
+    size_t hits = 0;
+    if (s->type == S_FLOOR_LINE) return floor_lines(s->floor_data, s->floor_lines, h, n, out);
+    const bb_filter *f = s->type == S_THREADS ? s->shared->f : s->f;
+    if (f) bb_contains_hashes(f, h, n, out, &hits);
+    return hits;
+}
+
+bool series_contains_one(series *s, const void *key, size_t len) {
+    if (s->f) return bb_contains(s->f, key, len);
+#ifdef BENCH_HAVE_LIBBLOOM
+    if (s->type == S_LIBBLOOM) return bloom_check(&s->lb, key, (int)len) == 1;
+#endif
+    return false;
+}

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Fetches the real-data half of `blockbloom demo`: every public npm package name (about 4.5
+# million strings), from the npm registry package `all-the-package-names`, whose tarball holds
+# package/names.json, one JSON array of strings. Writes them verbatim, one per line, to
+# data/npm-names.txt (data/ is git-ignored) and the package version used to
+# data/npm-names.version. Idempotent: an existing non-empty data/npm-names.txt is kept.
+# Needs npm (and the node that comes with it); exits non-zero with a message if npm is
+# missing or the registry cannot be reached within 120 seconds.
+#   scripts/fetch-npm-names.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+pkg=all-the-package-names
+out=data/npm-names.txt
+ver_file=data/npm-names.version
+
+report() { # count and version of what is in data/
+  local count version=unknown
+  count=$(wc -l <"$out")
+  [[ -s $ver_file ]] && version=$(<"$ver_file")
+  echo "fetch-npm-names: $out holds $count names ($pkg $version)"
+}
+
+if [[ -s $out ]]; then
+  echo "fetch-npm-names: $out already there, not fetched again (delete it to refresh)"
+  report
+  exit 0
+fi
+
+for tool in npm node tar; do
+  if ! command -v "$tool" >/dev/null; then
+    echo "fetch-npm-names: '$tool' not found; install npm (Debian: apt-get install npm)" >&2
+    exit 1
+  fi
+done
+
+mkdir -p data
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+echo "fetch-npm-names: downloading $pkg from the npm registry (timeout 120 s)" >&2
+if ! tarball=$(cd "$tmp" && timeout 120 npm pack "$pkg" --loglevel=error 2>"$tmp/npm.err"); then
+  echo "fetch-npm-names: 'npm pack $pkg' failed (registry unreachable or timed out):" >&2
+  grep -v '^npm error  *at ' "$tmp/npm.err" | head -n 5 | sed 's/^/  /' >&2 || true
+  exit 1
+fi
+tarball=$(tail -n 1 <<<"$tarball")
+tar -xzf "$tmp/$tarball" -C "$tmp" package/names.json package/package.json
+
+# The JSON array goes out one element per line, each string exactly as decoded, in UTF-8. An
+# element that is not a string, or holds a CR or LF (it could not be read back as one line:
+# the CLI drops a CR before LF), is skipped with a warning; none did in 2.0.2578.
+# shellcheck disable=SC2016 # the single-quoted text is JavaScript, not shell
+node -e '
+  const fs = require("fs");
+  const fail = (msg) => { console.error("fetch-npm-names: " + msg); process.exit(1); };
+  const [src, dst] = process.argv.slice(1);
+  const names = JSON.parse(fs.readFileSync(src, "utf8"));
+  if (!Array.isArray(names)) fail("names.json is not an array");
+  const keep = names.filter((s) => typeof s === "string" && !/[\r\n]/.test(s));
+  const skipped = names.length - keep.length;
+  if (skipped) console.error(`fetch-npm-names: skipped ${skipped} entries, not one-line strings`);
+  if (keep.length === 0) fail("names.json holds no names");
+  fs.writeFileSync(dst, keep.join("\n") + "\n");
+' "$tmp/package/names.json" "$tmp/names.txt"
+node -e 'process.stdout.write(require(process.argv[1]).version + "\n")' \
+  "$tmp/package/package.json" >"$tmp/version"
+
+# Move into place last, so an interrupted run never leaves a partial list behind.
+mv "$tmp/version" "$ver_file"
+mv "$tmp/names.txt" "$out"
+report

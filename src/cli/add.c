@@ -1,0 +1,55 @@
+/*
+ * add.c - `blockbloom add FILTER [FILE]...`: load a filter file into memory, stream the
+ * keys of the FILEs (or stdin) into it and replace the file atomically (bb_save: temporary
+ * file, fsync, rename), so an interrupted or failed add leaves the old file intact. The
+ * filter keeps its size: keys beyond its capacity raise the false-positive rate (see the
+ * summary line and `blockbloom info`).
+ */
+#include "cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+
+static const char usage[] =
+    "Usage: blockbloom add [OPTION]... FILTER [FILE]...\n"
+    "Add the keys of the FILEs (standard input when no FILE or FILE is -) to the filter\n"
+    "file FILTER, which is rewritten atomically. Keys are read as by 'blockbloom build'.\n"
+    "The filter keeps its size: adding more keys than its capacity raises its\n"
+    "false-positive rate.\n"
+    "\n"
+    "  -0, --null    keys end with NUL instead of newline; nothing is stripped\n"
+    "  -h, --help    show this help and exit\n"
+    "\n"
+    "A summary goes to standard error. Exit status: 0 success, 1 error, 2 usage error.\n";
+
+static const struct option long_opts[] = {
+    {"null", no_argument, NULL, '0'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+
+int bb_cmd_add(int argc, char **argv) {
+    bool nul = false, help = false;
+    int c;
+    while ((c = getopt_long(argc, argv, "0h", long_opts, NULL)) != -1) {
+        if (c == '0')
+            nul = true;
+        else if (c == 'h')
+            help = true;
+        else
+            return cli_bad_option("add");
+    }
+    if (help) return cli_help(usage);
+    if (optind >= argc) return cli_usage_error("add", "missing FILTER (the filter file)");
+    const char *path = argv[optind++];
+
+    bb_filter *f;
+    bb_status s = bb_load(&f, path);
+    if (s != BB_OK) return cli_lib_error("cannot load filter", path, s, errno);
+    cli_keyreader r;
+    cli_keybuf kb = {0};
+    cli_keyreader_init(&r, argv + optind, (size_t)(argc - optind), nul, true);
+    int st = cli_add_stream(f, &r, &kb);
+    cli_keyreader_close(&r);
+    cli_keybuf_free(&kb);
+    if (st == BB_EXIT_OK) st = cli_save_and_report(f, path);
+    bb_free(f);
+    return st;
+}

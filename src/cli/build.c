@@ -1,0 +1,207 @@
+/*
+ * build.c - `blockbloom build`: create a filter file from keys, and the two steps it shares
+ * with `add` (streaming keys into a filter, saving with a summary line).
+ *
+ * Without -n the capacity is the number of keys read, so every key is read into memory first
+ * (one buffer plus offsets, ~8 bytes of overhead per key) and added in one bb_add_arrow64
+ * call; with -n the filter exists before the first key and keys are streamed in chunks.
+ * Zero keys without -n give a filter sized for one key (the smallest meaningful capacity; an
+ * empty filter answers "absent" to everything either way). The file is written by bb_save,
+ * which writes a temporary file, fsyncs and renames it, so a failed build leaves no file.
+ */
+#include "cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <string.h>
+
+#define DEFAULT_FPR 0.01
+
+static const char usage[] =
+    "Usage: blockbloom build [OPTION]... -o OUT [FILE]...\n"
+    "Create the filter file OUT holding the keys of the FILEs (standard input when no FILE\n"
+    "or FILE is -), one key per line: LF ends a key and a CR before it is dropped; an empty\n"
+    "line is the empty key.\n"
+    "\n"
+    "  -o, --output=OUT       file to write (replaced atomically; required)\n"
+    "      --kind=KIND        blocked (default: one cache line per key) or classic\n"
+    "  -n, --capacity=N       size for N keys (default: the number of keys read); with -n\n"
+    "                         keys are streamed instead of held in memory\n"
+    "  -p, --fpr=P            target false-positive rate, 0 < P < 1 (default 0.01)\n"
+    "      --bits-per-key=B   size as B bits per key instead of by -p\n"
+    "      --hashes=K         probes per key, 1..16 (default: best for the size)\n"
+    "      --seed=S           64-bit hash seed, decimal or 0x-hex (default 0)\n"
+    "  -0, --null             keys end with NUL instead of newline; nothing is stripped\n"
+    "  -h, --help             show this help and exit\n"
+    "\n"
+    "A summary goes to standard error. Exit status: 0 success, 1 error, 2 usage error.\n";
+
+enum { OPT_KIND = 256, OPT_BPK, OPT_HASHES, OPT_SEED };
+
+static const struct option long_opts[] = {
+    {"output", required_argument, NULL, 'o'},   {"kind", required_argument, NULL, OPT_KIND},
+    {"capacity", required_argument, NULL, 'n'}, {"fpr", required_argument, NULL, 'p'},
+    {"bits-per-key", required_argument, NULL, OPT_BPK},
+    {"hashes", required_argument, NULL, OPT_HASHES},
+    {"seed", required_argument, NULL, OPT_SEED}, {"null", no_argument, NULL, '0'},
+    {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0}};
+
+typedef struct build_opts {
+    bb_config cfg;
+    const char *out;
+    bool nul, help;
+} build_opts;
+
+/* ---- Shared with add ------------------------------------------------------------------------ */
+
+static int add_chunk(bb_filter *f, const cli_keybuf *kb) {
+    bb_status s = bb_add_arrow64(f, kb->data, kb->off, kb->n);
+    if (s == BB_OK) return BB_EXIT_OK;
+    cli_error("cannot add keys: %s", bb_strerror(s));
+    return BB_EXIT_RUNTIME;
+}
+
+int cli_add_stream(bb_filter *f, cli_keyreader *r, cli_keybuf *kb) {
+    bool done = false;
+    while (!done) {
+        int st = cli_keyreader_fill(r, kb, CLI_CHUNK_KEYS, CLI_CHUNK_BYTES, &done);
+        if (st == BB_EXIT_OK) st = add_chunk(f, kb);
+        if (st != BB_EXIT_OK) return st;
+    }
+    return BB_EXIT_OK;
+}
+
+static void print_summary(const bb_filter *f, const char *path) {
+    bb_info in;
+    double model = 0.0;
+    if (bb_get_info(f, &in) != BB_OK) return;
+    bb_fpr_model(in.kind, in.keys_added, in.bits, in.k, &model);
+    fprintf(stderr,
+            "blockbloom: wrote %s: %s filter, %" PRIu64 " keys, %" PRIu64 " bits (%.1f KiB), "
+            "k=%u, %.2f bits/key, model FPR %.3g, isa %s\n",
+            path, bb_kind_name(in.kind), in.keys_added, in.bits, (double)in.bytes / 1024.0, in.k,
+            in.bits_per_key, model, bb_isa_name());
+}
+
+int cli_save_and_report(const bb_filter *f, const char *path) {
+    bb_status s = bb_save(f, path);
+    if (s != BB_OK) return cli_lib_error("cannot write", path, s, errno);
+    print_summary(f, path);
+    return BB_EXIT_OK;
+}
+
+/* ---- Options --------------------------------------------------------------------------------- */
+
+static int parse_kind(const char *text, bb_kind *out) {
+    if (strcmp(text, "blocked") == 0)
+        *out = BB_BLOCKED;
+    else if (strcmp(text, "classic") == 0)
+        *out = BB_CLASSIC;
+    else
+        return cli_usage_error("build", "unknown kind '%s' (expected blocked or classic)", text);
+    return BB_EXIT_OK;
+}
+
+/* What each numeric option takes, for its usage error. */
+static const struct value_opt {
+    int c;
+    const char *name, *expect;
+} value_opts[] = {
+    {'n', "-n", "a whole number >= 1"},
+    {'p', "-p", "a number between 0 and 1, both excluded"},
+    {OPT_BPK, "--bits-per-key", "a number > 0"},
+    {OPT_HASHES, "--hashes", "a whole number from 1 to 16"},
+    {OPT_SEED, "--seed", "a 64-bit whole number, decimal or 0x-hex"},
+};
+
+static int bad_value(int c, const char *arg) {
+    for (size_t i = 0; i < sizeof value_opts / sizeof *value_opts; i++)
+        if (value_opts[i].c == c)
+            return cli_usage_error("build", "invalid value '%s' for %s: expected %s", arg,
+                                   value_opts[i].name, value_opts[i].expect);
+    return cli_usage_error("build", "invalid value '%s'", arg);
+}
+
+/* One option's value into o. */
+static int parse_value(int c, const char *arg, build_opts *o) {
+    uint64_t k = 0;
+    bool ok = true;
+    switch (c) {
+    case OPT_KIND: return parse_kind(arg, &o->cfg.kind);
+    case 'n': ok = cli_parse_u64(arg, 1, UINT64_MAX, false, &o->cfg.capacity); break;
+    case 'p': ok = cli_parse_double(arg, 0.0, 1.0, &o->cfg.fpr); break;
+    case OPT_BPK: ok = cli_parse_double(arg, 0.0, (double)BB_MAX_BITS, &o->cfg.bits_per_key); break;
+    case OPT_HASHES:
+        ok = cli_parse_u64(arg, 1, BB_MAX_K, false, &k);
+        o->cfg.k = (unsigned)k;
+        break;
+    case OPT_SEED: ok = cli_parse_u64(arg, 0, UINT64_MAX, true, &o->cfg.seed); break;
+    }
+    return ok ? BB_EXIT_OK : bad_value(c, arg);
+}
+
+static int parse_args(int argc, char **argv, build_opts *o) {
+    memset(o, 0, sizeof *o);
+    int c;
+    while ((c = getopt_long(argc, argv, "o:n:p:0h", long_opts, NULL)) != -1) {
+        int st = BB_EXIT_OK;
+        switch (c) {
+        case 'o': o->out = optarg; break;
+        case '0': o->nul = true; break;
+        case 'h': o->help = true; break;
+        case '?': return cli_bad_option("build");
+        default: st = parse_value(c, optarg, o); break;
+        }
+        if (st != BB_EXIT_OK) return st;
+    }
+    if (o->help) return BB_EXIT_OK;
+    if (o->cfg.fpr != 0.0 && o->cfg.bits_per_key != 0.0)
+        return cli_usage_error("build", "-p and --bits-per-key exclude each other");
+    if (!o->out) return cli_usage_error("build", "missing -o OUT (the filter file to write)");
+    if (o->cfg.bits_per_key == 0.0 && o->cfg.fpr == 0.0) o->cfg.fpr = DEFAULT_FPR;
+    return BB_EXIT_OK;
+}
+
+/* ---- The command ----------------------------------------------------------------------------- */
+
+static int create(const bb_config *cfg, bb_filter **f) {
+    bb_status s = bb_create(f, cfg);
+    if (s == BB_OK) return BB_EXIT_OK;
+    cli_error("cannot create the filter: %s", bb_strerror(s));
+    /* Only the options can make a filter invalid or too large; memory is a runtime matter. */
+    return s == BB_E_NOMEM ? BB_EXIT_RUNTIME : BB_EXIT_USAGE;
+}
+
+/* No -n: read every key, size the filter for their number, add them in one batch. */
+static int build_from_all(build_opts *o, cli_keyreader *r, cli_keybuf *kb, bb_filter **f) {
+    bool done;
+    int st = cli_keyreader_fill(r, kb, SIZE_MAX, SIZE_MAX, &done);
+    if (st != BB_EXIT_OK) return st;
+    o->cfg.capacity = kb->n ? kb->n : 1;
+    st = create(&o->cfg, f);
+    return st == BB_EXIT_OK ? add_chunk(*f, kb) : st;
+}
+
+/* -n given: create first, then stream. */
+static int build_streaming(const build_opts *o, cli_keyreader *r, cli_keybuf *kb, bb_filter **f) {
+    int st = create(&o->cfg, f);
+    return st == BB_EXIT_OK ? cli_add_stream(*f, r, kb) : st;
+}
+
+int bb_cmd_build(int argc, char **argv) {
+    build_opts o;
+    int st = parse_args(argc, argv, &o);
+    if (st != BB_EXIT_OK) return st;
+    if (o.help) return cli_help(usage);
+    cli_keyreader r;
+    cli_keybuf kb = {0};
+    bb_filter *f = NULL;
+    cli_keyreader_init(&r, argv + optind, (size_t)(argc - optind), o.nul, true);
+    st = o.cfg.capacity ? build_streaming(&o, &r, &kb, &f) : build_from_all(&o, &r, &kb, &f);
+    cli_keyreader_close(&r);
+    cli_keybuf_free(&kb);
+    if (st == BB_EXIT_OK) st = cli_save_and_report(f, o.out);
+    bb_free(f);
+    return st;
+}

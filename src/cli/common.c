@@ -1,0 +1,106 @@
+/*
+ * common.c - what every blockbloom subcommand shares apart from the key reader: messages on
+ * stderr (always "blockbloom: ..."), the usage-error convention (exit 2 with a pointer to
+ * --help), the final write check on stdout, the BB_ISA warning, and strict parsers for option
+ * values. The parsers accept the whole text or nothing: strtoull alone would take " 12",
+ * "-1" (as 2^64 - 1) and "12abc", and strtod would take "nan" and "0x1p-3".
+ */
+#include "cli.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- Messages ------------------------------------------------------------------------------ */
+
+static void vmessage(const char *fmt, va_list ap) {
+    fputs("blockbloom: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+}
+
+void cli_error(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vmessage(fmt, ap);
+    va_end(ap);
+}
+
+static void try_help(const char *cmd) {
+    fprintf(stderr, "Try 'blockbloom %s%s--help' for more information.\n", cmd ? cmd : "",
+            cmd ? " " : "");
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vmessage(fmt, ap);
+    va_end(ap);
+    try_help(cmd);
+    return BB_EXIT_USAGE;
+}
+
+/* getopt_long has already printed "blockbloom: unrecognized option ..." (main.c hands every
+ * subcommand argv[0] = "blockbloom", which is the prefix glibc uses); add the hint. */
+int cli_bad_option(const char *cmd) {
+    try_help(cmd);
+    return BB_EXIT_USAGE;
+}
+
+int cli_lib_error(const char *what, const char *path, bb_status s, int err) {
+    if (s == BB_E_IO && err)
+        cli_error("%s '%s': %s (%s)", what, path, bb_strerror(s), strerror(err));
+    else
+        cli_error("%s '%s': %s", what, path, bb_strerror(s));
+    return BB_EXIT_RUNTIME;
+}
+
+int cli_finish_stdout(int status) {
+    int err = fflush(stdout) == 0 ? 0 : errno;
+    if (!err && !ferror(stdout)) return status;
+    cli_error("write error on standard output: %s", err ? strerror(err) : "write failed");
+    return BB_EXIT_RUNTIME;
+}
+
+int cli_help(const char *text) {
+    fputs(text, stdout);
+    return cli_finish_stdout(BB_EXIT_OK);
+}
+
+void cli_check_isa_env(void) {
+    const char *env = getenv("BB_ISA");
+    bb_isa isa;
+    if (!env || (bb_isa_from_string(env, &isa) == BB_OK && bb_isa_available(isa))) return;
+    cli_error("BB_ISA=%s not available, using %s", env, bb_isa_name());
+}
+
+/* ---- Option values --------------------------------------------------------------------------- */
+
+bool cli_parse_u64(const char *text, uint64_t min, uint64_t max, bool allow_hex, uint64_t *out) {
+    static const char dec[] = "0123456789", hex[] = "0123456789abcdefABCDEF";
+    int base = 10;
+    if (allow_hex && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
+        text += 2;
+        base = 16;
+    }
+    size_t n = strspn(text, base == 16 ? hex : dec);
+    if (n == 0 || text[n] != '\0') return false;
+    errno = 0;
+    unsigned long long v = strtoull(text, NULL, base);
+    if (errno == ERANGE || v < min || v > max) return false;
+    *out = v;
+    return true;
+}
+
+bool cli_parse_double(const char *text, double lo, double hi, double *out) {
+    size_t n = strspn(text, "0123456789.eE+-");
+    if (n == 0 || text[n] != '\0') return false;
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (*end != '\0' || errno == ERANGE || !isfinite(v) || !(v > lo && v < hi)) return false;
+    *out = v;
+    return true;
+}

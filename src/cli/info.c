@@ -1,0 +1,124 @@
+/*
+ * info.c - `blockbloom info [--json] FILTER`: describe a filter file from bb_get_info on a
+ * memory-mapped copy (nothing is loaded into memory). One table of fields feeds both output
+ * forms, so the "key: value" lines and the JSON object always carry the same keys.
+ *
+ * JSON: integers are printed exactly and doubles with %.17g (enough digits to round-trip an
+ * IEEE double); non-finite doubles, which JSON cannot express, become the strings "inf",
+ * "-inf" and "nan" (cardinality_estimate is infinite when the filter is saturated). The seed
+ * is a JSON number too, although parsers that store numbers as doubles (JavaScript) lose
+ * seeds above 2^53, so it is repeated exactly as the string "seed_hex".
+ */
+#include "cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+
+static const char usage[] =
+    "Usage: blockbloom info [OPTION]... FILTER\n"
+    "Describe the filter file FILTER: kind, size, probes, capacity, keys added, fill and\n"
+    "the false-positive rate and number of distinct keys estimated from the fill.\n"
+    "\n"
+    "      --json    print one JSON object instead of 'key: value' lines\n"
+    "  -h, --help    show this help and exit\n"
+    "\n"
+    "Exit status: 0 success, 1 error, 2 usage error.\n";
+
+enum { OPT_JSON = 256 };
+
+static const struct option long_opts[] = {
+    {"json", no_argument, NULL, OPT_JSON}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+
+typedef enum field_type { FIELD_STR, FIELD_U64, FIELD_DBL } field_type;
+
+typedef struct field {
+    const char *name;
+    field_type type;
+    const char *s;
+    uint64_t u;
+    double d;
+} field;
+
+#define STR(n, v) {.name = n, .type = FIELD_STR, .s = (v)}
+#define U64(n, v) {.name = n, .type = FIELD_U64, .u = (v)}
+#define DBL(n, v) {.name = n, .type = FIELD_DBL, .d = (v)}
+
+/* The value of f as text: JSON (quoted strings, %.17g) or human (%.6g). */
+static void format_value(const field *f, bool json, char *buf, size_t cap) {
+    const char *q = json ? "\"" : "";
+    if (f->type == FIELD_STR)
+        snprintf(buf, cap, "%s%s%s", q, f->s, q);
+    else if (f->type == FIELD_U64)
+        snprintf(buf, cap, "%" PRIu64, f->u);
+    else if (isnan(f->d))
+        snprintf(buf, cap, "%snan%s", q, q);
+    else if (isinf(f->d))
+        snprintf(buf, cap, "%s%sinf%s", q, f->d < 0 ? "-" : "", q);
+    else
+        snprintf(buf, cap, json ? "%.17g" : "%.6g", f->d);
+}
+
+static void print_fields(const field *fs, size_t n, bool json) {
+    char buf[64];
+    for (size_t i = 0; i < n; i++) {
+        format_value(&fs[i], json, buf, sizeof buf);
+        if (json)
+            printf("%s\"%s\":%s", i ? "," : "{", fs[i].name, buf);
+        else
+            printf("%s: %s\n", fs[i].name, buf);
+    }
+    if (json) puts("}");
+}
+
+static int describe(const char *path, bool json) {
+    bb_filter *f;
+    bb_status s = bb_open_mmap(&f, path);
+    if (s != BB_OK) return cli_lib_error("cannot open filter", path, s, errno);
+    bb_info in;
+    s = bb_get_info(f, &in);
+    bb_free(f);
+    if (s != BB_OK) return cli_lib_error("cannot describe filter", path, s, 0);
+    char seed_hex[2 + 16 + 1];
+    snprintf(seed_hex, sizeof seed_hex, "0x%016" PRIx64, in.seed);
+    const field fs[] = {
+        STR("kind", bb_kind_name(in.kind)),
+        U64("format_version", in.format_version),
+        U64("bits", in.bits),
+        U64("bytes", in.bytes),
+        U64("k", in.k),
+        U64("blocks", in.blocks),
+        U64("capacity", in.capacity),
+        DBL("fpr_target", in.fpr_target),
+        DBL("bits_per_key", in.bits_per_key),
+        U64("seed", in.seed),
+        STR("seed_hex", seed_hex),
+        U64("keys_added", in.keys_added),
+        U64("bits_set", in.bits_set),
+        DBL("fill_ratio", in.fill_ratio),
+        DBL("fpr_estimate", in.fpr_estimate),
+        DBL("cardinality_estimate", in.cardinality_estimate),
+        STR("isa", bb_isa_name()),
+    };
+    print_fields(fs, sizeof fs / sizeof *fs, json);
+    return cli_finish_stdout(BB_EXIT_OK);
+}
+
+int bb_cmd_info(int argc, char **argv) {
+    bool json = false, help = false;
+    int c;
+    while ((c = getopt_long(argc, argv, "h", long_opts, NULL)) != -1) {
+        if (c == OPT_JSON)
+            json = true;
+        else if (c == 'h')
+            help = true;
+        else
+            return cli_bad_option("info");
+    }
+    if (help) return cli_help(usage);
+    if (optind >= argc) return cli_usage_error("info", "missing FILTER (the filter file)");
+    if (argc - optind > 1)
+        return cli_usage_error("info", "one FILTER only, got '%s' too", argv[optind + 1]);
+    return describe(argv[optind], json);
+}

@@ -1,0 +1,715 @@
+/*
+ * test_cli.c - the blockbloom command-line tool, run as a separate program (BB_CLI, the path
+ * CMake passes) with posix_spawn: build / add / query / info round trips, the key rules
+ * (CRLF, missing final newline, empty lines, NUL bytes, -0, stdin), the exit codes (0 success,
+ * 1 runtime error, 2 usage error) with their "blockbloom:" messages, atomic output (a failed
+ * build creates nothing), write errors on stdout (/dev/full), info --json's fields, --help.
+ *
+ * Every test runs in its own fresh mkdtemp directory, removed afterwards. The program's stdin,
+ * stdout and stderr are files in that directory (no pipes, so no risk of a pipe-buffer
+ * deadlock). Expected values are literals worked out by hand from the documented formulas
+ * (e.g. classic bits = ceil(-n ln p / (ln 2)^2)), never asked from the library.
+ */
+#include <criterion/criterion.h>
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <spawn.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef BB_CLI
+#error "BB_CLI (path of the blockbloom binary) must be defined by the build"
+#endif
+
+extern char **environ;
+
+/* ---- Working directory --------------------------------------------------------------------- */
+
+static char workdir[64];
+
+static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw) {
+    (void)st, (void)type, (void)ftw;
+    return remove(path);
+}
+
+static void enter_workdir(void) {
+    strcpy(workdir, "/tmp/bb_test_cli_XXXXXX");
+    cr_assert_not_null(mkdtemp(workdir), "mkdtemp failed");
+    cr_assert_eq(chdir(workdir), 0);
+}
+
+static void leave_workdir(void) {
+    if (chdir("/") == 0) nftw(workdir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+TestSuite(cli, .init = enter_workdir, .fini = leave_workdir);
+
+/* ---- Files ----------------------------------------------------------------------------------- */
+
+static void write_bytes(const char *path, const void *data, size_t len) {
+    FILE *f = fopen(path, "wb");
+    cr_assert_not_null(f, "cannot create %s", path);
+    cr_assert_eq(fwrite(data, 1, len, f), len);
+    cr_assert_eq(fclose(f), 0);
+}
+
+static void write_text(const char *path, const char *text) {
+    write_bytes(path, text, strlen(text));
+}
+
+/* Whole file, NUL-terminated (the NUL is not counted in *len). */
+static char *read_bytes(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f, "cannot open %s", path);
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap);
+    cr_assert_not_null(buf);
+    size_t got;
+    while ((got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
+        n += got;
+        if (cap - n - 1 == 0) {
+            buf = realloc(buf, cap *= 2);
+            cr_assert_not_null(buf);
+        }
+    }
+    fclose(f);
+    buf[n] = '\0';
+    if (len) *len = n;
+    return buf;
+}
+
+static bool exists(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+/* Number of entries in a directory ("." and ".." excepted), and of those whose name holds
+ * `part` (NULL: all). */
+static int count_entries(const char *dir, const char *part) {
+    int n = 0;
+    DIR *d = opendir(dir);
+    cr_assert_not_null(d, "cannot list %s", dir);
+    for (struct dirent *e; (e = readdir(d));)
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && (!part || strstr(e->d_name, part)))
+            n++;
+    closedir(d);
+    return n;
+}
+
+/* ---- Running the program --------------------------------------------------------------------- */
+
+typedef struct run_result {
+    int status;    /* exit status */
+    char *out;     /* stdout (NUL-terminated) */
+    size_t out_len;
+    char *err;     /* stderr */
+} run_result;
+
+/* Run BB_CLI with args (NULL-terminated, without the program name). stdin gets in[0 .. in_len)
+ * (empty when in is NULL); stdout goes to out_path (NULL: a file that is read back). */
+static run_result run_io(const char *in, size_t in_len, const char *out_path,
+                         const char *const *args) {
+    const char *argv[32] = {BB_CLI};
+    size_t argc = 1;
+    for (; args[argc - 1]; argc++) {
+        cr_assert_lt(argc, 31);
+        argv[argc] = args[argc - 1];
+    }
+    argv[argc] = NULL;
+    write_bytes(".stdin", in ? in : "", in ? in_len : 0);
+    const char *stdout_path = out_path ? out_path : ".stdout";
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 0, ".stdin", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 1, stdout_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&fa, 2, ".stderr", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    pid_t pid;
+    int rc = posix_spawn(&pid, BB_CLI, &fa, NULL, (char *const *)argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    cr_assert_eq(rc, 0, "cannot run %s: %s", BB_CLI, strerror(rc));
+    int ws;
+    cr_assert_eq(waitpid(pid, &ws, 0), pid);
+    cr_assert(WIFEXITED(ws), "blockbloom %s died (signal %d)", args[0],
+              WIFSIGNALED(ws) ? WTERMSIG(ws) : 0);
+    run_result r = {.status = WEXITSTATUS(ws)};
+    r.out = out_path ? strdup("") : read_bytes(".stdout", &r.out_len);
+    r.err = read_bytes(".stderr", NULL);
+    return r;
+}
+
+static size_t text_len(const char *s) { return s ? strlen(s) : 0; }
+
+#define ARGS(...) ((const char *const[]){__VA_ARGS__, NULL})
+/* RUN(stdin text or NULL, arguments...) */
+#define RUN(in, ...) run_io((in), text_len(in), NULL, ARGS(__VA_ARGS__))
+
+static void run_free(run_result *r) {
+    free(r->out);
+    free(r->err);
+}
+
+/* Assert the run succeeded (exit 0). */
+static void expect_ok(const run_result *r, const char *what) {
+    cr_assert_eq(r->status, 0, "%s: exit %d, stderr: %s", what, r->status, r->err);
+}
+
+/* Assert exit `status` with a "blockbloom: " message on stderr. */
+static void expect_fail(const run_result *r, int status, const char *what) {
+    cr_assert_eq(r->status, status, "%s: exit %d, expected %d; stderr: %s", what, r->status,
+                 status, r->err);
+    cr_assert(strncmp(r->err, "blockbloom: ", 12) == 0, "%s: stderr is '%s'", what, r->err);
+}
+
+/* ---- JSON: just enough to check one flat object of strings and numbers ----------------------
+ * (RFC 8259 grammar for numbers; strings here never contain escapes.) */
+
+typedef struct jfield {
+    char name[64];
+    char value[96]; /* a string's content without quotes, or a number's text */
+    bool is_string;
+} jfield;
+
+/* Length of the JSON number at p (RFC 8259, section 6), 0 if there is none. */
+static size_t json_number(const char *p) {
+    const char *s = p;
+    if (*s == '-') s++;
+    if (*s == '0')
+        s++;
+    else if (*s >= '1' && *s <= '9')
+        while (*s >= '0' && *s <= '9') s++;
+    else
+        return 0;
+    if (*s == '.') {
+        if (!(*++s >= '0' && *s <= '9')) return 0;
+        while (*s >= '0' && *s <= '9') s++;
+    }
+    if (*s == 'e' || *s == 'E') {
+        s++;
+        if (*s == '+' || *s == '-') s++;
+        if (!(*s >= '0' && *s <= '9')) return 0;
+        while (*s >= '0' && *s <= '9') s++;
+    }
+    return (size_t)(s - p);
+}
+
+/* Copy the string at *p (after its opening quote) into out; advance past the closing quote. */
+static void json_string(const char **p, char *out, size_t cap) {
+    const char *end = strchr(*p, '"');
+    cr_assert_not_null(end, "unterminated JSON string");
+    size_t n = (size_t)(end - *p);
+    cr_assert_lt(n, cap, "JSON string too long");
+    cr_assert_null(memchr(*p, '\\', n), "unexpected escape in JSON string");
+    memcpy(out, *p, n);
+    out[n] = '\0';
+    *p = end + 1;
+}
+
+/* Parse `{"a":1,"b":"x"}\n` into fs; returns the number of fields. Fails the test on any
+ * deviation from that shape. */
+static size_t json_parse(const char *text, jfield *fs, size_t max) {
+    const char *p = text;
+    size_t n = 0;
+    cr_assert_eq(*p++, '{', "JSON does not start with '{': %s", text);
+    do {
+        cr_assert_lt(n, max);
+        jfield *f = &fs[n++];
+        cr_assert_eq(*p++, '"', "expected a key at: %s", p - 1);
+        json_string(&p, f->name, sizeof f->name);
+        cr_assert_eq(*p++, ':', "expected ':' after \"%s\"", f->name);
+        if (*p == '"') {
+            p++;
+            f->is_string = true;
+            json_string(&p, f->value, sizeof f->value);
+        } else {
+            size_t len = json_number(p);
+            cr_assert(len > 0 && len < sizeof f->value, "bad JSON value for \"%s\": %s", f->name,
+                      p);
+            memcpy(f->value, p, len);
+            f->value[len] = '\0';
+            f->is_string = false;
+            p += len;
+        }
+    } while (*p == ',' && p++);
+    cr_assert_eq(*p++, '}', "expected '}' at: %s", p - 1);
+    cr_assert_str_eq(p, "\n", "trailing text after the JSON object");
+    return n;
+}
+
+static const jfield *json_get(const jfield *fs, size_t n, const char *name) {
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(fs[i].name, name) == 0) return &fs[i];
+    cr_assert_fail("JSON has no \"%s\"", name);
+    return NULL;
+}
+
+/* Field `name` is `json`, written as in JSON: "\"classic\"" for a string, "7" for a number. */
+static void json_expect(const jfield *fs, size_t n, const char *name, const char *json) {
+    const jfield *f = json_get(fs, n, name);
+    bool want_string = json[0] == '"';
+    cr_assert_eq(f->is_string, want_string, "\"%s\" is%s a string", name,
+                 f->is_string ? "" : " not");
+    size_t len = strlen(json) - (want_string ? 2 : 0);
+    cr_assert(strlen(f->value) == len && strncmp(f->value, json + want_string, len) == 0,
+              "\"%s\" is %s, expected %s", name, f->value, json);
+}
+
+/* Every {name, json} pair of `want` (see json_expect). */
+static void json_expect_all(const jfield *fs, size_t n, const char *const (*want)[2],
+                            size_t count) {
+    for (size_t i = 0; i < count; i++) json_expect(fs, n, want[i][0], want[i][1]);
+}
+
+static double json_double(const jfield *fs, size_t n, const char *name) {
+    const jfield *f = json_get(fs, n, name);
+    cr_assert(!f->is_string, "\"%s\" is not a number", name);
+    return strtod(f->value, NULL);
+}
+
+/* info --json of `path`, parsed into fs. */
+static size_t info_json(const char *path, jfield *fs, size_t max) {
+    run_result r = RUN(NULL, "info", "--json", path);
+    expect_ok(&r, "info --json");
+    size_t n = json_parse(r.out, fs, max);
+    run_free(&r);
+    return n;
+}
+
+/* The number field `name` of FILTER's info --json is `text`. */
+static void expect_info(const char *filter, const char *name, const char *text) {
+    jfield fs[32];
+    size_t n = info_json(filter, fs, 32);
+    json_expect(fs, n, name, text);
+}
+
+/* `query FILTER` with `in` on stdin exits 0 and prints exactly `expected`. */
+static void expect_query(const char *filter, const char *in, const char *expected) {
+    run_result r = RUN(in, "query", filter);
+    expect_ok(&r, "query");
+    cr_assert_str_eq(r.out, expected, "query of '%s' printed '%s'", in, r.out);
+    run_free(&r);
+}
+
+/* ---- Helpers for key files ---------------------------------------------------------------- */
+
+/* Write n keys "<prefix><i>\n" to path; returns the text (caller frees). */
+static char *make_keys(const char *path, const char *prefix, int n) {
+    size_t cap = (size_t)n * 32 + 1, len = 0;
+    char *text = malloc(cap);
+    cr_assert_not_null(text);
+    text[0] = '\0';
+    for (int i = 0; i < n; i++) len += (size_t)snprintf(text + len, cap - len, "%s%d\n", prefix, i);
+    write_bytes(path, text, len);
+    return text;
+}
+
+/* Build path from the given keys text (stdin) with the default options. */
+static void build_from(const char *path, const char *keys) {
+    run_result r = RUN(keys, "build", "-o", path);
+    expect_ok(&r, "build");
+    run_free(&r);
+}
+
+/* ==== Round trips ============================================================================ */
+
+Test(cli, build_then_query_prints_every_key_and_v_prints_none) {
+    char *keys = make_keys("keys.txt", "key-", 500);
+    run_result r = RUN(NULL, "build", "-o", "f.bb", "keys.txt");
+    expect_ok(&r, "build");
+    cr_assert(strstr(r.err, "500 keys"), "summary does not mention 500 keys: %s", r.err);
+    run_free(&r);
+    cr_assert(exists("f.bb"));
+
+    r = RUN(NULL, "query", "f.bb", "keys.txt");
+    expect_ok(&r, "query");
+    cr_assert_str_eq(r.out, keys, "query does not print every inserted key, in order");
+    run_free(&r);
+
+    r = RUN(NULL, "query", "-v", "f.bb", "keys.txt");
+    expect_ok(&r, "query -v");
+    cr_assert_str_eq(r.out, "", "query -v printed inserted keys (false negatives)");
+    run_free(&r);
+
+    r = RUN(NULL, "query", "-c", "f.bb", "keys.txt");
+    expect_ok(&r, "query -c");
+    cr_assert_str_eq(r.out, "500\n");
+    run_free(&r);
+
+    r = RUN(NULL, "query", "-c", "-v", "f.bb", "keys.txt");
+    expect_ok(&r, "query -c -v");
+    cr_assert_str_eq(r.out, "0\n");
+    run_free(&r);
+    free(keys);
+}
+
+Test(cli, count_and_invert_partition_absent_keys) {
+    free(make_keys("in.txt", "in-", 1000));
+    free(make_keys("out.txt", "out-", 2000));
+    run_result r = RUN(NULL, "build", "-p", "0.01", "--seed", "7", "-o", "f.bb", "in.txt");
+    expect_ok(&r, "build");
+    run_free(&r);
+
+    r = RUN(NULL, "query", "-c", "f.bb", "out.txt");
+    expect_ok(&r, "query -c");
+    long present = strtol(r.out, NULL, 10);
+    run_free(&r);
+    r = RUN(NULL, "query", "-v", "f.bb", "out.txt");
+    expect_ok(&r, "query -v");
+    long absent = 0;
+    for (const char *p = r.out; (p = strchr(p, '\n')); p++) absent++;
+    run_free(&r);
+    cr_assert_eq(present + absent, 2000, "-c (%ld) and -v (%ld lines) do not add up to 2000",
+                 present, absent);
+    /* 2000 probes at p = 0.01: mean 20; 60 is beyond 8 standard deviations (a sanity bound,
+     * the FPR itself is tested in test_fpr.c). */
+    cr_assert_leq(present, 60, "%ld of 2000 absent keys reported present", present);
+}
+
+Test(cli, add_extends_a_filter_file) {
+    char *a = make_keys("a.txt", "a-", 300);
+    char *b = make_keys("b.txt", "b-", 300);
+    run_result r = RUN(NULL, "build", "-n", "1000", "-o", "f.bb", "a.txt");
+    expect_ok(&r, "build");
+    run_free(&r);
+    r = RUN(b, "add", "f.bb"); /* keys from stdin */
+    expect_ok(&r, "add");
+    run_free(&r);
+    cr_assert_eq(count_entries(".", ".tmp"), 0, "add left a temporary file");
+
+    r = RUN(NULL, "query", "-c", "f.bb", "a.txt", "b.txt");
+    expect_ok(&r, "query");
+    cr_assert_str_eq(r.out, "600\n");
+    run_free(&r);
+    expect_info("f.bb", "keys_added", "600");
+    expect_info("f.bb", "capacity", "1000");
+    free(a);
+    free(b);
+}
+
+Test(cli, streaming_build_over_several_chunks) {
+    /* More keys than one 64K chunk, with -n (streamed) and without (read whole). */
+    char *keys = make_keys("keys.txt", "", 70000);
+    run_result r = RUN(NULL, "build", "-n", "70000", "-o", "s.bb", "keys.txt");
+    expect_ok(&r, "build -n");
+    run_free(&r);
+    r = RUN(NULL, "build", "-o", "w.bb", "keys.txt");
+    expect_ok(&r, "build");
+    run_free(&r);
+    const char *files[] = {"s.bb", "w.bb"};
+    for (int i = 0; i < 2; i++) {
+        r = RUN(NULL, "query", "-c", "-v", files[i], "keys.txt");
+        expect_ok(&r, "query");
+        cr_assert_str_eq(r.out, "0\n", "%s misses keys", files[i]);
+        run_free(&r);
+        expect_info(files[i], "keys_added", "70000");
+        expect_info(files[i], "capacity", "70000");
+    }
+    free(keys);
+}
+
+/* ==== Key rules ============================================================================== */
+
+Test(cli, crlf_keys_are_stored_without_cr) {
+    build_from("f.bb", "alpha\r\nbeta\r\n");
+    expect_query("f.bb", "alpha\nbeta\n", "alpha\nbeta\n");
+    expect_query("f.bb", "beta\r\n", "beta\n"); /* printed without its CR */
+}
+
+Test(cli, missing_final_newline_still_gives_the_last_key) {
+    build_from("f.bb", "one\ntwo");
+    expect_info("f.bb", "keys_added", "2");
+    expect_query("f.bb", "two", "two\n");
+}
+
+Test(cli, empty_lines_are_the_empty_key) {
+    build_from("f.bb", "a\n\nb\n");
+    expect_info("f.bb", "keys_added", "3");
+    expect_query("f.bb", "\n", "\n");
+}
+
+Test(cli, nul_bytes_are_part_of_a_line) {
+    static const char key[] = "x\0y\n"; /* one 3-byte key */
+    run_result r = run_io(key, 4, NULL, ARGS("build", "-o", "f.bb"));
+    expect_ok(&r, "build");
+    run_free(&r);
+    expect_info("f.bb", "keys_added", "1");
+    r = run_io(key, 4, NULL, ARGS("query", "f.bb"));
+    expect_ok(&r, "query");
+    cr_assert_eq(r.out_len, 4);
+    cr_assert(memcmp(r.out, key, 4) == 0, "the key with a NUL byte is not printed back whole");
+    run_free(&r);
+}
+
+Test(cli, null_mode_splits_on_nul_and_keeps_newlines) {
+    static const char keys[] = "a\nb\0c\r\0last"; /* "a\nb", "c\r", "last" */
+    run_result r = run_io(keys, sizeof keys - 1, NULL, ARGS("build", "-0", "-o", "f.bb"));
+    expect_ok(&r, "build -0");
+    run_free(&r);
+    expect_info("f.bb", "keys_added", "3");
+    r = run_io(keys, sizeof keys - 1, NULL, ARGS("query", "-0", "f.bb"));
+    expect_ok(&r, "query -0");
+    static const char expected[] = "a\nb\0c\r\0last\0";
+    cr_assert_eq(r.out_len, sizeof expected - 1);
+    cr_assert(memcmp(r.out, expected, sizeof expected - 1) == 0, "query -0 output differs");
+    run_free(&r);
+}
+
+Test(cli, stdin_is_read_without_files_and_for_dash) {
+    write_text("more.txt", "file-key\n");
+    run_result r = RUN("stdin-key\n", "build", "-o", "f.bb", "more.txt", "-");
+    expect_ok(&r, "build FILE -");
+    run_free(&r);
+    expect_query("f.bb", "stdin-key\nfile-key\n", "stdin-key\nfile-key\n");
+}
+
+Test(cli, long_keys) {
+    size_t len = 200000;
+    char *key = malloc(len + 2);
+    cr_assert_not_null(key);
+    for (size_t i = 0; i < len; i++) key[i] = (char)('a' + i % 26);
+    key[len] = '\n';
+    key[len + 1] = '\0';
+    build_from("f.bb", key);
+    expect_query("f.bb", key, key);
+    free(key);
+}
+
+Test(cli, zero_keys_give_a_capacity_one_filter_that_matches_nothing) {
+    build_from("f.bb", "");
+    jfield fs[32];
+    size_t n = info_json("f.bb", fs, 32);
+    static const char *const want[][2] = {
+        {"capacity", "1"}, {"keys_added", "0"}, {"bits_set", "0"}};
+    json_expect_all(fs, n, want, sizeof want / sizeof *want);
+    expect_query("f.bb", "a\nb\n\n", ""); /* nothing printed is still exit 0 */
+}
+
+/* ==== info ==================================================================================== */
+
+Test(cli, info_json_classic_fields) {
+    /* Classic, n = 10^6, p = 0.01: m = ceil(10^6 * ln 100 / (ln 2)^2) = 9585059 bits
+     * (1198133 bytes), k = round((m / n) ln 2) = round(6.644) = 7. */
+    run_result r = RUN("k1\nk2\nk3\n", "build", "--kind", "classic", "-n", "1000000", "-p", "0.01",
+                       "--seed", "0x2a", "-o", "c.bb");
+    expect_ok(&r, "build");
+    run_free(&r);
+    jfield fs[32];
+    size_t n = info_json("c.bb", fs, 32);
+    static const char *const names[] = {
+        "kind", "bits", "bytes", "k", "blocks", "capacity", "fpr_target", "keys_added",
+        "fill_ratio", "fpr_estimate", "cardinality_estimate", "seed", "seed_hex",
+        "format_version", "bits_set", "bits_per_key", "isa"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) json_get(fs, n, names[i]);
+    static const char *const want[][2] = {
+        {"kind", "\"classic\""}, {"bits", "9585059"},   {"bytes", "1198133"},
+        {"k", "7"},              {"blocks", "0"},       {"capacity", "1000000"},
+        {"keys_added", "3"},     {"seed", "42"},        {"seed_hex", "\"0x000000000000002a\""},
+        {"format_version", "1"}, {"fpr_target", "0.01"}};
+    json_expect_all(fs, n, want, sizeof want / sizeof *want);
+    /* 3 keys x 7 probes set at most 21 bits and, with 21 probes spread over 9.6M bits, all
+     * but never fewer than one key's 7 (fixed keys and seed: the count is reproducible). */
+    double set = json_double(fs, n, "bits_set");
+    cr_assert(set >= 7 && set <= 21, "bits_set %g", set);
+    cr_assert_float_eq(json_double(fs, n, "fill_ratio"), set / 9585059.0, 1e-15);
+    cr_assert_float_eq(json_double(fs, n, "bits_per_key"), 9.585059, 1e-12);
+}
+
+Test(cli, info_blocked_geometry_and_text_form) {
+    /* --bits-per-key 10 for 1000 keys: 10000 bits, rounded up to whole 512-bit blocks:
+     * 20 blocks = 10240 bits. --hashes fixes k. */
+    run_result r = RUN("x\n", "build", "-n", "1000", "--bits-per-key", "10", "--hashes", "5",
+                       "-o", "b.bb");
+    expect_ok(&r, "build");
+    run_free(&r);
+    jfield fs[32];
+    size_t n = info_json("b.bb", fs, 32);
+    static const char *const want[][2] = {{"kind", "\"blocked\""}, {"bits", "10240"},
+                                          {"blocks", "20"},          {"bytes", "1280"},
+                                          {"k", "5"},                {"seed", "0"}};
+    json_expect_all(fs, n, want, sizeof want / sizeof *want);
+
+    r = RUN(NULL, "info", "b.bb");
+    expect_ok(&r, "info");
+    cr_assert(strstr(r.out, "kind: blocked\n"), "text form: %s", r.out);
+    cr_assert(strstr(r.out, "bits: 10240\n"), "text form: %s", r.out);
+    cr_assert(strstr(r.out, "k: 5\n"), "text form: %s", r.out);
+    run_free(&r);
+}
+
+/* ==== Errors ================================================================================== */
+
+Test(cli, bad_usage_exits_2_with_a_message) {
+    build_from("f.bb", "a\n");
+    static const char *const cases[][8] = {
+        {"build", "--bogus", "-o", "x.bb"},
+        {"build", "-o", "x.bb", "-p", "2"},
+        {"build", "-o", "x.bb", "-p", "0"},
+        {"build", "-o", "x.bb", "-p", "nan"},
+        {"build", "-o", "x.bb", "-n", "abc"},
+        {"build", "-o", "x.bb", "-n", "0"},
+        {"build", "-o", "x.bb", "-n", "-5"},
+        {"build", "-o", "x.bb", "-n", "12x"},
+        {"build", "-o", "x.bb", "--hashes", "17"},
+        {"build", "-o", "x.bb", "--hashes", "0"},
+        {"build", "-o", "x.bb", "--seed", "-1"},
+        {"build", "-o", "x.bb", "-p", "0.1", "--bits-per-key", "8"},
+        {"build", "-o", "x.bb", "--kind", "quantum"},
+        {"build", "-o", "x.bb", "--bits-per-key", "-3"},
+        {"build"},           /* no -o */
+        {"build", "-o"},     /* -o without its argument */
+        {"query"},           /* no FILTER */
+        {"query", "-x", "f.bb"},
+        {"add"},
+        {"info"},
+        {"info", "f.bb", "f.bb"},
+        {"frobnicate"},
+        {"--bogus"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const char *const *c = cases[i];
+        run_result r = run_io("", 0, NULL, c);
+        char what[128];
+        snprintf(what, sizeof what, "case %zu (%s %s ...)", i, c[0], c[1] ? c[1] : "");
+        expect_fail(&r, 2, what);
+        cr_assert_str_eq(r.out, "", "%s wrote to stdout", what);
+        run_free(&r);
+    }
+    cr_assert(!exists("x.bb"), "a usage error created the output file");
+    /* No arguments at all. */
+    run_result r = run_io("", 0, NULL, (const char *const[]){NULL});
+    expect_fail(&r, 2, "no arguments");
+    run_free(&r);
+}
+
+Test(cli, missing_input_file_exits_1) {
+    run_result r = RUN(NULL, "build", "-o", "f.bb", "no-such-file.txt");
+    expect_fail(&r, 1, "build from a missing file");
+    cr_assert(strstr(r.err, "no-such-file.txt"), "message lacks the file name: %s", r.err);
+    cr_assert(strstr(r.err, "No such file"), "message lacks strerror: %s", r.err);
+    run_free(&r);
+    cr_assert(!exists("f.bb"), "a failed build created its output");
+
+    build_from("f.bb", "a\n");
+    r = RUN(NULL, "query", "f.bb", "no-such-file.txt");
+    expect_fail(&r, 1, "query a missing file");
+    run_free(&r);
+    r = RUN(NULL, "query", "no-such-filter.bb");
+    expect_fail(&r, 1, "query a missing filter");
+    cr_assert(strstr(r.err, "no-such-filter.bb"), "message lacks the file name: %s", r.err);
+    run_free(&r);
+    r = RUN(NULL, "info", "no-such-filter.bb");
+    expect_fail(&r, 1, "info of a missing filter");
+    run_free(&r);
+}
+
+Test(cli, unwritable_output_exits_1_and_creates_nothing) {
+    run_result r = RUN("a\n", "build", "-o", "/nonexistent-dir/x.bb");
+    expect_fail(&r, 1, "build into a missing directory");
+    run_free(&r);
+    cr_assert(!exists("/nonexistent-dir"));
+
+    cr_assert_eq(mkdir("sub", 0755), 0);
+    r = RUN("a\n", "build", "-o", "sub");
+    expect_fail(&r, 1, "build onto a directory");
+    run_free(&r);
+    struct stat st;
+    cr_assert_eq(stat("sub", &st), 0);
+    cr_assert(S_ISDIR(st.st_mode), "the directory was replaced");
+    cr_assert_eq(count_entries("sub", NULL), 0, "files were left inside the directory");
+    cr_assert_eq(count_entries(".", ".tmp"), 0, "a temporary file was left behind");
+}
+
+Test(cli, corrupt_filter_exits_1_and_add_leaves_it_alone) {
+    char *keys = make_keys("keys.txt", "k", 100);
+    build_from("f.bb", keys);
+    size_t len;
+    char *bytes = read_bytes("f.bb", &len);
+    cr_assert_gt(len, 64);
+    bytes[len - 10] ^= 0x5a; /* flip bits in the payload */
+    write_bytes("bad.bb", bytes, len);
+    const char *const cmds[][4] = {{"info", "bad.bb"}, {"query", "bad.bb", "keys.txt"},
+                                   {"add", "bad.bb", "keys.txt"}};
+    for (size_t i = 0; i < 3; i++) {
+        run_result r = run_io("", 0, NULL, cmds[i]);
+        expect_fail(&r, 1, cmds[i][0]);
+        cr_assert(strstr(r.err, "bad.bb"), "message lacks the file name: %s", r.err);
+        cr_assert_str_eq(r.out, "");
+        run_free(&r);
+    }
+    size_t len2;
+    char *after = read_bytes("bad.bb", &len2);
+    cr_assert(len2 == len && memcmp(after, bytes, len) == 0, "add changed the corrupt file");
+
+    write_text("text.bb", "this is not a filter\n");
+    run_result r = RUN(NULL, "info", "text.bb");
+    expect_fail(&r, 1, "info of a text file");
+    run_free(&r);
+    write_text("empty.bb", "");
+    r = RUN(NULL, "query", "empty.bb");
+    expect_fail(&r, 1, "query with an empty filter file");
+    run_free(&r);
+    free(after);
+    free(bytes);
+    free(keys);
+}
+
+Test(cli, write_error_on_stdout_exits_1) {
+    free(make_keys("keys.txt", "k", 100));
+    build_from("f.bb", "k1\n");
+    const char *const cmds[][5] = {{"query", "f.bb", "keys.txt"},
+                                   {"query", "-c", "f.bb", "keys.txt"},
+                                   {"info", "--json", "f.bb"},
+                                   {"--help"}};
+    for (size_t i = 0; i < 4; i++) {
+        run_result r = run_io("", 0, "/dev/full", cmds[i]);
+        expect_fail(&r, 1, cmds[i][0]);
+        cr_assert(strstr(r.err, "write error"), "no write error reported: %s", r.err);
+        run_free(&r);
+    }
+}
+
+Test(cli, unknown_bb_isa_warns_but_works) {
+    build_from("f.bb", "a\n");
+    cr_assert_eq(setenv("BB_ISA", "bogus", 1), 0);
+    run_result r = RUN("a\n", "query", "f.bb");
+    expect_ok(&r, "query with BB_ISA=bogus");
+    cr_assert_str_eq(r.out, "a\n");
+    cr_assert(strstr(r.err, "blockbloom: BB_ISA=bogus not available, using "),
+              "no warning: %s", r.err);
+    run_free(&r);
+    cr_assert_eq(setenv("BB_ISA", "scalar", 1), 0);
+    r = RUN(NULL, "info", "--json", "f.bb");
+    expect_ok(&r, "info with BB_ISA=scalar");
+    cr_assert_str_eq(r.err, "", "unexpected message: %s", r.err);
+    cr_assert(strstr(r.out, "\"isa\":\"scalar\""), "BB_ISA=scalar not used: %s", r.out);
+    run_free(&r);
+}
+
+/* ==== Help and version ======================================================================== */
+
+Test(cli, help_for_every_command_exits_0_on_stdout) {
+    static const char *const cases[][3] = {
+        {"--help"}, {"-h"}, {"help"}, {"build", "--help"}, {"add", "--help"},
+        {"query", "--help"}, {"info", "--help"}, {"demo", "--help"}, {"help", "query"},
+        {"build", "-h"}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        run_result r = run_io("", 0, NULL, cases[i]);
+        char what[64];
+        snprintf(what, sizeof what, "%s %s", cases[i][0], cases[i][1] ? cases[i][1] : "");
+        expect_ok(&r, what);
+        cr_assert(strstr(r.out, "Usage: blockbloom"), "%s: no usage on stdout: %s", what, r.out);
+        cr_assert_str_eq(r.err, "", "%s wrote to stderr", what);
+        run_free(&r);
+    }
+    run_result r = RUN(NULL, "--version");
+    expect_ok(&r, "--version");
+    cr_assert(strncmp(r.out, "blockbloom ", 11) == 0, "version: %s", r.out);
+    run_free(&r);
+}

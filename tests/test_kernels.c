@@ -1,0 +1,297 @@
+/*
+ * test_kernels.c - every SIMD kernel against the specification, and golden vectors.
+ *
+ * For each available kernel (scalar, avx2, avx512, neon; the one a CPU lacks is reported and
+ * skipped) and every k in 1..16 over several block counts (one block, odd counts), a filter
+ * is built and compared with a bit array that the test derives itself from the documented
+ * probe scheme (testutil.h): its serialized payload must be byte-identical, and every query
+ * path (bb_contains, bb_contains_hash, all five batch shapes, at every batch length 0..70)
+ * must give the answers the derived bit array gives. Golden vectors pin XXH3-64 to the
+ * values published by xxHash, and the payload of two small filters to literal checksums, so a
+ * change of hash, probe scheme or layout cannot go unnoticed even if all kernels agree.
+ */
+#include "testutil.h"
+
+#define SEED 42u
+#define MAX_PROBES 8000u
+#define MAX_BATCH 70u
+
+/* ---- Filter bytes through the public API ---------------------------------------------------
+ * The format (docs/FORMAT.md) is a header followed by the payload exactly as in memory, so
+ * the payload is the last payload_bytes bytes of bb_serialize's output. */
+static uint8_t *serialize(const bb_filter *f, size_t *len) {
+    uint64_t size = 0;
+    cr_assert_eq(bb_serialized_size(f, &size), BB_OK);
+    uint8_t *buf = malloc((size_t)size);
+    cr_assert_not_null(buf);
+    size_t written = 0;
+    cr_assert_eq(bb_serialize(f, buf, (size_t)size, &written), BB_OK);
+    cr_assert_eq(written, size);
+    *len = written;
+    return buf;
+}
+
+static void assert_payload(const bb_filter *f, const uint8_t *want, size_t want_len,
+                           const char *what) {
+    size_t len;
+    uint8_t *buf = serialize(f, &len);
+    cr_assert(len > want_len, "%s: serialized %zu bytes, payload alone is %zu", what, len,
+              want_len);
+    const uint8_t *payload = buf + (len - want_len);
+    for (size_t i = 0; i < want_len; i++)
+        cr_assert_eq(payload[i], want[i], "%s: payload byte %zu is 0x%02x, spec says 0x%02x",
+                     what, i, payload[i], want[i]);
+    free(buf);
+}
+
+static uint64_t popcount(const uint8_t *b, size_t n) {
+    uint64_t c = 0;
+    for (size_t i = 0; i < n; i++) c += (uint64_t)__builtin_popcount(b[i]);
+    return c;
+}
+
+/* ---- One geometry under one kernel ----------------------------------------------------------
+ * Probe keys: a sample of the inserted keys (tag 1) and as many absent ones (tag 2), laid out
+ * in every batch shape at once: packed 16-byte keys (fixed, Arrow offsets, pointers) and
+ * hashes. */
+typedef struct probes {
+    size_t n;
+    uint8_t *keys;            /* n x 16 bytes */
+    const void **ptrs;
+    size_t *lens;
+    int32_t *off32;           /* n + 1 */
+    int64_t *off64;
+    uint64_t *hashes;
+    uint8_t *want;            /* answers of the derived bit array */
+    size_t want_hits;
+} probes;
+
+static void probes_init(probes *p, size_t n_in, size_t n_out, uint64_t seed) {
+    p->n = n_in + n_out;
+    p->keys = malloc(p->n * TU_KEY_BYTES);
+    p->ptrs = malloc(p->n * sizeof *p->ptrs);
+    p->lens = malloc(p->n * sizeof *p->lens);
+    p->off32 = malloc((p->n + 1) * sizeof *p->off32);
+    p->off64 = malloc((p->n + 1) * sizeof *p->off64);
+    p->hashes = malloc(p->n * sizeof *p->hashes);
+    p->want = malloc(p->n);
+    cr_assert(p->keys && p->ptrs && p->lens && p->off32 && p->off64 && p->hashes && p->want);
+    bb_filter *h = NULL; /* only for bb_hash with this seed */
+    cr_assert_eq(bb_create(&h, &(bb_config){.bits = 512, .k = 1, .seed = seed}), BB_OK);
+    for (size_t i = 0; i < p->n; i++) {
+        uint8_t *k = p->keys + i * TU_KEY_BYTES;
+        tu_key(k, i < n_in ? 1 : 2, i < n_in ? i : i - n_in);
+        p->ptrs[i] = k;
+        p->lens[i] = TU_KEY_BYTES;
+        p->off32[i] = (int32_t)(i * TU_KEY_BYTES);
+        p->off64[i] = (int64_t)(i * TU_KEY_BYTES);
+        p->hashes[i] = bb_hash(h, k, TU_KEY_BYTES);
+    }
+    p->off32[p->n] = (int32_t)(p->n * TU_KEY_BYTES);
+    p->off64[p->n] = (int64_t)(p->n * TU_KEY_BYTES);
+    bb_free(h);
+}
+
+static void probes_free(probes *p) {
+    free(p->keys); free(p->ptrs); free(p->lens); free(p->off32); free(p->off64);
+    free(p->hashes); free(p->want);
+}
+
+enum shape { SHAPE_PTRS, SHAPE_ARROW32, SHAPE_ARROW64, SHAPE_FIXED, SHAPE_HASHES, N_SHAPES };
+static const char *const shape_names[N_SHAPES] = {"batch", "arrow32", "arrow64", "fixed",
+                                                  "hashes"};
+
+/* Query probes [first, first + n) through one batch shape. */
+static bb_status query(const bb_filter *f, const probes *p, enum shape s, size_t first,
+                       size_t n, uint8_t *out, size_t *hits) {
+    switch (s) {
+    case SHAPE_PTRS: return bb_contains_batch(f, p->ptrs + first, p->lens + first, n, out, hits);
+    case SHAPE_ARROW32: return bb_contains_arrow32(f, p->keys, p->off32 + first, n, out, hits);
+    case SHAPE_ARROW64: return bb_contains_arrow64(f, p->keys, p->off64 + first, n, out, hits);
+    case SHAPE_FIXED:
+        return bb_contains_fixed(f, p->keys + first * TU_KEY_BYTES, TU_KEY_BYTES, 0, n, out, hits);
+    case SHAPE_HASHES: return bb_contains_hashes(f, p->hashes + first, n, out, hits);
+    default: break;
+    }
+    return BB_E_INVAL;
+}
+
+static void check_batch(const bb_filter *f, const probes *p, enum shape s, size_t first,
+                        size_t n, const char *what) {
+    uint8_t *out = malloc(n + 1);
+    cr_assert_not_null(out);
+    memset(out, 0xEE, n + 1);
+    size_t hits = (size_t)-1, want_hits = 0;
+    cr_assert_eq(query(f, p, s, first, n, out, &hits), BB_OK, "%s %s", what, shape_names[s]);
+    for (size_t i = 0; i < n; i++) {
+        cr_assert_eq(out[i], p->want[first + i], "%s: %s[%zu..+%zu] answer %zu is %u, spec %u",
+                     what, shape_names[s], first, n, i, out[i], p->want[first + i]);
+        want_hits += p->want[first + i];
+    }
+    cr_assert_eq(out[n], 0xEE, "%s: %s of length %zu wrote past its end", what, shape_names[s], n);
+    cr_assert_eq(hits, want_hits, "%s: %s n_present %zu, expected %zu", what, shape_names[s],
+                 hits, want_hits);
+    free(out);
+}
+
+static void check_geometry(uint64_t blocks, unsigned k, const probes *p, size_t n_in,
+                           const uint8_t *ref, const char *kernel) {
+    char what[96];
+    snprintf(what, sizeof what, "%s, %llu blocks, k=%u", kernel, (unsigned long long)blocks, k);
+    bb_filter *f = NULL;
+    cr_assert_eq(bb_create(&f, &(bb_config){.bits = blocks * 512, .k = k, .seed = SEED}), BB_OK);
+    /* Insert the n_in keys of set 1: the first half by the kernel's batch add, the rest one
+     * at a time (bb_add). The probes hold a prefix of them and absent keys of set 2. */
+    uint8_t *in = tu_keys(1, n_in);
+    cr_assert_eq(bb_add_fixed(f, in, TU_KEY_BYTES, 0, n_in / 2), BB_OK);
+    for (size_t i = n_in / 2; i < n_in; i++)
+        cr_assert_eq(bb_add(f, in + i * TU_KEY_BYTES, TU_KEY_BYTES), BB_OK);
+    free(in);
+    assert_payload(f, ref, blocks * 64, what);
+    for (size_t i = 0; i < p->n; i++) {
+        bool a = bb_contains(f, p->keys + i * TU_KEY_BYTES, TU_KEY_BYTES);
+        bool b = bb_contains_hash(f, p->hashes[i]);
+        cr_assert_eq(a, p->want[i], "%s: bb_contains probe %zu answered %d, spec %d", what, i,
+                     a, p->want[i]);
+        cr_assert_eq(b, p->want[i], "%s: bb_contains_hash probe %zu answered %d, spec %d", what,
+                     i, b, p->want[i]);
+    }
+    for (int s = 0; s < N_SHAPES; s++) {
+        check_batch(f, p, (enum shape)s, 0, p->n, what);
+        for (size_t len = 0; len <= MAX_BATCH; len++) /* windows at varying offsets */
+            check_batch(f, p, (enum shape)s, (len * 37) % (p->n - len + 1), len, what);
+    }
+    bb_free(f);
+}
+
+/* Blocks: one, a few odd counts, and a larger odd count; ~10 bits per key (fill ~50% at k=7)
+ * so both answers occur often. k runs over 1..16 for each. */
+static void check_blocks(uint64_t blocks) {
+    size_t n_in = (size_t)(blocks * 512 / 10);
+    size_t n_probe_in = n_in < MAX_PROBES / 2 ? n_in : MAX_PROBES / 2;
+    probes p;
+    probes_init(&p, n_probe_in, MAX_PROBES / 2, SEED);
+    uint8_t *in = tu_keys(1, n_in);
+    uint64_t *in_h = malloc(n_in * sizeof *in_h);
+    uint8_t *ref = malloc(blocks * 64);
+    cr_assert(in_h && ref);
+    {
+        bb_filter *h = NULL;
+        cr_assert_eq(bb_create(&h, &(bb_config){.bits = 512, .k = 1, .seed = SEED}), BB_OK);
+        for (size_t i = 0; i < n_in; i++) in_h[i] = bb_hash(h, in + i * TU_KEY_BYTES, TU_KEY_BYTES);
+        bb_free(h);
+    }
+    for (unsigned k = 1; k <= BB_MAX_K; k++) {
+        memset(ref, 0, blocks * 64);
+        for (size_t i = 0; i < n_in; i++) tu_ref_add(ref, BB_BLOCKED, blocks * 512, k, in_h[i]);
+        p.want_hits = 0;
+        for (size_t i = 0; i < p.n; i++) {
+            p.want[i] = tu_ref_contains(ref, BB_BLOCKED, blocks * 512, k, p.hashes[i]);
+            p.want_hits += p.want[i];
+        }
+        cr_assert(p.want_hits >= n_probe_in && p.want_hits < p.n, "degenerate probe set");
+        unsigned ran = 0;
+        for (size_t i = 0; i < TU_N_ISAS; i++) {
+            if (!tu_use_isa(tu_isas[i])) continue;
+            check_geometry(blocks, k, &p, n_in, ref, bb_isa_to_string(tu_isas[i]));
+            ran++;
+        }
+        cr_assert(ran >= 2, "only %u kernels ran", ran);
+    }
+    free(in);
+    free(in_h);
+    free(ref);
+    probes_free(&p);
+}
+
+Test(kernels, one_block) { check_blocks(1); }
+Test(kernels, three_blocks) { check_blocks(3); }
+Test(kernels, seven_blocks) { check_blocks(7); }
+Test(kernels, blocks_1001) { check_blocks(1001); }
+
+/* ---- Golden vectors: XXH3-64 --------------------------------------------------------------
+ * From xxHash's own self-test, XSUM_sanityCheck() in cli/xsum_sanity_check.c (xxHash 0.8;
+ * the same values sit in every port's tests): the input is the first `len` bytes of a buffer
+ * filled by  gen = 2654435761 (PRIME32); byte i = gen >> 56; gen *= PRIME64  (mod 2^64), and
+ * the seed is 0 or PRIME64 = 11400714785074694797. The lengths cover each XXH3 code path. */
+#define PRIME64 UINT64_C(11400714785074694797)
+
+Test(kernels, golden_xxh3_published_vectors) {
+    static const struct { size_t len; uint64_t seed, want; } v[] = {
+        {0, 0, UINT64_C(0x2D06800538D394C2)},      {0, PRIME64, UINT64_C(0xA8A6B918B2F0364A)},
+        {1, 0, UINT64_C(0xC44BDFF4074EECDB)},      {1, PRIME64, UINT64_C(0x032BE332DD766EF8)},
+        {6, 0, UINT64_C(0x27B56A84CD2D7325)},      {6, PRIME64, UINT64_C(0x84589C116AB59AB9)},
+        {12, 0, UINT64_C(0xA713DAF0DFBB77E7)},     {12, PRIME64, UINT64_C(0xE7303E1B2336DE0E)},
+        {24, 0, UINT64_C(0xA3FE70BF9D3510EB)},     {24, PRIME64, UINT64_C(0x850E80FC35BDD690)},
+        {48, 0, UINT64_C(0x397DA259ECBA1F11)},     {48, PRIME64, UINT64_C(0xADC2CBAA44ACC616)},
+        {80, 0, UINT64_C(0xBCDEFBBB2C47C90A)},     {80, PRIME64, UINT64_C(0xC6DD0CB699532E73)},
+        {195, 0, UINT64_C(0xCD94217EE362EC3A)},    {195, PRIME64, UINT64_C(0xBA68003D370CB3D9)},
+        {403, 0, UINT64_C(0xCDEB804D65C6DEA4)},    {403, PRIME64, UINT64_C(0x6259F6ECFD6443FD)},
+        {512, 0, UINT64_C(0x617E49599013CB6B)},    {512, PRIME64, UINT64_C(0x3CE457DE14C27708)},
+        {2048, 0, UINT64_C(0xDD59E2C3A5F038E0)},   {2048, PRIME64, UINT64_C(0x66F81670669ABABC)},
+        {2240, 0, UINT64_C(0x6E73A90539CF2948)},   {2240, PRIME64, UINT64_C(0x757BA8487D1B5247)},
+        {2367, 0, UINT64_C(0xCB37AEB9E5D361ED)},   {2367, PRIME64, UINT64_C(0xD2DB3415B942B42A)},
+    };
+    static uint8_t buf[2367];
+    uint64_t gen = 2654435761u;
+    for (size_t i = 0; i < sizeof buf; i++) {
+        buf[i] = (uint8_t)(gen >> 56);
+        gen *= PRIME64;
+    }
+    bb_filter *f[2] = {NULL, NULL};
+    cr_assert_eq(bb_create(&f[0], &(bb_config){.bits = 512, .k = 1, .seed = 0}), BB_OK);
+    cr_assert_eq(bb_create(&f[1], &(bb_config){.bits = 512, .k = 1, .seed = PRIME64}), BB_OK);
+    for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
+        uint64_t got = bb_hash(f[v[i].seed != 0], v[i].len ? buf : NULL, v[i].len);
+        cr_assert_eq(got, v[i].want, "XXH3(len %zu, seed %llu) = 0x%016llx, published 0x%016llx",
+                     v[i].len, (unsigned long long)v[i].seed, (unsigned long long)got,
+                     (unsigned long long)v[i].want);
+    }
+    bb_free(f[0]);
+    bb_free(f[1]);
+}
+
+/* ---- Golden vectors: filter bytes ------------------------------------------------------------
+ * Keys "k0" .. "k99", seed 0. The expected payload is re-derived here from the spec
+ * (testutil.h) and compared byte for byte under every kernel; its XXH3-64 (seed 0) is pinned
+ * as a literal, computed once from that derived payload, so the probe scheme, the layout and
+ * the hash cannot drift together unnoticed. Blocked: 4 blocks, k = 7. Classic: 1001 bits
+ * (the last byte has 7 unused bits, which must stay zero), k = 7. */
+#define GOLDEN_BLOCKED_XXH3 UINT64_C(0x59939081C2981F9E)
+#define GOLDEN_CLASSIC_XXH3 UINT64_C(0x0C956FF0F794D569)
+
+static void golden(bb_kind kind, uint64_t bits, uint64_t want_sum, bool every_kernel) {
+    bb_filter *f = NULL, *h = NULL;
+    cr_assert_eq(bb_create(&h, &(bb_config){.bits = 512, .k = 1, .seed = 0}), BB_OK);
+    size_t bytes = (size_t)((bits + 7) / 8);
+    uint8_t *ref = calloc(bytes, 1);
+    cr_assert_not_null(ref);
+    char key[8];
+    for (int i = 0; i < 100; i++) {
+        int len = snprintf(key, sizeof key, "k%d", i);
+        tu_ref_add(ref, kind, bits, 7, bb_hash(h, key, (size_t)len));
+    }
+    uint64_t sum = bb_hash(h, ref, bytes);
+    cr_assert_eq(sum, want_sum, "%s golden payload: XXH3 0x%016llx, pinned 0x%016llx",
+                 bb_kind_name(kind), (unsigned long long)sum, (unsigned long long)want_sum);
+    /* The classic filter has no kernels: it is built once. */
+    for (size_t i = 0; i < (every_kernel ? TU_N_ISAS : 1); i++) {
+        if (every_kernel && !tu_use_isa(tu_isas[i])) continue;
+        cr_assert_eq(bb_create(&f, &(bb_config){.kind = kind, .bits = bits, .k = 7}), BB_OK);
+        for (int j = 0; j < 100; j++) {
+            int len = snprintf(key, sizeof key, "k%d", j);
+            cr_assert_eq(bb_add(f, key, (size_t)len), BB_OK);
+        }
+        bb_info info;
+        cr_assert_eq(bb_get_info(f, &info), BB_OK);
+        cr_assert_eq(info.bits_set, popcount(ref, bytes), "bits_set %llu, spec %llu",
+                     (unsigned long long)info.bits_set, (unsigned long long)popcount(ref, bytes));
+        assert_payload(f, ref, bytes, bb_kind_name(kind));
+        bb_free(f);
+    }
+    free(ref);
+    bb_free(h);
+}
+
+Test(kernels, golden_blocked_payload) { golden(BB_BLOCKED, 4 * 512, GOLDEN_BLOCKED_XXH3, true); }
+Test(kernels, golden_classic_payload) { golden(BB_CLASSIC, 1001, GOLDEN_CLASSIC_XXH3, false); }

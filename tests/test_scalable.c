@@ -1,0 +1,298 @@
+/*
+ * test_scalable.c - the scalable Bloom filter (BB_SCALABLE, Almeida et al. 2007): a stack of
+ * blocked sub-filters. The expected sub-filter parameters come from the formulas of
+ * blockbloom.h (c_i = ceil(c_{i-1} * growth), p_i = p (1 - r) r^i), computed here; the main
+ * test is the issue's: initial capacity 100, p = 1%, expansion 2, 100,000 distinct keys, no
+ * false negative, FPR on a million absent keys at most 1%, keys_added rising across every
+ * growth step. Also: adds skip possibly-present keys, BB_NO_SCALE returns BB_E_FULL, batches
+ * match single adds, clone/clear, bad configurations, and save/load of every sub-filter.
+ */
+#include "testutil.h"
+
+#include <unistd.h>
+
+static bb_filter *make_scalable(uint64_t capacity, double fpr, double growth, double r,
+                                unsigned flags) {
+    bb_config cfg = {.kind = BB_SCALABLE, .capacity = capacity, .fpr = fpr, .growth = growth,
+                     .tightening = r, .flags = flags, .seed = 77};
+    bb_filter *f = NULL;
+    cr_assert_eq(bb_create(&f, &cfg), BB_OK);
+    return f;
+}
+
+static bb_info info_of(const bb_filter *f) {
+    bb_info in;
+    cr_assert_eq(bb_get_info(f, &in), BB_OK);
+    return in;
+}
+
+static bool add_key(bb_filter *f, uint64_t tag, uint64_t i, bb_status expect) {
+    uint8_t key[TU_KEY_BYTES];
+    tu_key(key, tag, i);
+    bb_status s = bb_add(f, key, sizeof key);
+    cr_assert_eq(s, expect, "add of key %llu: %s", (unsigned long long)i, bb_strerror(s));
+    return s == BB_OK;
+}
+
+/* The issue's test. Growth is watched at every key while the sub-filters are small and every
+ * 100 keys after that (info costs a pass over the filter). */
+Test(scalable, issue_scenario_100_keys_to_100000) {
+    enum { N = 100000, ABSENT = 1000000 };
+    bb_filter *f = make_scalable(100, 0.01, 2, 0, 0);
+    uint64_t subs = 1, last_keys = 0, growths = 0;
+    uint8_t *keys = tu_keys(20, N);
+    for (size_t i = 0; i < N; i++) {
+        cr_assert_eq(bb_add(f, keys + i * TU_KEY_BYTES, TU_KEY_BYTES), BB_OK);
+        if (i >= 2000 && i % 100 != 99) continue;
+        bb_info in = info_of(f);
+        cr_assert(in.keys_added >= last_keys, "keys_added fell from %llu to %llu",
+                  (unsigned long long)last_keys, (unsigned long long)in.keys_added);
+        if (in.subfilters != subs) {
+            cr_assert_eq(in.subfilters, subs + 1, "more than one growth step per check");
+            cr_assert(in.keys_added > last_keys, "keys_added did not rise across growth %llu",
+                      (unsigned long long)subs);
+            growths++;
+            subs = in.subfilters;
+        }
+        last_keys = in.keys_added;
+    }
+    size_t hits;
+    uint8_t *out = malloc(ABSENT);
+    cr_assert_eq(bb_contains_fixed(f, keys, TU_KEY_BYTES, 0, N, out, &hits), BB_OK);
+    cr_assert_eq(hits, N, "false negatives: %zu of %d found", hits, N);
+    free(keys);
+
+    bb_info in = info_of(f);
+    /* Adds of false positives are skipped, so keys_added is below N by about N * FPR. */
+    cr_assert(in.keys_added <= N && in.keys_added >= N - N / 100, "keys_added %llu",
+              (unsigned long long)in.keys_added);
+    /* Full sub-filters hold exactly their capacity 100 * 2^i; the newest holds the rest. */
+    uint64_t expect_subs = 1, held = 100;
+    while (held < in.keys_added) held += 100ull << expect_subs++;
+    cr_assert_eq(in.subfilters, expect_subs, "%llu sub-filters for %llu keys",
+                 (unsigned long long)in.subfilters, (unsigned long long)in.keys_added);
+    cr_assert_eq(growths, expect_subs - 1);
+    uint64_t sum = 0;
+    for (size_t i = 0; i < in.subfilters; i++) {
+        bb_info si;
+        cr_assert_eq(bb_subfilter_info(f, i, &si), BB_OK);
+        if (i + 1 < in.subfilters) cr_assert_eq(si.keys_added, si.capacity, "sub-filter %zu", i);
+        sum += si.keys_added;
+    }
+    cr_assert_eq(sum, in.keys_added);
+
+    uint8_t *absent = tu_keys(21, ABSENT);
+    cr_assert_eq(bb_contains_fixed(f, absent, TU_KEY_BYTES, 0, ABSENT, out, &hits), BB_OK);
+    double fpr = (double)hits / ABSENT;
+    cr_log_info("scalable: %llu sub-filters, measured FPR %.5f", (unsigned long long)in.subfilters, fpr);
+    cr_assert(fpr <= 0.01, "FPR %.5f above the 1%% target", fpr);
+    cr_assert(fpr >= 0.0025, "FPR %.5f implausibly low: is the filter sized at all?", fpr);
+    free(absent);
+    free(out);
+    bb_free(f);
+}
+
+/* c_i and p_i from the formulas, for the defaults and for other growth and tightening. */
+Test(scalable, sub_filter_parameters_follow_almeida) {
+    const double growth[] = {0, 3, 1.5}, r[] = {0, 0.8, 0.25};
+    for (int t = 0; t < 3; t++) {
+        bb_filter *f = make_scalable(50, 0.02, growth[t], r[t], 0);
+        for (uint64_t i = 0; i < 3000; i++) add_key(f, 22, i, BB_OK);
+        bb_info in = info_of(f);
+        double g = growth[t] ? growth[t] : 2.0, rr = r[t] ? r[t] : 0.5;
+        cr_assert_eq(in.growth, g);
+        cr_assert_eq(in.tightening, rr);
+        cr_assert(in.subfilters >= 3, "only %llu sub-filters", (unsigned long long)in.subfilters);
+        double cap = 50, p = 0.02 * (1 - rr), p_sum = 0;
+        uint64_t bits_sum = 0, cap_sum = 0;
+        for (size_t i = 0; i < in.subfilters; i++) {
+            bb_info si;
+            cr_assert_eq(bb_subfilter_info(f, i, &si), BB_OK);
+            cr_assert_eq(si.kind, BB_BLOCKED);
+            cr_assert_eq(si.capacity, (uint64_t)cap, "case %d sub %zu: capacity %llu, not %.0f", t,
+                         i, (unsigned long long)si.capacity, cap);
+            cr_assert(fabs(si.fpr_target - p) <= 1e-15, "case %d sub %zu: p %.3g, not %.3g", t,
+                      i, si.fpr_target, p);
+            uint64_t bits;
+            unsigned k;
+            cr_assert_eq(bb_size(BB_BLOCKED, si.capacity, si.fpr_target, &bits, &k), BB_OK);
+            cr_assert_eq(si.bits, bits);
+            cr_assert_eq(si.k, k);
+            p_sum += p;
+            bits_sum += si.bits;
+            cap_sum += si.capacity;
+            cap = ceil(cap * g);
+            p *= rr;
+        }
+        cr_assert(p_sum < 0.02, "union bound %.5f not below p", p_sum);
+        cr_assert_eq(in.bits, bits_sum);
+        cr_assert_eq(in.capacity, cap_sum);
+        cr_assert_eq(in.fpr_target, 0.02);
+        cr_assert_eq(bb_subfilter_info(f, in.subfilters, &in), BB_E_INVAL);
+        bb_free(f);
+    }
+}
+
+/* An add of a possibly-present key changes nothing: neither the count nor any bit. */
+Test(scalable, add_skips_possibly_present_keys) {
+    bb_filter *f = make_scalable(1000, 0.01, 0, 0, 0);
+    for (uint64_t i = 0; i < 500; i++) add_key(f, 23, i, BB_OK);
+    bb_info a = info_of(f);
+    for (uint64_t i = 0; i < 500; i++) add_key(f, 23, i, BB_OK);
+    bb_info b = info_of(f);
+    cr_assert_eq(a.keys_added, b.keys_added);
+    cr_assert_eq(a.bits_set, b.bits_set);
+    cr_assert(a.keys_added <= 500 && a.keys_added >= 490, "%llu", (unsigned long long)a.keys_added);
+    bb_free(f);
+}
+
+/* Non-scaling: exactly `capacity` distinct keys fit, then BB_E_FULL; present keys still
+ * return BB_OK; a batch stops at the first refused key with the keys before it added. */
+Test(scalable, no_scale_returns_full) {
+    bb_filter *f = make_scalable(100, 0.01, 0, 0, BB_NO_SCALE);
+    uint64_t i = 0;
+    for (; info_of(f).keys_added < 100; i++) {
+        uint8_t key[TU_KEY_BYTES];
+        tu_key(key, 24, i);
+        cr_assert_eq(bb_add(f, key, sizeof key), BB_OK);
+    }
+    add_key(f, 24, 0, BB_OK); /* present: nothing to add, not an error */
+    uint8_t key[TU_KEY_BYTES];
+    uint64_t j = 1000;
+    do tu_key(key, 25, j++); while (bb_contains(f, key, sizeof key));
+    cr_assert_eq(bb_add(f, key, sizeof key), BB_E_FULL);
+    bb_info in = info_of(f);
+    cr_assert_eq(in.keys_added, 100);
+    cr_assert_eq(in.subfilters, 1);
+    cr_assert_eq(in.flags, BB_NO_SCALE);
+    cr_assert_not(bb_contains(f, key, sizeof key), "a refused key must not be added");
+    uint8_t *batch = tu_keys(26, 10);
+    cr_assert_eq(bb_add_fixed(f, batch, TU_KEY_BYTES, 0, 10), BB_E_FULL);
+    free(batch);
+    bb_free(f);
+}
+
+/* Every batch shape adds and answers as the single-key calls do. */
+Test(scalable, batches_match_single_keys) {
+    enum { N = 3000 };
+    bb_filter *a = make_scalable(200, 0.01, 0, 0, 0), *b = make_scalable(200, 0.01, 0, 0, 0);
+    uint8_t *keys = tu_keys(27, N);
+    cr_assert_eq(bb_add_fixed(a, keys, TU_KEY_BYTES, 0, N), BB_OK);
+    for (size_t i = 0; i < N; i++) cr_assert_eq(bb_add(b, keys + i * TU_KEY_BYTES, TU_KEY_BYTES), BB_OK);
+    bb_info ia = info_of(a), ib = info_of(b);
+    cr_assert_eq(ia.keys_added, ib.keys_added);
+    cr_assert_eq(ia.subfilters, ib.subfilters);
+    cr_assert_eq(ia.bits_set, ib.bits_set);
+    uint8_t *probe = tu_keys(28, 20000), *out = malloc(20000);
+    size_t hits;
+    cr_assert_eq(bb_contains_fixed(a, probe, TU_KEY_BYTES, 0, 20000, out, &hits), BB_OK);
+    for (size_t i = 0; i < 20000; i++)
+        cr_assert_eq(out[i], bb_contains(b, probe + i * TU_KEY_BYTES, TU_KEY_BYTES));
+    uint64_t h[64];
+    for (size_t i = 0; i < 64; i++) h[i] = bb_hash(a, keys + i * TU_KEY_BYTES, TU_KEY_BYTES);
+    cr_assert_eq(bb_contains_hashes(a, h, 64, out, &hits), BB_OK);
+    cr_assert_eq(hits, 64);
+    free(probe);
+    free(out);
+    free(keys);
+    bb_free(a);
+    bb_free(b);
+}
+
+Test(scalable, clone_and_clear) {
+    bb_filter *f = make_scalable(100, 0.01, 0, 0, 0), *c = NULL;
+    for (uint64_t i = 0; i < 1000; i++) add_key(f, 29, i, BB_OK);
+    cr_assert_eq(bb_clone(&c, f), BB_OK);
+    bb_info a = info_of(f), b = info_of(c);
+    cr_assert_eq(a.subfilters, b.subfilters);
+    cr_assert_eq(a.keys_added, b.keys_added);
+    cr_assert_eq(a.bits_set, b.bits_set);
+    cr_assert_eq(bb_clear(c), BB_OK);
+    b = info_of(c);
+    cr_assert_eq(b.subfilters, 1);
+    cr_assert_eq(b.keys_added, 0);
+    cr_assert_eq(b.bits_set, 0);
+    cr_assert_eq(b.capacity, 100);
+    for (uint64_t i = 0; i < 1000; i++) add_key(c, 29, i, BB_OK);
+    b = info_of(c);
+    cr_assert_eq(a.bits_set, b.bits_set, "refilled after clear: same bits as the original");
+    cr_assert_str_eq(bb_kind_name(BB_SCALABLE), "scalable");
+    bb_free(c);
+    bb_free(f);
+}
+
+Test(scalable, bad_configurations) {
+    bb_filter *f = (bb_filter *)&f;
+    const bb_config bad[] = {
+        {.kind = BB_SCALABLE, .capacity = 100},                          /* no fpr */
+        {.kind = BB_SCALABLE, .fpr = 0.01},                              /* no capacity */
+        {.kind = BB_SCALABLE, .capacity = 100, .fpr = 0.01, .bits = 4096},
+        {.kind = BB_SCALABLE, .capacity = 100, .fpr = 0.01, .k = 3},
+        {.kind = BB_SCALABLE, .capacity = 100, .fpr = 0.01, .growth = 0.5},
+        {.kind = BB_SCALABLE, .capacity = 100, .fpr = 0.01, .growth = NAN},
+        {.kind = BB_SCALABLE, .capacity = 100, .fpr = 0.01, .tightening = 1.0},
+        {.kind = BB_SCALABLE, .capacity = 100, .fpr = 0.01, .tightening = -0.5},
+        {.kind = BB_SCALABLE, .capacity = 100, .fpr = 0.01, .flags = 2},
+        {.kind = BB_BLOCKED, .capacity = 100, .fpr = 0.01, .flags = BB_NO_SCALE},
+        {.kind = BB_CLASSIC, .capacity = 100, .fpr = 0.01, .tightening = 0.5},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        cr_assert_eq(bb_create(&f, &bad[i]), BB_E_INVAL, "config %zu accepted", i);
+        cr_assert_null(f);
+    }
+    double m;
+    cr_assert_eq(bb_fpr_model(BB_SCALABLE, 10, 512, 3, &m), BB_E_INVAL);
+}
+
+/* Save and load keep every sub-filter: parameters, bits, counts and answers. */
+Test(scalable, save_load_keeps_every_sub_filter) {
+    bb_filter *f = make_scalable(100, 0.01, 0, 0, 0), *g = NULL;
+    for (uint64_t i = 0; i < 5000; i++) add_key(f, 30, i, BB_OK);
+    char path[] = "/tmp/bb_scalable_XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert(fd >= 0);
+    close(fd);
+    cr_assert_eq(bb_save(f, path), BB_OK);
+    cr_assert_eq(bb_load(&g, path), BB_OK);
+    unlink(path);
+    bb_info a = info_of(f), b = info_of(g);
+    cr_assert_eq(b.kind, BB_SCALABLE);
+    cr_assert_eq(a.subfilters, b.subfilters);
+    cr_assert(a.subfilters >= 5);
+    cr_assert_eq(a.keys_added, b.keys_added);
+    cr_assert_eq(a.growth, b.growth);
+    cr_assert_eq(a.tightening, b.tightening);
+    cr_assert_eq(a.fpr_target, b.fpr_target);
+    for (size_t i = 0; i < a.subfilters; i++) {
+        bb_info sa, sb;
+        cr_assert_eq(bb_subfilter_info(f, i, &sa), BB_OK);
+        cr_assert_eq(bb_subfilter_info(g, i, &sb), BB_OK);
+        cr_assert_eq(sa.bits, sb.bits);
+        cr_assert_eq(sa.k, sb.k);
+        cr_assert_eq(sa.capacity, sb.capacity);
+        cr_assert_eq(sa.fpr_target, sb.fpr_target);
+        cr_assert_eq(sa.keys_added, sb.keys_added);
+        cr_assert_eq(sa.bits_set, sb.bits_set);
+    }
+    uint64_t sa_len, sb_len;
+    cr_assert_eq(bb_serialized_size(f, &sa_len), BB_OK);
+    cr_assert_eq(bb_serialized_size(g, &sb_len), BB_OK);
+    cr_assert_eq(sa_len, sb_len);
+    uint8_t *ba = malloc(sa_len), *bbuf = malloc(sb_len);
+    cr_assert_eq(bb_serialize(f, ba, sa_len, NULL), BB_OK);
+    cr_assert_eq(bb_serialize(g, bbuf, sb_len, NULL), BB_OK);
+    cr_assert(memcmp(ba, bbuf, sa_len) == 0, "re-serialized bytes differ");
+    free(ba);
+    free(bbuf);
+    /* The loaded filter keeps growing from where it was. */
+    for (uint64_t i = 5000; i < 20000; i++) {
+        add_key(f, 30, i, BB_OK);
+        add_key(g, 30, i, BB_OK);
+    }
+    a = info_of(f);
+    b = info_of(g);
+    cr_assert_eq(a.subfilters, b.subfilters);
+    cr_assert_eq(a.bits_set, b.bits_set);
+    bb_free(f);
+    bb_free(g);
+}

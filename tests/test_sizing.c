@@ -1,0 +1,243 @@
+/*
+ * test_sizing.c - the sizing math of src/sizing.c: classic sizes pinned to values worked out
+ * by hand from Bloom's formulas, the classic model's drift when a filter is overfilled, the
+ * blocked sizing's invariants (whole blocks, model <= p, minimal, a penalty over classic,
+ * smaller k at high bits per key), the blocked model checked against an independent
+ * re-derivation, and the errors of bb_size, bb_best_k and bb_fpr_model. Expected values are
+ * literals derived in comments or computed here by a different method, never taken from the
+ * library itself.
+ */
+#include "testutil.h"
+
+#include <float.h>
+
+/* ---- Classic sizing -------------------------------------------------------------------------
+ * m = ceil(n ln(1/p) / (ln 2)^2), k = round((m/n) ln 2) (Bloom 1970; header of bb_size).
+ * With ln 10 = 2.302585093 and (ln 2)^2 = 0.480453014, ln(10)/(ln 2)^2 = 4.792529189, so for
+ * n = 10^6:
+ *   p = 0.1:   m = ceil(4,792,529.19)     = 4,792,530;   m/n ln 2 = 3.322 -> k = 3
+ *   p = 0.01:  m = ceil(2 x 4,792,529.19) = ceil(9,585,058.38)  = 9,585,059;  6.644 -> k = 7
+ *   p = 0.001: m = ceil(3 x 4,792,529.19) = ceil(14,377,587.57) = 14,377,588; 9.966 -> k = 10 */
+Test(sizing, classic_pinned_values) {
+    static const struct { double p; uint64_t bits; unsigned k; } want[] = {
+        {0.1, 4792530, 3}, {0.01, 9585059, 7}, {0.001, 14377588, 10}};
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        uint64_t bits = 0;
+        unsigned k = 0;
+        cr_assert_eq(bb_size(BB_CLASSIC, 1000000, want[i].p, &bits, &k), BB_OK);
+        cr_assert_eq(bits, want[i].bits, "p=%g: bits %llu, expected %llu", want[i].p,
+                     (unsigned long long)bits, (unsigned long long)want[i].bits);
+        cr_assert_eq(k, want[i].k, "p=%g: k %u, expected %u", want[i].p, k, want[i].k);
+    }
+}
+
+/* The 1%-filter for 10^6 keys (m = 9,585,059, k = 7) holding 2 x 10^6 keys, by hand:
+ *   kn/m = 14,000,000 / 9,585,059 = 1.460607
+ *   e^-1.460607 = e^-1.5 x e^0.039393 = 0.223130 x 1.040179 = 0.232095
+ *   1 - 0.232095 = 0.767905;  squared 0.589678;  4th power 0.347720
+ *   7th power = 0.347720 x 0.589678 x 0.767905 = 0.157452
+ * Every step kept 6 significant digits, so the hand value is good to ~1e-5. The tolerance
+ * 1e-4 is ten times that, yet tight: d ln f / d ln m = -k x e^-x / (1 - e^-x) = -3.09, so a
+ * 0.02% error in m already moves f by 1e-4, and k = 6 or 8 gives 0.1394 or 0.1779. */
+Test(sizing, classic_overfill_drift) {
+    double f = -1.0;
+    cr_assert_eq(bb_fpr_model(BB_CLASSIC, 2000000, 9585059, 7, &f), BB_OK);
+    cr_assert(fabs(f - 0.157452) < 1e-4, "overfilled classic model %.6f, expected 0.157452", f);
+    /* And at its design load the same filter is at 1% (model 1.0039%: k is rounded). */
+    cr_assert_eq(bb_fpr_model(BB_CLASSIC, 1000000, 9585059, 7, &f), BB_OK);
+    cr_assert(f > 0.0100 && f < 0.0101, "classic model at n: %.6f, expected ~0.01004", f);
+}
+
+/* ---- Blocked sizing ---------------------------------------------------------------------- */
+static const uint64_t sizing_ns[] = {1, 37, 1000, 100000, 1000000, 12345677};
+static const double sizing_ps[] = {0.5, 0.1, 0.01, 0.001, 1e-4, 1e-6};
+
+static double model(bb_kind kind, uint64_t n, uint64_t bits, unsigned k) {
+    double f = -1.0;
+    cr_assert_eq(bb_fpr_model(kind, n, bits, k, &f), BB_OK, "bb_fpr_model(%d, %llu, %llu, %u)",
+                 (int)kind, (unsigned long long)n, (unsigned long long)bits, k);
+    cr_assert(f >= 0.0 && f <= 1.0, "model out of [0,1]: %g", f);
+    return f;
+}
+
+/* Whole blocks, model <= p, and minimal: with one block fewer no k in 1..16 reaches p (the
+ * header promises the smallest block count over all k, so this is checked for every k). */
+Test(sizing, blocked_whole_blocks_model_and_minimal) {
+    for (size_t i = 0; i < sizeof sizing_ns / sizeof *sizing_ns; i++)
+        for (size_t j = 0; j < sizeof sizing_ps / sizeof *sizing_ps; j++) {
+            uint64_t n = sizing_ns[i], bits = 0;
+            double p = sizing_ps[j];
+            unsigned k = 0;
+            cr_assert_eq(bb_size(BB_BLOCKED, n, p, &bits, &k), BB_OK, "n=%llu p=%g",
+                         (unsigned long long)n, p);
+            cr_assert(bits > 0 && bits % 512 == 0, "n=%llu p=%g: bits %llu not whole blocks",
+                      (unsigned long long)n, p, (unsigned long long)bits);
+            cr_assert(k >= 1 && k <= BB_MAX_K, "k=%u", k);
+            double f = model(BB_BLOCKED, n, bits, k);
+            cr_assert(f <= p, "n=%llu p=%g: model %.9g > p at %llu bits, k=%u",
+                      (unsigned long long)n, p, f, (unsigned long long)bits, k);
+            if (bits == 512) continue; /* one block: nothing smaller exists */
+            for (unsigned kk = 1; kk <= BB_MAX_K; kk++) {
+                double g = model(BB_BLOCKED, n, bits - 512, kk);
+                cr_assert(g > p, "n=%llu p=%g: %llu bits (one block fewer) with k=%u has model "
+                          "%.9g <= p: not minimal", (unsigned long long)n, p,
+                          (unsigned long long)(bits - 512), kk, g);
+            }
+        }
+}
+
+/* The block penalty: uneven block loads cost bits, so at the same (n, p) blocked > classic.
+ * Measured here (n = 10^6): 1% -> 9.90 vs 9.59 bits/key, 0.1% -> 15.49 vs 14.38. */
+Test(sizing, blocked_costs_more_bits_than_classic) {
+    for (size_t j = 0; j < sizeof sizing_ps / sizeof *sizing_ps; j++) {
+        uint64_t bb = 0, bc = 0;
+        unsigned kb = 0, kc = 0;
+        double p = sizing_ps[j];
+        cr_assert_eq(bb_size(BB_BLOCKED, 1000000, p, &bb, &kb), BB_OK);
+        cr_assert_eq(bb_size(BB_CLASSIC, 1000000, p, &bc, &kc), BB_OK);
+        cr_assert(bb > bc, "p=%g: blocked %llu bits not above classic %llu", p,
+                  (unsigned long long)bb, (unsigned long long)bc);
+    }
+}
+
+/* At high bits per key crowded blocks punish large k, so blocked picks a smaller k than the
+ * classic (m/n) ln 2. Sized for p: at 1e-4 classic has k = 13, at 1e-5 k = 16 (17 capped).
+ * At p = 1e-6 both are 16 (classic's 20 is capped, and blocked needs 38.5 bits/key), so the
+ * strict comparison is made at equal bits per key with bb_best_k as well. */
+Test(sizing, blocked_k_smaller_at_high_bits_per_key) {
+    static const double ps[] = {1e-4, 1e-5};
+    for (size_t j = 0; j < sizeof ps / sizeof *ps; j++) {
+        uint64_t bits;
+        unsigned kb = 0, kc = 0;
+        cr_assert_eq(bb_size(BB_BLOCKED, 1000000, ps[j], &bits, &kb), BB_OK);
+        cr_assert_eq(bb_size(BB_CLASSIC, 1000000, ps[j], &bits, &kc), BB_OK);
+        cr_assert(kb < kc, "p=%g: blocked k=%u not below classic k=%u", ps[j], kb, kc);
+    }
+    static const unsigned bpk[] = {16, 20, 24};
+    for (size_t j = 0; j < sizeof bpk / sizeof *bpk; j++) {
+        uint64_t n = 51200, bits = n * bpk[j]; /* n = 100 blocks' worth: whole blocks */
+        unsigned kb = 0, kc = 0;
+        cr_assert_eq(bb_best_k(BB_BLOCKED, n, bits, &kb), BB_OK);
+        cr_assert_eq(bb_best_k(BB_CLASSIC, n, bits, &kc), BB_OK);
+        cr_assert(kb < kc, "%u bits/key: blocked best k=%u not below classic k=%u", bpk[j], kb, kc);
+    }
+}
+
+/* ---- The blocked model against an independent derivation ------------------------------------
+ * The library sums Poisson(lambda) weights computed through lgamma. Here the load of one block
+ * is summed exactly as Binomial(n, 1/B) (what it really is: each of n keys picks one of B
+ * blocks), with the weights from the ratio recurrence
+ *     P(0) = (1 - 1/B)^n,  P(i+1) = P(i) (n - i) / (i + 1) / (B - 1),
+ * and the per-load FPR (1 - (1 - 1/512)^{ik})^k from pow. For B = 2^16 the Poisson limit is
+ * within ~lambda/B relative of the binomial, far inside the 1e-3 asked of the comparison. */
+static double binomial_blocked_fpr(uint64_t n, uint64_t blocks, unsigned k) {
+    double w = pow(1.0 - 1.0 / (double)blocks, (double)n), sum = 0.0, mass = 0.0;
+    for (uint64_t i = 0; i <= n && i < 100000; i++) {
+        sum += w * pow(1.0 - pow(1.0 - 1.0 / 512.0, (double)(i * k)), (double)k);
+        mass += w;
+        w *= (double)(n - i) / (double)(i + 1) / (double)(blocks - 1);
+        if (i > (double)n / (double)blocks && w < 1e-300) break;
+    }
+    cr_assert(fabs(mass - 1.0) < 1e-9, "binomial weights sum to %.12f", mass);
+    return sum;
+}
+
+Test(sizing, blocked_model_matches_binomial_sum) {
+    static const struct { uint64_t n, blocks; unsigned k; } cases[] = {
+        {65536 * 512 / 10, 65536, 7},  /* 10 bits/key, lambda = 51.2 */
+        {65536 * 512 / 4, 65536, 3},   /* 4 bits/key, lambda = 128 */
+        {65536 * 512 / 128, 65536, 16}, /* 128 bits/key, lambda = 4 */
+        {65536 * 512 / 16, 65536, 10}, /* 16 bits/key */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        double want = binomial_blocked_fpr(cases[i].n, cases[i].blocks, cases[i].k);
+        double got = model(BB_BLOCKED, cases[i].n, cases[i].blocks * 512, cases[i].k);
+        cr_assert(fabs(got - want) <= 1e-3 * want,
+                  "n=%llu B=%llu k=%u: model %.9g, binomial sum %.9g (rel diff %.2e)",
+                  (unsigned long long)cases[i].n, (unsigned long long)cases[i].blocks,
+                  cases[i].k, got, want, fabs(got - want) / want);
+    }
+}
+
+/* An empty filter never reports a key; with one key per 512-bit block the blocked model is a
+ * sum that can be checked term by term at lambda = 1: e^-1 sum_i (1 - (511/512)^{ik})^k / i!. */
+Test(sizing, model_edge_values) {
+    cr_assert_eq(model(BB_CLASSIC, 0, 1000, 7), 0.0);
+    cr_assert_eq(model(BB_BLOCKED, 0, 1024, 7), 0.0);
+    double want = 0.0, fact = 1.0;
+    for (unsigned i = 0; i < 40; i++) {
+        if (i) fact *= i;
+        want += exp(-1.0) / fact * pow(1.0 - pow(511.0 / 512.0, 2.0 * i), 2.0);
+    }
+    double got = model(BB_BLOCKED, 1000, 1000 * 512, 2);
+    cr_assert(fabs(got - want) < 1e-12 + 1e-9 * want, "lambda=1, k=2: %.12g vs %.12g", got, want);
+    /* Classic is monotone in n and saturates towards 1. */
+    cr_assert(model(BB_CLASSIC, 1000000, 1000, 3) > 0.999);
+}
+
+/* ---- bb_best_k ----------------------------------------------------------------------------- */
+Test(sizing, best_k_values) {
+    unsigned k = 0;
+    /* Classic: round((m/n) ln 2), clamped to 1..16. 9.585059 x 0.693147 = 6.644 -> 7;
+     * 0.5 x 0.693 = 0.35 -> 0 -> 1; 100 x 0.693 = 69.3 -> 16. */
+    cr_assert_eq(bb_best_k(BB_CLASSIC, 1000000, 9585059, &k), BB_OK);
+    cr_assert_eq(k, 7, "k=%u", k);
+    cr_assert_eq(bb_best_k(BB_CLASSIC, 1000, 500, &k), BB_OK);
+    cr_assert_eq(k, 1, "k=%u", k);
+    cr_assert_eq(bb_best_k(BB_CLASSIC, 1000, 100000, &k), BB_OK);
+    cr_assert_eq(k, 16, "k=%u", k);
+    /* Blocked: the argmin of the model over 1..16 (checked against every k). */
+    static const uint64_t bpk[] = {2, 6, 10, 16, 40};
+    for (size_t i = 0; i < sizeof bpk / sizeof *bpk; i++) {
+        uint64_t n = 51200, bits = n * bpk[i];
+        cr_assert_eq(bb_best_k(BB_BLOCKED, n, bits, &k), BB_OK);
+        double best = model(BB_BLOCKED, n, bits, k);
+        for (unsigned kk = 1; kk <= BB_MAX_K; kk++)
+            cr_assert(best <= model(BB_BLOCKED, n, bits, kk), "%llu bits/key: k=%u (%.6g) beaten "
+                      "by k=%u (%.6g)", (unsigned long long)bpk[i], k, best, kk,
+                      model(BB_BLOCKED, n, bits, kk));
+    }
+}
+
+/* ---- Errors ---------------------------------------------------------------------------------- */
+Test(sizing, size_errors) {
+    uint64_t bits = 123;
+    unsigned k = 45;
+    const double bad_p[] = {0.0, -0.1, 1.0, 1.5, NAN, INFINITY, -INFINITY};
+    for (int kind = 0; kind <= 1; kind++) {
+        for (size_t i = 0; i < sizeof bad_p / sizeof *bad_p; i++)
+            cr_assert_eq(bb_size((bb_kind)kind, 1000, bad_p[i], &bits, &k), BB_E_INVAL,
+                         "kind %d p=%g accepted", kind, bad_p[i]);
+        cr_assert_eq(bb_size((bb_kind)kind, 0, 0.01, &bits, &k), BB_E_INVAL, "n=0 accepted");
+        cr_assert_eq(bb_size((bb_kind)kind, 1000, 0.01, NULL, &k), BB_E_INVAL);
+        cr_assert_eq(bb_size((bb_kind)kind, 1000, 0.01, &bits, NULL), BB_E_INVAL);
+        /* 2^64 keys at 1e-9 need ~2^70 bits: beyond BB_MAX_BITS (2^56). */
+        cr_assert_eq(bb_size((bb_kind)kind, UINT64_MAX, 1e-9, &bits, &k), BB_E_TOO_LARGE);
+        /* The smallest normal p: classic needs only ceil(708.4 / 0.4805) = 1475 bits for one
+         * key; blocked cannot get there (one key per block gives at best ~(16/512)^16 x the
+         * load, so it would need ~10^283 blocks) and must say TOO_LARGE, not loop or wrap. */
+        cr_assert_eq(bb_size((bb_kind)kind, 1, DBL_MIN, &bits, &k),
+                     kind == BB_CLASSIC ? BB_OK : BB_E_TOO_LARGE,
+                     "kind %d n=1 p=DBL_MIN", kind);
+    }
+    cr_assert_eq(bb_size((bb_kind)7, 1000, 0.01, &bits, &k), BB_E_INVAL);
+}
+
+Test(sizing, best_k_and_model_errors) {
+    unsigned k;
+    double f;
+    for (int kind = 0; kind <= 1; kind++) {
+        cr_assert_eq(bb_best_k((bb_kind)kind, 0, 1024, &k), BB_E_INVAL);
+        cr_assert_eq(bb_best_k((bb_kind)kind, 10, 0, &k), BB_E_INVAL);
+        cr_assert_eq(bb_best_k((bb_kind)kind, 10, 1024, NULL), BB_E_INVAL);
+        cr_assert_eq(bb_fpr_model((bb_kind)kind, 10, 0, 3, &f), BB_E_INVAL);
+        cr_assert_eq(bb_fpr_model((bb_kind)kind, 10, 1024, 0, &f), BB_E_INVAL);
+        cr_assert_eq(bb_fpr_model((bb_kind)kind, 10, 1024, BB_MAX_K + 1, &f), BB_E_INVAL);
+        cr_assert_eq(bb_fpr_model((bb_kind)kind, 10, 1024, 3, NULL), BB_E_INVAL);
+        cr_assert_eq(bb_fpr_model((bb_kind)kind, 10, 1024, BB_MAX_K, &f), BB_OK);
+    }
+    cr_assert_eq(bb_best_k((bb_kind)7, 10, 1024, &k), BB_E_INVAL);
+    cr_assert_eq(bb_fpr_model((bb_kind)7, 10, 1024, 3, &f), BB_E_INVAL);
+    /* A blocked geometry is whole blocks; 1000 bits is not one. */
+    cr_assert_eq(bb_fpr_model(BB_BLOCKED, 10, 1000, 3, &f), BB_E_INVAL);
+}

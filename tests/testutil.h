@@ -1,0 +1,152 @@
+/*
+ * testutil.h - helpers shared by the core library's Criterion tests (test_sizing, test_fpr,
+ * test_kernels, test_api, test_large): deterministic key sets that are distinct by
+ * construction, the list of SIMD kernels to iterate over, the two-sided binomial interval of
+ * every statistical assertion, and an independent re-implementation of the documented probe
+ * schemes, so tests can derive expected bits without asking the code under test.
+ * Header-only (static functions), so every test file still builds as its own executable.
+ */
+#ifndef BB_TESTUTIL_H
+#define BB_TESTUTIL_H
+
+#include <blockbloom.h>
+
+#include <criterion/criterion.h>
+#include <criterion/logging.h>
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Two-sided 99.9% quantile of the standard normal distribution (Phi(3.2905) = 0.9995). */
+#define TU_Z999 3.29
+
+/* ---- Keys ----------------------------------------------------------------------------------
+ * Key i of set `tag` is 16 bytes: tag then i, both little-endian. Sets with different tags
+ * share no key, so "absent" probes are absent by construction, not by luck. */
+#define TU_KEY_BYTES 16u
+
+static inline void tu_key(uint8_t *out, uint64_t tag, uint64_t i) {
+    for (unsigned b = 0; b < 8; b++) {
+        out[b] = (uint8_t)(tag >> (8 * b));
+        out[8 + b] = (uint8_t)(i >> (8 * b));
+    }
+}
+
+/** n keys of set `tag`, packed back to back (TU_KEY_BYTES each); the caller frees. */
+static inline uint8_t *tu_keys(uint64_t tag, size_t n) {
+    uint8_t *k = malloc(n * TU_KEY_BYTES + 1);
+    cr_assert_not_null(k, "out of memory for %zu test keys", n);
+    for (size_t i = 0; i < n; i++) tu_key(k + i * TU_KEY_BYTES, tag, i);
+    return k;
+}
+
+/* SplitMix64 (Steele, Lea, Flood, OOPSLA 2014): a fixed-seed source of test values. */
+static inline uint64_t tu_splitmix64(uint64_t *state) {
+    uint64_t z = (*state += UINT64_C(0x9E3779B97F4A7C15));
+    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+    return z ^ (z >> 31);
+}
+
+/* ---- Kernels --------------------------------------------------------------------------------- */
+static const bb_isa tu_isas[] = {BB_ISA_SCALAR, BB_ISA_AVX2, BB_ISA_AVX512, BB_ISA_NEON};
+#define TU_N_ISAS (sizeof tu_isas / sizeof *tu_isas)
+
+/** Say on stderr that some checks did not run. Not cr_log_warn: Criterion turns any warning
+ *  into a non-zero exit status (unless --ignore-warnings), and a machine without AVX-512
+ *  must not fail the suite, only say what it skipped. */
+#define tu_skip(...) (fprintf(stderr, "[SKIP] " __VA_ARGS__), fputc('\n', stderr))
+
+/** Select `isa` for the process; if this CPU or build lacks it, say so (never pass silently)
+ *  and return false. */
+static inline bool tu_use_isa(bb_isa isa) {
+    if (!bb_isa_available(isa)) {
+        tu_skip("kernel %s not available here: its checks are skipped", bb_isa_to_string(isa));
+        return false;
+    }
+    cr_assert_eq(bb_set_isa(isa), BB_OK, "bb_set_isa(%s) failed", bb_isa_to_string(isa));
+    cr_assert_str_eq(bb_isa_name(), bb_isa_to_string(isa), "active kernel is %s, not %s",
+                     bb_isa_name(), bb_isa_to_string(isa));
+    return true;
+}
+
+/* ---- Statistics ------------------------------------------------------------------------------
+ * A count of hits among `trials` independent probes with rate p is Binomial(trials, p); by the
+ * normal approximation it lies within p*trials +- z sqrt(trials p (1-p)) with probability 99.9%
+ * for z = TU_Z999. Tests use fixed seeds, so a pass or a failure is reproducible. */
+static inline double tu_sigma(double p, double trials) { return sqrt(p * (1.0 - p) / trials); }
+
+/** Assert the measured rate hits/trials lies in model +- z sigma(model). */
+static inline void tu_assert_rate_near(const char *what, size_t hits, size_t trials, double model) {
+    double rate = (double)hits / (double)trials, s = tu_sigma(model, (double)trials);
+    cr_assert(fabs(rate - model) <= TU_Z999 * s,
+              "%s: measured FPR %.6f (%zu / %zu) outside model %.6f +- %.2f sigma (%.6f)", what,
+              rate, hits, trials, model, TU_Z999, TU_Z999 * s);
+}
+
+/* ---- The documented probe schemes, re-implemented from their specification ------------------
+ * Blocked (include/blockbloom.h, src/internal.h): block b = floor(h * blocks / 2^64); with
+ * x = low 32 bits of h, repeat k times: x = x * 0x9E3779B9 mod 2^32, set bit x >> 23 of the
+ * block. Payload bit i is bit (i & 7) of byte (i >> 3).
+ * Classic (src/classic.c): x = h, y = fmix64(h) (MurmurHash3's 64-bit finaliser, Appleby);
+ * for i = 0 .. k-1: position floor(x * m / 2^64); x += y; y += i (mod 2^64). */
+static inline uint64_t tu_mulhi(uint64_t a, uint64_t b) {
+    return (uint64_t)(((unsigned __int128)a * b) >> 64);
+}
+
+static inline uint64_t tu_fmix64(uint64_t h) {
+    h ^= h >> 33;
+    h *= UINT64_C(0xff51afd7ed558ccd);
+    h ^= h >> 33;
+    h *= UINT64_C(0xc4ceb9fe1a85ec53);
+    h ^= h >> 33;
+    return h;
+}
+
+/** The k bit positions (absolute, in the whole payload) of hash h; returns k. */
+static inline unsigned tu_positions(bb_kind kind, uint64_t bits, unsigned k, uint64_t h,
+                                    uint64_t *pos) {
+    if (kind == BB_BLOCKED) {
+        uint64_t base = tu_mulhi(h, bits / 512) * 512;
+        uint32_t x = (uint32_t)h;
+        for (unsigned j = 0; j < k; j++) {
+            x *= UINT32_C(0x9E3779B9);
+            pos[j] = base + (x >> 23);
+        }
+        return k;
+    }
+    uint64_t x = h, y = tu_fmix64(h);
+    for (unsigned i = 0; i < k; i++) {
+        pos[i] = tu_mulhi(x, bits);
+        x += y;
+        y += i;
+    }
+    return k;
+}
+
+static inline void tu_bit_set(uint8_t *bytes, uint64_t i) {
+    bytes[i >> 3] |= (uint8_t)(1u << (i & 7));
+}
+static inline bool tu_bit_get(const uint8_t *bytes, uint64_t i) {
+    return (bytes[i >> 3] >> (i & 7)) & 1;
+}
+
+/** Reference add/contains on a caller-owned bit array (the payload the spec says to expect). */
+static inline void tu_ref_add(uint8_t *bytes, bb_kind kind, uint64_t bits, unsigned k, uint64_t h) {
+    uint64_t pos[BB_MAX_K];
+    for (unsigned j = 0; j < tu_positions(kind, bits, k, h, pos); j++) tu_bit_set(bytes, pos[j]);
+}
+static inline bool tu_ref_contains(const uint8_t *bytes, bb_kind kind, uint64_t bits, unsigned k,
+                                   uint64_t h) {
+    uint64_t pos[BB_MAX_K];
+    unsigned n = tu_positions(kind, bits, k, h, pos);
+    for (unsigned j = 0; j < n; j++)
+        if (!tu_bit_get(bytes, pos[j])) return false;
+    return true;
+}
+
+#endif /* BB_TESTUTIL_H */
