@@ -97,6 +97,9 @@ typedef enum bb_kind {
  * Size a filter of `kind` for `capacity` keys at target false-positive rate `fpr`.
  *
  * Classic (Bloom 1970): bits = ceil(-n ln p / (ln 2)^2), k = max(1, round((bits/n) ln 2)).
+ * (Rounding k can leave the model a hair above p, e.g. 10.07% at p = 10%, as in every
+ * textbook sizing. When that k exceeds BB_MAX_K, i.e. p below ~1.5e-5, k = BB_MAX_K and bits
+ * = ceil(-k n / ln(1 - p^{1/k})), the m for which the model equals p with that k.)
  * Blocked: the smallest whole number of 512-bit blocks, and the k in 1..BB_MAX_K, whose
  * model FPR (see bb_fpr_model, Putze-Sanders-Singler 2007) is <= fpr; ties go to smaller k.
  *
@@ -124,12 +127,15 @@ BB_API bb_status bb_best_k(bb_kind kind, uint64_t capacity, uint64_t bits, unsig
  *
  * Classic: (1 - e^{-kn/m})^k (Bloom 1970).
  * Blocked (and counting, which has the same positions):
- *   sum over i >= 0 of Poisson(i; lambda = n / blocks) * (1 - (1 - 1/512)^{i k})^k,
+ *   sum over i >= 0 of Poisson(i; lambda = n / blocks) * q_k(i),
  * the number of keys per block being Poisson distributed (Putze, Sanders, Singler,
- * "Cache-, Hash- and Space-Efficient Bloom Filters", WEA 2007, section 3), with the
- * in-block probes independent and uniform over the block's 512 bits.
+ * "Cache-, Hash- and Space-Efficient Bloom Filters", WEA 2007, section 3), and q_k(i) =
+ * E[(X/512)^k], X the set bits of a block after i k independent uniform probes, from the exact
+ * occupancy distribution (Putze et al.'s (1 - (1 - 1/512)^{ik})^k ignores the spread of X
+ * and is 0.6-3% optimistic at 8-16 bits per key; see src/sizing.c).
  *
- * @return BB_OK, or BB_E_INVAL on bits = 0, k = 0 or > BB_MAX_K, NULL fpr_out, or
+ * @return BB_OK, or BB_E_INVAL on bits = 0, k = 0 or > BB_MAX_K, NULL fpr_out, blocked or
+ *         counting bits not a multiple of 512, or
  *         BB_SCALABLE (no single geometry; see bb_config for its bound).
  * Thread-safe.
  */
@@ -143,10 +149,12 @@ typedef struct bb_filter bb_filter;
 
 /**
  * Parameters for bb_create. Zero-initialise, then set what you need:
- *  - capacity + fpr: sized by bb_size (bits and k left 0);
+ *  - capacity + fpr: sized by bb_size (bits left 0; with k given, the fewest bits meeting p
+ *    with that k);
  *  - capacity + bits_per_key: bits = ceil(capacity * bits_per_key), k by bb_best_k;
  *  - bits + k: explicit geometry (blocked rounds bits up to whole blocks);
- *  - bits or k alone with capacity: the other one derived.
+ *  - bits with capacity (no fpr, no bits_per_key): k derived by bb_best_k;
+ *  - k may be given with any of the above (it then overrides the derived k).
  * `capacity` is recorded for info; the filter accepts any number of keys (FPR grows).
  *
  * BB_COUNTING accepts the same combinations and gets exactly the geometry (bits = counters,

@@ -53,10 +53,10 @@ static bb_status config_geometry(const bb_config *c, uint64_t *bits, unsigned *k
     *bits = c->bits;
     *k = c->k;
     if (has_p) {
-        bb_status s = bb_size(c->kind, c->capacity, c->fpr, bits, k);
-        if (s != BB_OK) return s;
-        if (c->k) *k = c->k; /* explicit k wins; bits stay sized for p */
-        return BB_OK;
+        bb_kind sized = c->kind == BB_CLASSIC ? BB_CLASSIC : BB_BLOCKED;
+        if (c->k) /* explicit k: the fewest bits that meet p with that k */
+            return bb_size_for_k(sized, c->capacity, c->fpr, c->k, bits);
+        return bb_size(sized, c->capacity, c->fpr, bits, k);
     }
     if (has_bpk) {
         double m = ceil((double)c->capacity * c->bits_per_key);
@@ -204,9 +204,7 @@ static double cardinality(double m, double x, unsigned k) {
     return -(m / k) * log1p(-x / m);
 }
 
-bb_status bb_get_info(const bb_filter *f, bb_info *out) {
-    if (!f || !out) return BB_E_INVAL;
-    if (f->kind == BB_SCALABLE) return bb_scalable_info(f, out);
+void bb_info_fields(const bb_filter *f, bb_info *out) {
     memset(out, 0, sizeof *out);
     out->kind = f->kind;
     out->bits = f->bits;
@@ -221,6 +219,12 @@ bb_status bb_get_info(const bb_filter *f, bb_info *out) {
     out->format_version = BB_FORMAT_VERSION;
     out->bits_per_key = f->capacity ? (double)f->bits / (double)f->capacity : 0.0;
     out->subfilters = 1;
+}
+
+bb_status bb_get_info(const bb_filter *f, bb_info *out) {
+    if (!f || !out) return BB_E_INVAL;
+    if (f->kind == BB_SCALABLE) return bb_scalable_info(f, out);
+    bb_info_fields(f, out);
     if (f->kind == BB_CLASSIC) {
         uint64_t x = popcount_bytes(f->data, f->payload_bytes);
         out->bits_set = x;

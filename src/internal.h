@@ -186,6 +186,11 @@ bool bb_classic_contains(const bb_filter *f, uint64_t h);
 size_t bb_classic_contains_hashes(const bb_filter *f, const uint64_t *h, size_t n, uint8_t *out);
 void bb_classic_add_hashes(bb_filter *f, const uint64_t *h, size_t n);
 
+/** The fields of bb_info that are stored in the object (filter.c): everything but the ones
+ *  computed from the payload (bits_set, fill_ratio, fpr_estimate, cardinality_estimate,
+ *  saturated_counters), which are zeroed; subfilters = 1. */
+void bb_info_fields(const bb_filter *f, bb_info *out);
+
 /* ---- Counting filter (counting.c) ---------------------------------------------------------
  * Block b of a counting filter is the 256 bytes at data + b * 256; position p of the block
  * (the same p the blocked filter would set) is the 4-bit counter in byte p >> 1, low nibble
@@ -225,5 +230,9 @@ void bb_classic_positions(const bb_filter *f, uint64_t h, uint64_t pos[BB_MAX_K]
 
 /* ---- Sizing helpers (sizing.c) ------------------------------------------------------------ */
 double bb_blocked_fpr_model(double n_keys, uint64_t blocks, unsigned k);
+/** Fewest bits (whole blocks unless classic) whose model FPR with exactly k probes is <= fpr
+ *  for `capacity` keys. BB_E_INVAL / BB_E_TOO_LARGE as bb_size. */
+bb_status bb_size_for_k(bb_kind kind, uint64_t capacity, double fpr, unsigned k,
+                        uint64_t *bits_out);
 
 #endif /* BB_INTERNAL_H */

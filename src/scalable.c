@@ -176,7 +176,7 @@ void bb_scalable_free_subs(bb_filter *f) {
 /* Sums over the sub-filters; the FPR estimate is that of "some sub-filter answers yes" with
  * the sub-filters independent: 1 - prod (1 - f_i). */
 bb_status bb_scalable_info(const bb_filter *f, bb_info *out) {
-    memset(out, 0, sizeof *out);
+    bb_info_fields(f, out); /* bits, blocks, capacity, keys_added: the sums; k: the newest's */
     double all_clear = 1.0;
     for (size_t i = 0; i < f->n_subs; i++) {
         bb_info si;
@@ -187,19 +187,8 @@ bb_status bb_scalable_info(const bb_filter *f, bb_info *out) {
         out->cardinality_estimate += si.cardinality_estimate;
         all_clear *= 1.0 - si.fpr_estimate;
     }
-    out->kind = BB_SCALABLE;
-    out->bits = f->bits;
-    out->k = f->k;
-    out->blocks = f->blocks;
-    out->capacity = f->capacity;
-    out->fpr_target = f->fpr_target;
-    out->seed = f->seed;
-    out->keys_added = f->keys_added;
     out->fill_ratio = f->bits ? (double)out->bits_set / (double)f->bits : 0.0;
     out->fpr_estimate = 1.0 - all_clear;
-    out->bits_per_key = f->capacity ? (double)f->bits / (double)f->capacity : 0.0;
-    out->read_only = f->storage == BB_STORE_FILE;
-    out->format_version = BB_FORMAT_VERSION;
     out->subfilters = f->n_subs;
     out->growth = f->growth;
     out->tightening = f->tightening;

