@@ -100,8 +100,9 @@ typedef enum bb_kind {
  * (Rounding k can leave the model a hair above p, e.g. 10.07% at p = 10%, as in every
  * textbook sizing. When that k exceeds BB_MAX_K, i.e. p below ~1.5e-5, k = BB_MAX_K and bits
  * = ceil(-k n / ln(1 - p^{1/k})), the m for which the model equals p with that k.)
- * Blocked: the smallest whole number of 512-bit blocks, and the k in 1..BB_MAX_K, whose
- * model FPR (see bb_fpr_model, Putze-Sanders-Singler 2007) is <= fpr; ties go to smaller k.
+ * Blocked: the smallest whole number of 512-bit blocks for which some k in 1..BB_MAX_K has
+ * model FPR (see bb_fpr_model, Putze-Sanders-Singler 2007) <= fpr, and the k with the lowest
+ * model FPR at that size (bb_best_k).
  *
  * @param kind      BB_BLOCKED or BB_CLASSIC (BB_COUNTING is sized as BB_BLOCKED, bits meaning
  *                  counters; BB_SCALABLE sizes each sub-filter as BB_BLOCKED, see bb_config).

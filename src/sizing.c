@@ -190,14 +190,15 @@ bb_status bb_size(bb_kind kind, uint64_t capacity, double fpr, uint64_t *bits_ou
     uint64_t max_blocks = BB_MAX_BITS / BB_BLOCK_BITS;
     uint64_t start = (uint64_t)(classic_m / BB_BLOCK_BITS);
     uint64_t best_blocks = 0;
-    unsigned best_k = 0;
     for (unsigned k = 1; k <= BB_MAX_K; k++) {
         uint64_t b = blocked_min_blocks(n, fpr, k, start, best_blocks ? best_blocks : max_blocks);
-        if (b && (!best_blocks || b < best_blocks)) { best_blocks = b; best_k = k; }
+        if (b && (!best_blocks || b < best_blocks)) best_blocks = b;
     }
     if (!best_blocks) return BB_E_TOO_LARGE;
+    /* Several k may fit p in that many blocks (always so for tiny n, where one block holds
+     * everything): take the one with the lowest FPR there, not merely the first that fits. */
     *bits_out = best_blocks * BB_BLOCK_BITS;
-    *k_out = best_k;
+    *k_out = blocked_best_k(n, best_blocks, NULL);
     return BB_OK;
 }
 

@@ -19,26 +19,6 @@ static bb_filter *make(bb_kind kind, uint64_t capacity, double fpr) {
     return f;
 }
 
-/* Serialized bytes (the caller frees) and their length. */
-static uint8_t *serialize(const bb_filter *f, size_t *len) {
-    uint64_t size = 0;
-    cr_assert_eq(bb_serialized_size(f, &size), BB_OK);
-    uint8_t *buf = malloc(size);
-    cr_assert_not_null(buf);
-    cr_assert_eq(bb_serialize(f, buf, size, len), BB_OK);
-    cr_assert_eq(*len, size);
-    return buf;
-}
-
-static void assert_same_bytes(const bb_filter *a, const bb_filter *b, const char *what) {
-    size_t la, lb;
-    uint8_t *ba = serialize(a, &la), *bb = serialize(b, &lb);
-    cr_assert_eq(la, lb, "%s: serialized sizes differ (%zu vs %zu)", what, la, lb);
-    cr_assert(memcmp(ba, bb, la) == 0, "%s: serialized bytes differ", what);
-    free(ba);
-    free(bb);
-}
-
 static void add_keys(bb_filter *f, uint64_t tag, size_t n) {
     uint8_t *k = tu_keys(tag, n);
     cr_assert_eq(bb_add_fixed(f, k, TU_KEY_BYTES, 0, n), BB_OK);
@@ -134,7 +114,7 @@ Test(counting, counter_layout_is_pinned) {
             expect[block * 256 + p / 2] += (uint8_t)(1u << (4 * (p & 1)));
         }
         size_t len;
-        uint8_t *buf = serialize(f, &len);
+        uint8_t *buf = tu_serialize(f, &len);
         cr_assert(len >= sizeof expect);
         cr_assert_arr_eq(buf + len - sizeof expect, expect, sizeof expect, "key %llu",
                          (unsigned long long)i);
@@ -155,7 +135,7 @@ Test(counting, add_then_remove_restores_empty) {
         cr_assert_eq(bb_remove(f, key, sizeof key), BB_OK);
     }
     cr_assert_not(bb_contains(f, key, sizeof key));
-    assert_same_bytes(f, empty, "3 adds and 3 removes");
+    tu_assert_same_bytes(f, empty, "3 adds and 3 removes");
     cr_assert_eq(bb_remove(f, key, sizeof key), BB_E_ABSENT);
     bb_info in;
     cr_assert_eq(bb_get_info(f, &in), BB_OK);
@@ -203,7 +183,7 @@ Test(counting, remove_of_absent_key_changes_nothing) {
         refused++;
     }
     cr_assert(refused > 450, "only %zu of 500 keys were definitely absent", refused);
-    assert_same_bytes(f, before, "after refused removes");
+    tu_assert_same_bytes(f, before, "after refused removes");
     bb_info a, b;
     cr_assert_eq(bb_get_info(f, &a), BB_OK);
     cr_assert_eq(bb_get_info(before, &b), BB_OK);
@@ -271,7 +251,7 @@ Test(counting, export_is_the_blocked_filter_of_current_keys) {
     cr_assert_eq(bb_get_info(e, &ei), BB_OK);
     cr_assert_eq(ei.kind, BB_BLOCKED);
     cr_assert_eq(ei.bits_set, ci.bits_set, "a bit per non-zero counter");
-    assert_same_bytes(e, b, "export vs blocked of the current keys");
+    tu_assert_same_bytes(e, b, "export vs blocked of the current keys");
     bb_free(e);
     bb_free(c);
     bb_free(b);
@@ -291,7 +271,7 @@ Test(counting, export_with_saturation_is_a_superset) {
     cr_assert_eq(bb_counting_to_blocked(c, &e), BB_OK);
     cr_assert(bb_contains(e, key, sizeof key), "saturated counters must export as set bits");
     size_t le, lb;
-    uint8_t *be = serialize(e, &le), *bbytes = serialize(b, &lb);
+    uint8_t *be = tu_serialize(e, &le), *bbytes = tu_serialize(b, &lb);
     bb_info bi;
     cr_assert_eq(bb_get_info(b, &bi), BB_OK);
     cr_assert_eq(le, lb);
@@ -326,10 +306,10 @@ Test(counting, clone_and_clear) {
     bb_filter *c = make(BB_COUNTING, 1000, 0.01), *copy = NULL;
     add_keys(c, 14, 1000);
     cr_assert_eq(bb_clone(&copy, c), BB_OK);
-    assert_same_bytes(c, copy, "clone");
+    tu_assert_same_bytes(c, copy, "clone");
     cr_assert_eq(bb_clear(copy), BB_OK);
     bb_filter *empty = make(BB_COUNTING, 1000, 0.01);
-    assert_same_bytes(copy, empty, "cleared");
+    tu_assert_same_bytes(copy, empty, "cleared");
     bb_free(copy);
     bb_free(empty);
     bb_free(c);

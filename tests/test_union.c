@@ -16,24 +16,6 @@ static bb_filter *make(bb_kind kind, uint64_t capacity, double fpr, uint64_t see
     return f;
 }
 
-static uint8_t *serialize(const bb_filter *f, size_t *len) {
-    uint64_t size = 0;
-    cr_assert_eq(bb_serialized_size(f, &size), BB_OK);
-    uint8_t *buf = malloc(size);
-    cr_assert_not_null(buf);
-    cr_assert_eq(bb_serialize(f, buf, size, len), BB_OK);
-    return buf;
-}
-
-static void assert_same_bytes(const bb_filter *a, const bb_filter *b, const char *what) {
-    size_t la, lb;
-    uint8_t *ba = serialize(a, &la), *bb = serialize(b, &lb);
-    cr_assert_eq(la, lb, "%s: sizes differ", what);
-    cr_assert(memcmp(ba, bb, la) == 0, "%s: bytes differ", what);
-    free(ba);
-    free(bb);
-}
-
 static void add_range(bb_filter *f, uint64_t tag, uint64_t from, uint64_t to) {
     for (uint64_t i = from; i < to; i++) {
         uint8_t key[TU_KEY_BYTES];
@@ -55,7 +37,7 @@ Test(union, halves_equal_the_whole) {
         cr_assert_eq(bb_union_check(a, b, &what), BB_OK);
         cr_assert_eq(what, BB_MATCH);
         cr_assert_eq(bb_union(a, b), BB_OK, "%s", bb_kind_name(kinds[t]));
-        assert_same_bytes(a, whole, bb_kind_name(kinds[t]));
+        tu_assert_same_bytes(a, whole, bb_kind_name(kinds[t]));
         bb_free(a);
         bb_free(b);
         bb_free(whole);
@@ -67,7 +49,7 @@ Test(union, mismatch_is_named_and_leaves_dst_unchanged) {
     bb_filter *dst = make(BB_BLOCKED, 5000, 0.01, 1);
     add_range(dst, 41, 0, 2000);
     size_t len0;
-    uint8_t *before = serialize(dst, &len0);
+    uint8_t *before = tu_serialize(dst, &len0);
     bb_config k_cfg = {.kind = BB_BLOCKED, .bits = 0, .capacity = 5000, .seed = 1};
     bb_info di;
     cr_assert_eq(bb_get_info(dst, &di), BB_OK);
@@ -90,7 +72,7 @@ Test(union, mismatch_is_named_and_leaves_dst_unchanged) {
                      bb_mismatch_name(cases[i].what));
         cr_assert_eq(bb_union(dst, cases[i].src), BB_E_MISMATCH, "case %zu", i);
         size_t len;
-        uint8_t *after = serialize(dst, &len);
+        uint8_t *after = tu_serialize(dst, &len);
         cr_assert_eq(len, len0);
         cr_assert(memcmp(before, after, len) == 0, "case %zu changed dst", i);
         free(after);

@@ -2,8 +2,9 @@
  * testutil.h - helpers shared by the core library's Criterion tests (test_sizing, test_fpr,
  * test_kernels, test_api, test_large): deterministic key sets that are distinct by
  * construction, the list of SIMD kernels to iterate over, the two-sided binomial interval of
- * every statistical assertion, and an independent re-implementation of the documented probe
- * schemes, so tests can derive expected bits without asking the code under test.
+ * every statistical assertion, an independent re-implementation of the documented probe
+ * schemes, so tests can derive expected bits without asking the code under test, and a
+ * byte-for-byte comparison of two filters through their serialization.
  * Header-only (static functions), so every test file still builds as its own executable.
  */
 #ifndef BB_TESTUTIL_H
@@ -147,6 +148,30 @@ static inline bool tu_ref_contains(const uint8_t *bytes, bb_kind kind, uint64_t 
     for (unsigned j = 0; j < n; j++)
         if (!tu_bit_get(bytes, pos[j])) return false;
     return true;
+}
+
+/* ---- Whole-filter comparison --------------------------------------------------------------
+ * Two filters are "byte-identical" when their serializations (docs/FORMAT.md: header with
+ * geometry, seed and keys_added, then the payload) are equal. */
+
+/** bb_serialize into a new buffer (the caller frees); *len gets its size. */
+static inline uint8_t *tu_serialize(const bb_filter *f, size_t *len) {
+    uint64_t size = 0;
+    cr_assert_eq(bb_serialized_size(f, &size), BB_OK);
+    uint8_t *buf = malloc(size);
+    cr_assert_not_null(buf);
+    cr_assert_eq(bb_serialize(f, buf, size, len), BB_OK);
+    cr_assert_eq(*len, size);
+    return buf;
+}
+
+static inline void tu_assert_same_bytes(const bb_filter *a, const bb_filter *b, const char *what) {
+    size_t la, lb;
+    uint8_t *ba = tu_serialize(a, &la), *bb = tu_serialize(b, &lb);
+    cr_assert_eq(la, lb, "%s: serialized sizes differ (%zu vs %zu)", what, la, lb);
+    cr_assert(memcmp(ba, bb, la) == 0, "%s: serialized bytes differ", what);
+    free(ba);
+    free(bb);
 }
 
 #endif /* BB_TESTUTIL_H */
