@@ -24,6 +24,7 @@
 
 /* ---- Clocks and statistics (timing.c) ------------------------------------------------------ */
 double now_ns(void);                 /* CLOCK_MONOTONIC */
+double cpu_ns(void);                 /* CLOCK_THREAD_CPUTIME_ID: this thread's CPU time */
 void tick_calibrate(void);           /* measures the tick rate once (TSC on x86) */
 uint64_t tick_now(void);             /* fenced TSC read on x86, else now_ns */
 void tick_fence(void);               /* no later instruction starts before earlier ones end */
@@ -53,8 +54,8 @@ long machine_anon_huge_kib(void);
  * Key i is a deterministic, distinct byte string: with an npm name list (shuffled once with
  * a fixed seed) key i < N is name i and key i >= N is name (i mod N), a space, i / N (npm
  * names contain no space, so all keys stay distinct); without the list key i is "key-" and 16
- * hex digits of mix64(i) (20 bytes; mix64 is a bijection, so keys are distinct). Keys
- * 0 .. n-1 are added to a filter of n keys; keys from n on are absent. */
+ * hex digits of mix64(i) (20 bytes; mix64 is a bijection, so keys are distinct). Each size
+ * adds a run of consecutive keys and queries the keys after that run as absent keys. */
 typedef struct keygen {
     char *names;       /* the list's bytes, NUL-free, names back to back */
     uint64_t *offs;    /* name i (after the shuffle) is names[offs[i] .. offs[i] + lens[i]) */
@@ -138,6 +139,10 @@ typedef struct series {
     double reps[M_COUNT][64];
     int nreps[M_COUNT];
     double value[M_COUNT]; /* median of reps, NaN if not measured */
+    /* S_THREADS: value[] is wall time / all keys; cpu_value[] is the slowest thread's CPU
+     * time / all keys, what the wall time would be if the threads had their cores alone. */
+    double cpu_reps[M_COUNT][64];
+    double cpu_value[M_COUNT];
 } series;
 
 /* Make the structure for a size; false with skip/skip_why set if it cannot exist there. */
@@ -156,7 +161,7 @@ bool series_contains_one(series *s, const void *key, size_t len);
 typedef struct bench_opts {
     int reps;               /* repetitions per metric, median reported (>= 5 by default) */
     size_t ops;             /* keys per repetition (at least) */
-    size_t query_max;       /* largest present/absent/mix query set */
+    size_t query_max;       /* keys in each of the present/absent/mix query sets */
     size_t lat_calls;       /* single calls per latency repetition */
     size_t fpr_keys;        /* absent keys for the measured FPR */
     uint64_t seed;
@@ -168,6 +173,7 @@ typedef struct size_run {
     char label[16];         /* the name: "L1/L2", "LLC", "DRAM" */
     char fits[8];           /* where the blocked filter fits here: L1, L2, LLC, DRAM */
     uint64_t n;
+    uint64_t key0;          /* the filters hold keys key0 .. key0+n-1 (measure.c) */
     double mean_key_len;
     double build_s;         /* wall time of the whole size, seconds */
     long anon_huge_kib;     /* AnonHugePages after building */

@@ -94,6 +94,12 @@ static size_t targets(const size_run *runs, size_t nruns, bb_isa best, target *t
                    "2-thread / 1-thread throughput, pre-hashed batch contains");
         add_target(t, &nt, "6", sz, val(b, M_BATCH_STR) / val(th, M_BATCH_STR), 1.8, false,
                    "2-thread / 1-thread throughput, string batch contains");
+        if (th) {
+            add_target(t, &nt, "6", sz, val(b, M_BATCH_HASH) / th->cpu_value[M_BATCH_HASH], 1.8,
+                       false, "same, pre-hashed, by the threads' CPU time (cores not shared)");
+            add_target(t, &nt, "6", sz, val(b, M_BATCH_STR) / th->cpu_value[M_BATCH_STR], 1.8,
+                       false, "same, string keys, by the threads' CPU time (cores not shared)");
+        }
     }
     return nt;
 }
@@ -187,6 +193,12 @@ static void json_series(FILE *fp, const series *s) {
     for (int m = 0; m < M_COUNT; m++) {
         fprintf(fp, "%s\"%s\": ", m ? ", " : "", metric_names[m]);
         jnum(fp, s->value[m]);
+    }
+    if (s->type == S_THREADS) {
+        fputs("},\n         \"ns_per_key_cpu\": {\"batch_str\": ", fp);
+        jnum(fp, s->cpu_value[M_BATCH_STR]);
+        fputs(", \"batch_hash\": ", fp);
+        jnum(fp, s->cpu_value[M_BATCH_HASH]);
     }
     fputs("},\n         \"reps\": {", fp);
     for (int m = 0, first = 1; m < M_COUNT; m++) {

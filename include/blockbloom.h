@@ -408,7 +408,9 @@ BB_API bb_status bb_union_check(const bb_filter *dst, const bb_filter *src, bb_m
  * the whole set (for blocked, classic and counting; a scalable filter's bytes depend on the
  * order of adds). keys_added becomes the sum (saturating at UINT64_MAX): an upper bound on
  * the distinct keys, since keys in both are counted twice; prefer cardinality_estimate.
- * dst keeps its own capacity and fpr_target. dst == src is allowed.
+ * dst keeps its own capacity and fpr_target. dst == src is allowed. Merged scalable
+ * sub-filters hold the keys of both inputs, so they can exceed their capacities and the
+ * whole filter its FPR bound p (no sub-filter is added by a union).
  * @return BB_OK; BB_E_MISMATCH (see bb_union_check for which field; dst unchanged);
  *         BB_E_INVAL (NULL); BB_E_READONLY (dst memory-mapped).
  * Needs exclusive access to dst; src may be read by other threads meanwhile.
@@ -418,10 +420,11 @@ BB_API bb_status bb_union(bb_filter *dst, const bb_filter *src);
 /* ============================================================================================
  * Concurrent build. For BB_BLOCKED and BB_CLASSIC filters (other kinds: BB_E_UNSUPPORTED):
  * any number of threads may call the *_concurrent adds and contains on one filter at once.
- * Each key's bits are set with atomic fetch-or on the aligned 64-bit words that hold them
- * (one to k words; a blocked key touches at most the 8 words of its block), so no bit is ever
+ * Each probe bit that is not yet set is set with an atomic fetch-or on the aligned 64-bit
+ * word that holds it (for a blocked key, always inside its 64-byte block), so no bit is ever
  * lost: once every add has returned, the filter is byte-identical to a single-thread build of
- * the same keys, in any order, and keys_added (updated atomically) is the same.
+ * the same keys, in any order, and keys_added (updated atomically) is the same. Cost: one
+ * locked read-modify-write per new bit (src/concurrent.c has the measurements).
  *
  * Readers alongside writers must use bb_contains_concurrent / bb_contains_hash_concurrent,
  * which read the words with relaxed atomic loads. They see every key whose add happens-before

@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
-# Builds blockbloom (library, CLI, tests) twice with sanitizers and runs the tests:
-#   build-asan  BB_SANITIZE=address,undefined  the whole CTest suite
-#   build-tsan  BB_SANITIZE=thread             the multi-threaded tests (test_threads, test_concurrent)
+# Builds blockbloom (library, CLI, tests) with sanitizers and runs the tests:
+#   build-asan      BB_SANITIZE=address,undefined  the whole CTest suite
+#   build-tsan      BB_SANITIZE=thread             the multi-threaded tests (test_threads,
+#                   test_concurrent; plain programs there: Criterion cannot start under TSan)
+#   build-valgrind  no sanitizer: a CLI build/add/query/info round trip (line and NUL mode,
+#                   blocked and classic) under `valgrind --error-exitcode=1`, once per kernel
+#                   valgrind can run (3.19 has no AVX-512, so BB_ISA picks scalar, avx2, neon)
 # Every sanitizer report is fatal (-fno-sanitize-recover=all plus the options below), so a
 # finding fails the script. Criterion runs each test in a forked child; the sanitizer options
 # are inherited through the environment and a report makes the child crash, which Criterion
-# counts as a failure. Usage: scripts/sanitize.sh [asan|tsan]... (default: both)
-# BB_BUILD_PREFIX (default "build-") names the build directories: <prefix>asan, <prefix>tsan.
+# counts as a failure. Usage: scripts/sanitize.sh [asan|tsan|valgrind]... (default: all)
+# BB_BUILD_PREFIX (default "build-") names the build directories: <prefix>asan etc.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=2 # the machine's two cores are shared; never more
@@ -30,13 +34,50 @@ run() { # run NAME SANITIZERS [ctest args...]
   echo "sanitize: $name passed in $((SECONDS - start)) s" >&2
 }
 
+# The CLI round trip under valgrind: every command, both kinds, both key modes.
+valgrind_round_trip() {
+  local dir=${BB_BUILD_PREFIX:-build-}valgrind start=$SECONDS isa
+  echo "sanitize: valgrind: building in $dir" >&2
+  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBB_BUILD_TESTS=OFF \
+    -DBB_BUILD_BENCH=OFF >/dev/null
+  cmake --build "$dir" -j"$jobs" --target blockbloom_cli >/dev/null
+  local cli=$PWD/$dir/blockbloom work
+  work=$(mktemp -d)
+  seq 1 20000 | sed 's/^/key-/' >"$work/keys.txt"
+  printf 'a\0b\r\0\xff\xfe\0' >"$work/keys0.bin"
+  local vg=(valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite,indirect)
+  # count WANT ARGS...: the CLI under valgrind prints WANT (and valgrind exits 0).
+  count() {
+    local want=$1 got
+    shift
+    got=$("${vg[@]}" "$cli" "$@")
+    [[ $got == "$want" ]] || { echo "sanitize: valgrind: $*: got '$got', want $want" >&2; exit 1; }
+  }
+  for isa in scalar avx2 neon; do
+    export BB_ISA=$isa
+    "${vg[@]}" "$cli" build -o "$work/b.bb" "$work/keys.txt"
+    "${vg[@]}" "$cli" build --kind classic -n 30000 -o "$work/c.bb" "$work/keys.txt"
+    "${vg[@]}" "$cli" add "$work/b.bb" "$work/keys0.bin"
+    count 20000 query -c "$work/b.bb" "$work/keys.txt"
+    count 20000 query -c "$work/c.bb" "$work/keys.txt"
+    "${vg[@]}" "$cli" build -0 -o "$work/n.bb" "$work/keys0.bin"
+    count 3 query -0 -c "$work/n.bb" "$work/keys0.bin"
+    "${vg[@]}" "$cli" info --json "$work/b.bb" >/dev/null
+    "${vg[@]}" "$cli" info "$work/c.bb" >/dev/null
+  done
+  unset BB_ISA
+  rm -rf "$work"
+  echo "sanitize: valgrind passed in $((SECONDS - start)) s" >&2
+}
+
 targets=("$@")
-((${#targets[@]})) || targets=(asan tsan)
+((${#targets[@]})) || targets=(asan tsan valgrind)
 for t in "${targets[@]}"; do
   case $t in
   asan) run asan address,undefined ;;
   # ThreadSanitizer needs every thread-using test: test_threads and test_concurrent.
   tsan) run tsan thread -R '^test_(threads|concurrent)$' ;;
-  *) echo "sanitize: unknown target '$t' (asan or tsan)" >&2; exit 2 ;;
+  valgrind) valgrind_round_trip ;;
+  *) echo "sanitize: unknown target '$t' (asan, tsan or valgrind)" >&2; exit 2 ;;
   esac
 done

@@ -31,13 +31,13 @@
  * never in a mask and so stay zero.
  */
 #include "internal.h"
+#include "kernels/prefetch.h"
 
 #include <stdatomic.h>
 
-_Static_assert(sizeof(_Atomic uint64_t) == sizeof(uint64_t), "atomic words must overlay the payload");
+_Static_assert(sizeof(_Atomic uint64_t) == sizeof(uint64_t),
+               "atomic words must overlay the payload");
 
-#define WORDS_PER_BLOCK (BB_BLOCK_BYTES / 8)
-#define PREFETCH_AHEAD 16 /* as in kernels/loops.h: lines in flight to keep a core busy */
 
 static inline _Atomic uint64_t *word_at(uint8_t *data, uint64_t w) {
     return (_Atomic uint64_t *)(void *)(data + 8 * w);
@@ -133,15 +133,18 @@ static void count_keys(bb_filter *f, uint64_t n) {
     atomic_fetch_add_explicit((_Atomic uint64_t *)(void *)&f->keys_added, n, memory_order_relaxed);
 }
 
-/* Adds h[0 .. n) and returns how many were new; the blocked path prefetches ahead (for
- * writing) like the kernels' batch loops, so DRAM misses overlap. */
+/* Adds h[0 .. n) and returns how many were new. A blocked filter beyond L2 is prefetched
+ * ahead (for writing) by the kernels' rules (kernels/prefetch.h): each locked RMW waits for
+ * its line and stops the core from running ahead, so without prefetch the misses would not
+ * overlap at all. */
 static size_t add_many(bb_filter *f, const uint64_t *h, size_t n) {
     size_t fresh = 0;
-    bool blocked = f->kind == BB_BLOCKED;
-    for (size_t i = 0; blocked && i < n && i < PREFETCH_AHEAD; i++)
+    bool ahead = f->kind == BB_BLOCKED && bb_prefetch_worth(f->blocks);
+    for (size_t i = 0; ahead && i < n && i < BB_PREFETCH_AHEAD; i++)
         __builtin_prefetch(block_of(f, h[i]), 1);
     for (size_t i = 0; i < n; i++) {
-        if (blocked && i + PREFETCH_AHEAD < n) __builtin_prefetch(block_of(f, h[i + PREFETCH_AHEAD]), 1);
+        if (ahead && i + BB_PREFETCH_AHEAD < n)
+            __builtin_prefetch(block_of(f, h[i + BB_PREFETCH_AHEAD]), 1);
         fresh += add_one(f, h[i]);
     }
     count_keys(f, n);

@@ -65,7 +65,8 @@ static bb_status config_geometry(const bb_config *c, uint64_t *bits, unsigned *k
     }
     if (*bits == 0) return BB_E_INVAL;
     if (*bits > BB_MAX_BITS) return BB_E_TOO_LARGE;
-    if (is_blocked_layout(c->kind)) *bits = (*bits + BB_BLOCK_BITS - 1) / BB_BLOCK_BITS * BB_BLOCK_BITS;
+    if (is_blocked_layout(c->kind))
+        *bits = (*bits + BB_BLOCK_BITS - 1) / BB_BLOCK_BITS * BB_BLOCK_BITS;
     if (*k == 0) {
         if (c->capacity == 0) return BB_E_INVAL;
         return bb_best_k(c->kind, c->capacity, *bits, k);

@@ -2,9 +2,9 @@
  * format.c - the file format of docs/FORMAT.md: a 128-byte little-endian header, then the
  * filter's payload (bit array, or counter array of a counting filter) exactly as it is in
  * memory. Here are its encoder, its validator, and the four ways in and out: buffers, atomic
- * saves, loads and read-only memory mappings. Kinds stored: blocked, classic, counting; a
- * scalable filter (a stack of sub-filters) has a planned layout in FORMAT.md but is not
- * written or read yet (BB_E_UNSUPPORTED both ways).
+ * saves, loads and read-only memory mappings. Kinds stored: blocked, classic, counting, and
+ * scalable, whose payload is its sub-filters, each a complete blocked record (FORMAT.md,
+ * "Kind 3: scalable"; the "Scalable filters" section below).
  *
  * Invariants: integers are encoded and decoded byte by byte, so a file is the same on little-
  * and big-endian machines; the payload needs no conversion because its bit i is bit (i & 7)
@@ -47,6 +47,12 @@ enum {
     OFF_PAYLOAD_LEN = 72,
     OFF_PAYLOAD_SUM = 80,
     OFF_RESERVED = 88,
+    /* Kind 3 (scalable) gives reserved bytes 88 .. 111 a meaning; 112 .. 119 stay zero. */
+    OFF_GROWTH = 88,
+    OFF_TIGHTENING = 96,
+    OFF_FLAGS = 104,
+    OFF_N_SUBS = 108,
+    OFF_SCALABLE_RESERVED = 112,
     OFF_HDR_SUM = 120 /* the header checksum covers bytes [0, OFF_HDR_SUM) */
 };
 
@@ -74,15 +80,36 @@ static uint64_t get64(const uint8_t *p) {
 static uint64_t checksum(const void *p, uint64_t len) { return bb_xxh3(p, (size_t)len, 0); }
 
 /* Kinds whose whole state is the header plus one flat payload. */
-static bool stored_kind(uint32_t kind) {
+static bool flat_kind(uint32_t kind) {
     return kind == BB_BLOCKED || kind == BB_CLASSIC || kind == BB_COUNTING;
+}
+
+static bool stored_kind(uint32_t kind) { return flat_kind(kind) || kind == BB_SCALABLE; }
+
+static void put_f64(uint8_t *p, double v) {
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    put64(p, bits);
+}
+static double get_f64(const uint8_t *p) {
+    uint64_t bits = get64(p);
+    double v;
+    memcpy(&v, &bits, sizeof v);
+    return v;
+}
+
+/* Payload bytes of f: its own for flat kinds; for scalable, one record (header + blocks)
+ * per sub-filter, and the sub-filters' bits add up to the parent's. */
+static uint64_t payload_size(const bb_filter *f) {
+    return f->kind == BB_SCALABLE ? f->n_subs * HDR_SIZE + f->bits / 8 : f->payload_bytes;
 }
 
 /* ============================================================================================
  * Encoding
  * ========================================================================================== */
 
-static void encode_header(const bb_filter *f, uint8_t h[HDR_SIZE]) {
+/* The header of f, whose payload (payload_size(f) bytes) has checksum payload_sum. */
+static void encode_header(const bb_filter *f, uint64_t payload_sum, uint8_t h[HDR_SIZE]) {
     uint64_t fpr_bits = 0; /* "not sized from p" is all zero bits, also for -0.0 */
     if (f->fpr_target != 0.0) memcpy(&fpr_bits, &f->fpr_target, sizeof fpr_bits);
     memset(h, 0, HDR_SIZE);
@@ -93,19 +120,46 @@ static void encode_header(const bb_filter *f, uint8_t h[HDR_SIZE]) {
     put32(h + OFF_K, f->k);
     put64(h + OFF_BITS, f->bits);
     put64(h + OFF_BLOCKS, f->blocks);
-    put64(h + OFF_CAPACITY, f->capacity);
+    /* A scalable parent's capacity is the sum; the file keeps c_0, the first sub-filter's. */
+    put64(h + OFF_CAPACITY, f->kind == BB_SCALABLE ? f->subs[0]->capacity : f->capacity);
     put64(h + OFF_FPR, fpr_bits);
     put64(h + OFF_SEED, f->seed);
     put64(h + OFF_KEYS, f->keys_added);
-    put64(h + OFF_PAYLOAD_LEN, f->payload_bytes);
-    put64(h + OFF_PAYLOAD_SUM, checksum(f->data, f->payload_bytes));
+    put64(h + OFF_PAYLOAD_LEN, payload_size(f));
+    put64(h + OFF_PAYLOAD_SUM, payload_sum);
+    if (f->kind == BB_SCALABLE) {
+        put_f64(h + OFF_GROWTH, f->growth);
+        put_f64(h + OFF_TIGHTENING, f->tightening);
+        put32(h + OFF_FLAGS, f->flags);
+        put32(h + OFF_N_SUBS, (uint32_t)f->n_subs);
+    }
     put64(h + OFF_HDR_SUM, checksum(h, OFF_HDR_SUM));
+}
+
+/* Header and payload of a flat filter (or of one sub-filter) at out. */
+static void encode_flat(const bb_filter *f, uint8_t *out) {
+    encode_header(f, checksum(f->data, f->payload_bytes), out);
+    memcpy(out + HDR_SIZE, f->data, (size_t)f->payload_bytes);
+}
+
+/* Any filter into out[0 .. HDR_SIZE + payload_size(f)). */
+static void encode(const bb_filter *f, uint8_t *out) {
+    if (f->kind != BB_SCALABLE) {
+        encode_flat(f, out);
+        return;
+    }
+    uint8_t *p = out + HDR_SIZE;
+    for (size_t i = 0; i < f->n_subs; i++) {
+        encode_flat(f->subs[i], p);
+        p += HDR_SIZE + f->subs[i]->payload_bytes;
+    }
+    encode_header(f, checksum(out + HDR_SIZE, payload_size(f)), out);
 }
 
 bb_status bb_serialized_size(const bb_filter *f, uint64_t *size_out) {
     if (!f || !size_out) return BB_E_INVAL;
     if (!stored_kind(f->kind)) return BB_E_UNSUPPORTED;
-    *size_out = HDR_SIZE + f->payload_bytes; /* payload < 2^56 bytes: no overflow */
+    *size_out = HDR_SIZE + payload_size(f); /* payload < 2^57 bytes: no overflow */
     return BB_OK;
 }
 
@@ -113,10 +167,9 @@ bb_status bb_serialize(const bb_filter *f, void *buf, size_t cap, size_t *writte
     if (written) *written = 0;
     if (!f || !buf) return BB_E_INVAL;
     if (!stored_kind(f->kind)) return BB_E_UNSUPPORTED;
-    uint64_t size = HDR_SIZE + f->payload_bytes;
+    uint64_t size = HDR_SIZE + payload_size(f);
     if ((uint64_t)cap < size) return BB_E_INVAL;
-    encode_header(f, buf);
-    memcpy((uint8_t *)buf + HDR_SIZE, f->data, (size_t)f->payload_bytes);
+    encode(f, buf);
     if (written) *written = (size_t)size;
     return BB_OK;
 }
@@ -125,6 +178,21 @@ bb_status bb_serialize(const bb_filter *f, void *buf, size_t cap, size_t *writte
  * Validation (FORMAT.md, "Validation", steps 1 to 8). The decoded header is kept in a
  * bb_filter without data (`h`), which is what the filter is then built from.
  * ========================================================================================== */
+
+/* Kind 3's own fields: parameters a scalable filter could be created with (p required), at
+ * least one sub-filter, and the payload length that many records of these bits take. The
+ * sub-records themselves are checked when they are read (read_subfilters). */
+static bb_status scalable_fields(const uint8_t *p, bb_filter *h) {
+    h->growth = get_f64(p + OFF_GROWTH);
+    h->tightening = get_f64(p + OFF_TIGHTENING);
+    h->flags = get32(p + OFF_FLAGS);
+    h->n_subs = get32(p + OFF_N_SUBS);
+    if (!bb_scalable_params_valid(h->fpr_target, h->growth, h->tightening, h->flags))
+        return BB_E_INCONSISTENT;
+    if (h->n_subs == 0 || h->capacity == 0) return BB_E_INCONSISTENT;
+    if (h->payload_bytes != h->n_subs * HDR_SIZE + h->bits / 8) return BB_E_INCONSISTENT;
+    return BB_OK;
+}
 
 /* Every field on its own and against the others; the header checksum has already matched. */
 static bb_status check_fields(const uint8_t *p, bb_filter *h) {
@@ -146,13 +214,20 @@ static bb_status check_fields(const uint8_t *p, bb_filter *h) {
     if (get32(p + OFF_HDR_SIZE) != HDR_SIZE) return BB_E_INCONSISTENT;
     if (h->k == 0 || h->k > BB_MAX_K) return BB_E_INCONSISTENT;
     if (h->bits == 0 || h->bits > BB_MAX_BITS) return BB_E_INCONSISTENT;
-    bool whole_blocks = h->kind != BB_CLASSIC; /* blocked, counting */
+    bool whole_blocks = h->kind != BB_CLASSIC; /* blocked, counting, scalable */
     uint64_t blocks = whole_blocks ? h->bits / BB_BLOCK_BITS : 0;
     if (whole_blocks && h->bits % BB_BLOCK_BITS) return BB_E_INCONSISTENT;
     if (h->blocks != blocks) return BB_E_INCONSISTENT;
-    if (h->payload_bytes != bb_payload_bytes(h->kind, h->bits)) return BB_E_INCONSISTENT;
     if (fpr_bits != 0 && !(h->fpr_target > 0.0 && h->fpr_target < 1.0)) return BB_E_INCONSISTENT;
-    for (unsigned i = OFF_RESERVED; i < OFF_HDR_SUM; i++)
+    unsigned reserved = OFF_RESERVED;
+    if (h->kind == BB_SCALABLE) {
+        bb_status s = scalable_fields(p, h);
+        if (s != BB_OK) return s;
+        reserved = OFF_SCALABLE_RESERVED;
+    } else if (h->payload_bytes != bb_payload_bytes(h->kind, h->bits)) {
+        return BB_E_INCONSISTENT;
+    }
+    for (unsigned i = reserved; i < OFF_HDR_SUM; i++)
         if (p[i]) return BB_E_INCONSISTENT;
     return BB_OK;
 }
@@ -207,14 +282,85 @@ static bb_status heap_filter(bb_filter **out, const bb_filter *h) {
     return BB_OK;
 }
 
+/* ============================================================================================
+ * Scalable filters (FORMAT.md, "Kind 3: scalable", step 9). The payload is n_subs records,
+ * oldest first, each valid on its own as a kind-0 input (steps 1 to 8) with the parent's
+ * seed, a capacity and an fpr_target; together they fill the payload exactly and agree with
+ * the parent header (bits, the newest's k, c_0, keys_added). The parent's payload checksum
+ * already covers them, so any failure here comes from a faulty writer: BB_E_INCONSISTENT.
+ * ========================================================================================== */
+
+/* The record at p (avail bytes left): its header into *sh and its length into *len. */
+static bb_status sub_record(const uint8_t *p, uint64_t avail, bb_filter *sh, uint64_t *len) {
+    uint64_t sum;
+    if (parse_header(p, avail, sh, &sum) != BB_OK) return BB_E_INCONSISTENT;
+    /* Only blocked records become sub-filters (a nested scalable header must never become a
+     * filter object); bb_scalable_push refuses another seed and capacity 0. */
+    if (sh->kind != BB_BLOCKED || sh->fpr_target == 0.0) return BB_E_INCONSISTENT;
+    *len = HDR_SIZE + sh->payload_bytes;
+    if (*len > avail || check_payload(sh, p + HDR_SIZE, sum) != BB_OK) return BB_E_INCONSISTENT;
+    return BB_OK;
+}
+
+/* The sub-filter of record sh with its blocks at `data`: a heap copy, or (in_place) the bytes
+ * of a mapping, which the parent owns and unmaps. */
+static bb_status sub_filter(bb_filter **out, const bb_filter *sh, const uint8_t *data,
+                            bool in_place) {
+    if (!in_place) {
+        bb_status s = heap_filter(out, sh);
+        if (s == BB_OK) memcpy((*out)->data, data, (size_t)sh->payload_bytes);
+        return s;
+    }
+    if (!(*out = malloc(sizeof **out))) return BB_E_NOMEM;
+    **out = *sh;
+    (*out)->data = (uint8_t *)(uintptr_t)data;
+    (*out)->storage = BB_STORE_FILE; /* map_base NULL: bb_free leaves the mapping alone */
+    return BB_OK;
+}
+
+static bb_status scalable_agrees(const bb_filter *f, const bb_filter *h, uint64_t used) {
+    bool ok = used == h->payload_bytes && f->bits == h->bits && f->k == h->k &&
+              f->keys_added == h->keys_added && f->subs[0]->capacity == h->capacity;
+    return ok ? BB_OK : BB_E_INCONSISTENT;
+}
+
+/* Step 9, and the scalable filter of header h whose payload is at `payload`. */
+static bb_status scalable_filter(bb_filter **out, const bb_filter *h, const uint8_t *payload,
+                                 bool in_place) {
+    bb_status s =
+        bb_scalable_shell(out, h->fpr_target, h->growth, h->tightening, h->flags, h->seed);
+    uint64_t used = 0;
+    for (size_t i = 0; s == BB_OK && i < h->n_subs; i++) {
+        bb_filter sh, *sub;
+        uint64_t len;
+        s = sub_record(payload + used, h->payload_bytes - used, &sh, &len);
+        if (s == BB_OK) s = sub_filter(&sub, &sh, payload + used + HDR_SIZE, in_place);
+        if (s == BB_OK && (s = bb_scalable_push(*out, sub)) != BB_OK) bb_free(sub);
+        used += len;
+    }
+    if (s == BB_OK) s = scalable_agrees(*out, h, used);
+    if (s != BB_OK) {
+        bb_free(*out);
+        *out = NULL;
+    }
+    return s;
+}
+
+/* A new heap filter from validated header h and its payload. */
+static bb_status build_heap(bb_filter **out, const bb_filter *h, const uint8_t *payload) {
+    if (h->kind == BB_SCALABLE) return scalable_filter(out, h, payload, false);
+    bb_status s = heap_filter(out, h);
+    if (s == BB_OK) memcpy((*out)->data, payload, (size_t)h->payload_bytes);
+    return s;
+}
+
 bb_status bb_deserialize(bb_filter **out, const void *buf, size_t len) {
     if (!out) return BB_E_INVAL;
     *out = NULL;
     if (!buf) return BB_E_INVAL;
     bb_filter h;
     bb_status s = validate(buf, len, &h);
-    if (s == BB_OK) s = heap_filter(out, &h);
-    if (s == BB_OK) memcpy((*out)->data, (const uint8_t *)buf + HDR_SIZE, (size_t)h.payload_bytes);
+    if (s == BB_OK) s = build_heap(out, &h, (const uint8_t *)buf + HDR_SIZE);
     return s;
 }
 
@@ -299,11 +445,26 @@ static bool sync_parent(char *path) {
     return ok;
 }
 
+/* A flat filter is written from where it is; a scalable one is encoded into a buffer first,
+ * because its header's payload checksum covers all sub-records (errno ENOMEM if that fails). */
 static bool write_file(int fd, const bb_filter *f, const char *path) {
+    if (!set_mode(fd, path)) return false;
+    if (f->kind == BB_SCALABLE) {
+        uint64_t size = HDR_SIZE + payload_size(f);
+        uint8_t *buf = size <= SIZE_MAX ? malloc((size_t)size) : NULL;
+        if (!buf) {
+            errno = ENOMEM;
+            return false;
+        }
+        encode(f, buf);
+        bool ok = write_full(fd, buf, size);
+        free(buf);
+        return ok && fsync(fd) == 0;
+    }
     uint8_t hdr[HDR_SIZE];
-    encode_header(f, hdr);
-    return set_mode(fd, path) && write_full(fd, hdr, HDR_SIZE) &&
-           write_full(fd, f->data, f->payload_bytes) && fsync(fd) == 0;
+    encode_header(f, checksum(f->data, f->payload_bytes), hdr);
+    return write_full(fd, hdr, HDR_SIZE) && write_full(fd, f->data, f->payload_bytes) &&
+           fsync(fd) == 0;
 }
 
 bb_status bb_save(const bb_filter *f, const char *path) {
@@ -344,24 +505,38 @@ bb_status bb_save(const bb_filter *f, const char *path) {
  * header claiming terabytes on a short file reads as truncated, not as out of memory), then
  * the payload straight into the new filter; one more byte must be end of file. Pipes have
  * no size, so for them the reads alone decide truncated or trailing data. */
+/* Steps 6 to 8 while reading: the payload of header h into dst, then end of file. */
+static bb_status read_payload(int fd, const bb_filter *h, uint64_t sum, uint8_t *dst) {
+    uint8_t extra;
+    uint64_t got;
+    if (!read_full(fd, dst, h->payload_bytes, &got)) return BB_E_IO;
+    if (got < h->payload_bytes) return BB_E_TRUNCATED;
+    if (!read_full(fd, &extra, 1, &got)) return BB_E_IO;
+    return got ? BB_E_INCONSISTENT : check_payload(h, dst, sum);
+}
+
+/* Scalable: the payload into a buffer, then the sub-filters copied out of it. */
+static bb_status load_scalable(bb_filter **out, int fd, const bb_filter *h, uint64_t sum) {
+    uint8_t *buf = h->payload_bytes <= SIZE_MAX ? malloc((size_t)h->payload_bytes) : NULL;
+    if (!buf) return BB_E_NOMEM;
+    bb_status s = read_payload(fd, h, sum, buf);
+    if (s == BB_OK) s = scalable_filter(out, h, buf, false);
+    free(buf);
+    return s;
+}
+
 static bb_status load_fd(bb_filter **out, int fd) {
     struct stat st;
-    uint8_t hdr[HDR_SIZE], extra;
+    uint8_t hdr[HDR_SIZE];
     uint64_t got, sum;
     bb_filter h, *f;
     if (fstat(fd, &st) != 0 || !read_full(fd, hdr, HDR_SIZE, &got)) return BB_E_IO;
     bb_status s = parse_header(hdr, got, &h, &sum);
     if (s == BB_OK && S_ISREG(st.st_mode)) s = check_length(&h, (uint64_t)st.st_size);
+    if (s == BB_OK && h.kind == BB_SCALABLE) return load_scalable(out, fd, &h, sum);
     if (s == BB_OK) s = heap_filter(&f, &h);
     if (s != BB_OK) return s;
-    if (!read_full(fd, f->data, f->payload_bytes, &got))
-        s = BB_E_IO;
-    else if (got < f->payload_bytes)
-        s = BB_E_TRUNCATED;
-    else if (!read_full(fd, &extra, 1, &got))
-        s = BB_E_IO;
-    else
-        s = got ? BB_E_INCONSISTENT : check_payload(&h, f->data, sum);
+    s = read_payload(fd, &h, sum, f->data);
     if (s != BB_OK) {
         int e = errno;
         bb_free(f);
@@ -408,6 +583,15 @@ static bb_status map_fd(int fd, uint8_t **map, size_t *len) {
     return BB_OK;
 }
 
+/* The filter object of a validated mapping whose payload is at `payload` (used in place). */
+static bb_status mapped_filter(bb_filter **out, const bb_filter *h, uint8_t *payload) {
+    if (h->kind == BB_SCALABLE) return scalable_filter(out, h, payload, true);
+    if (!(*out = malloc(sizeof **out))) return BB_E_NOMEM;
+    **out = *h;
+    (*out)->data = payload;
+    return BB_OK;
+}
+
 bb_status bb_open_mmap(bb_filter **out, const char *path) {
     int fd;
     bb_status s = open_input(out, path, &fd);
@@ -425,14 +609,12 @@ bb_status bb_open_mmap(bb_filter **out, const char *path) {
     (void)madvise(map, len, MADV_WILLNEED);
     bb_filter h, *f = NULL;
     s = validate(map, len, &h);
-    if (s == BB_OK && !(f = malloc(sizeof *f))) s = BB_E_NOMEM;
+    if (s == BB_OK) s = mapped_filter(&f, &h, map + HDR_SIZE);
     if (s != BB_OK) {
         munmap(map, len);
         return s;
     }
     (void)madvise(map, len, MADV_RANDOM);
-    *f = h;
-    f->data = map + HDR_SIZE;
     f->storage = BB_STORE_FILE;
     f->map_base = map;
     f->map_len = len; /* > 0: bb_mem_free unmaps */

@@ -207,6 +207,8 @@ void bb_counting_merge(uint8_t *dst, const uint8_t *src, uint64_t bytes);
 
 /* ---- Scalable filter (scalable.c) --------------------------------------------------------- */
 bb_status bb_scalable_create(bb_filter **out, const bb_config *cfg);
+/** Whether a scalable filter may have these parameters (see bb_config; NaN is invalid). */
+bool bb_scalable_params_valid(double fpr, double growth, double tightening, unsigned flags);
 /** An empty scalable parent with these parameters and no sub-filter yet (for the file reader,
  *  which then adopts the sub-filters with bb_scalable_push). */
 bb_status bb_scalable_shell(bb_filter **out, double fpr, double growth, double tightening,

@@ -24,7 +24,7 @@
 /* Largest growth accepted: beyond it the second sub-filter alone would exceed any memory. */
 #define MAX_GROWTH 1048576.0
 
-static bool valid_params(double fpr, double growth, double tightening, unsigned flags) {
+bool bb_scalable_params_valid(double fpr, double growth, double tightening, unsigned flags) {
     return fpr > 0.0 && fpr < 1.0 && growth >= 1.0 && growth <= MAX_GROWTH &&
            tightening > 0.0 && tightening < 1.0 && !(flags & ~BB_NO_SCALE); /* NaN fails */
 }
@@ -32,7 +32,7 @@ static bool valid_params(double fpr, double growth, double tightening, unsigned 
 bb_status bb_scalable_shell(bb_filter **out, double fpr, double growth, double tightening,
                             unsigned flags, uint64_t seed) {
     *out = NULL;
-    if (!valid_params(fpr, growth, tightening, flags)) return BB_E_INVAL;
+    if (!bb_scalable_params_valid(fpr, growth, tightening, flags)) return BB_E_INVAL;
     bb_filter *f = calloc(1, sizeof *f);
     if (!f) return BB_E_NOMEM;
     f->kind = BB_SCALABLE;

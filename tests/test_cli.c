@@ -3,7 +3,8 @@
  * CMake passes) with posix_spawn: build / add / query / info round trips, the key rules
  * (CRLF, missing final newline, empty lines, NUL bytes, -0, stdin), the exit codes (0 success,
  * 1 runtime error, 2 usage error) with their "blockbloom:" messages, atomic output (a failed
- * build creates nothing), write errors on stdout (/dev/full), info --json's fields, --help.
+ * build creates nothing), write errors on stdout (/dev/full), info --json's fields, --help,
+ * and the variants' commands (counting/scalable builds, remove, export, merge).
  *
  * Every test runs in its own fresh mkdtemp directory, removed afterwards. The program's stdin,
  * stdout and stderr are files in that directory (no pipes, so no risk of a pipe-buffer
@@ -698,7 +699,7 @@ Test(cli, help_for_every_command_exits_0_on_stdout) {
     static const char *const cases[][3] = {
         {"--help"}, {"-h"}, {"help"}, {"build", "--help"}, {"add", "--help"},
         {"query", "--help"}, {"info", "--help"}, {"demo", "--help"}, {"help", "query"},
-        {"build", "-h"}};
+        {"build", "-h"}, {"remove", "--help"}, {"merge", "--help"}, {"export", "--help"}};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         run_result r = run_io("", 0, NULL, cases[i]);
         char what[64];
@@ -711,5 +712,118 @@ Test(cli, help_for_every_command_exits_0_on_stdout) {
     run_result r = RUN(NULL, "--version");
     expect_ok(&r, "--version");
     cr_assert(strncmp(r.out, "blockbloom ", 11) == 0, "version: %s", r.out);
+    run_free(&r);
+}
+
+/* ==== Variants: counting, scalable, remove, export, merge ===================================
+ * "Byte-identical" is checked on the files themselves: a counting filter exported after a
+ * remove, and a merge of two halves, must equal (cmp) the blocked filter built directly from
+ * the keys that remain / from all the keys. */
+
+static bool same_file(const char *a, const char *b) {
+    size_t la, lb;
+    char *x = read_bytes(a, &la), *y = read_bytes(b, &lb);
+    bool same = la == lb && memcmp(x, y, la) == 0;
+    free(x);
+    free(y);
+    return same;
+}
+
+static void run_ok(const char *const *args, const char *what) {
+    run_result r = run_io(NULL, 0, NULL, args);
+    expect_ok(&r, what);
+    run_free(&r);
+}
+
+Test(cli, counting_remove_then_export_equals_blocked_of_remaining_keys) {
+    free(make_keys("all.txt", "k", 3000));
+    free(make_keys("gone.txt", "k", 1000)); /* k0 .. k999: a subset of all.txt */
+    char *rest = malloc(3000 * 16), *p = rest;
+    for (int i = 1000; i < 3000; i++) p += sprintf(p, "k%d\n", i);
+    write_text("rest.txt", rest);
+    run_ok(ARGS("build", "--kind", "counting", "-n", "3000", "-o", "c.bb", "all.txt"), "build");
+    expect_info("c.bb", "kind", "\"counting\"");
+    expect_info("c.bb", "saturated_counters", "0");
+    run_result r = RUN(NULL, "remove", "c.bb", "gone.txt");
+    expect_ok(&r, "remove");
+    cr_assert(strstr(r.err, "2000 keys"), "summary: %s", r.err);
+    run_free(&r);
+    expect_info("c.bb", "keys_added", "2000");
+    run_ok(ARGS("export", "-o", "e.bb", "c.bb"), "export");
+    run_ok(ARGS("build", "-n", "3000", "-o", "b.bb", "rest.txt"), "build blocked");
+    cr_assert(same_file("e.bb", "b.bb"), "export differs from the blocked filter of the rest");
+    expect_query("e.bb", "k1500\n", "k1500\n");
+    free(rest);
+}
+
+Test(cli, remove_skips_absent_keys_and_refuses_other_kinds) {
+    run_ok(ARGS("build", "--kind", "counting", "-n", "100", "-o", "c.bb"), "build");
+    run_result r = RUN("never-added\n", "remove", "c.bb");
+    expect_ok(&r, "remove of an absent key");
+    cr_assert(strstr(r.err, "1 of 1 keys were not in the filter"), "stderr: %s", r.err);
+    run_free(&r);
+    build_from("b.bb", "a\n");
+    r = RUN("a\n", "remove", "b.bb");
+    expect_fail(&r, 1, "remove from a blocked filter");
+    cr_assert(strstr(r.err, "only counting filters"), "stderr: %s", r.err);
+    run_free(&r);
+    r = RUN(NULL, "export", "-o", "x.bb", "b.bb");
+    expect_fail(&r, 1, "export of a blocked filter");
+    run_free(&r);
+    cr_assert(!exists("x.bb"));
+}
+
+Test(cli, merge_of_halves_equals_the_whole_and_names_mismatches) {
+    free(make_keys("h1.txt", "a", 2000));
+    free(make_keys("h2.txt", "b", 2000));
+    char *both = malloc(2 * 2000 * 16), *p = both;
+    for (int i = 0; i < 2000; i++) p += sprintf(p, "a%d\n", i);
+    for (int i = 0; i < 2000; i++) p += sprintf(p, "b%d\n", i);
+    write_text("all.txt", both);
+    const char *kinds[] = {"blocked", "classic", "counting"};
+    for (int i = 0; i < 3; i++) {
+        run_ok(ARGS("build", "--kind", kinds[i], "-n", "4000", "-o", "1.bb", "h1.txt"), "b1");
+        run_ok(ARGS("build", "--kind", kinds[i], "-n", "4000", "-o", "2.bb", "h2.txt"), "b2");
+        run_ok(ARGS("build", "--kind", kinds[i], "-n", "4000", "-o", "w.bb", "all.txt"), "bw");
+        run_ok(ARGS("merge", "-o", "m.bb", "1.bb", "2.bb"), "merge");
+        cr_assert(same_file("m.bb", "w.bb"), "%s: merge of halves differs from the whole",
+                  kinds[i]);
+    }
+    run_ok(ARGS("build", "-n", "4000", "--seed", "7", "-o", "s.bb", "h2.txt"), "seed 7");
+    run_ok(ARGS("build", "-n", "4000", "-o", "1.bb", "h1.txt"), "b1");
+    run_result r = RUN(NULL, "merge", "-o", "x.bb", "1.bb", "s.bb");
+    expect_fail(&r, 1, "merge with another seed");
+    cr_assert(strstr(r.err, "differ in seed"), "stderr: %s", r.err);
+    run_free(&r);
+    cr_assert(!exists("x.bb"), "a refused merge writes nothing");
+    r = RUN(NULL, "merge", "-o", "x.bb", "1.bb");
+    expect_fail(&r, 2, "merge of one file");
+    run_free(&r);
+    free(both);
+}
+
+Test(cli, scalable_build_grows_and_info_lists_sub_filters) {
+    free(make_keys("k.txt", "s", 3000));
+    run_ok(ARGS("build", "--kind", "scalable", "-n", "100", "-p", "0.01", "-o", "s.bb", "k.txt"),
+           "build scalable");
+    expect_query("s.bb", "s0\ns2999\n", "s0\ns2999\n");
+    jfield fs[32];
+    run_result r = RUN(NULL, "info", "s.bb");
+    expect_ok(&r, "info");
+    /* 100 + 200 + 400 + 800 + 1600 >= 3000 keys: five sub-filters, the first tightened. */
+    cr_assert(strstr(r.out, "subfilters: 5\n"), "%s", r.out);
+    cr_assert(strstr(r.out, "subfilter.0.capacity: 100\n"), "%s", r.out);
+    cr_assert(strstr(r.out, "subfilter.0.fpr_target: 0.005\n"), "%s", r.out);
+    cr_assert(strstr(r.out, "subfilter.4.capacity: 1600\n"), "%s", r.out);
+    run_free(&r);
+    r = RUN(NULL, "info", "--json", "s.bb");
+    expect_ok(&r, "info --json");
+    char *list = strstr(r.out, ",\"subfilter_list\":[{\"capacity\":100,");
+    cr_assert_not_null(list, "%s", r.out);
+    strcpy(list, "}\n"); /* the flat part, for the flat parser */
+    size_t n = json_parse(r.out, fs, 32);
+    json_expect(fs, n, "kind", "\"scalable\"");
+    json_expect(fs, n, "subfilters", "5");
+    json_expect(fs, n, "growth", "2");
     run_free(&r);
 }

@@ -228,7 +228,8 @@ static void check_readers(bb_kind kind, uint64_t bits, unsigned k) {
     pthread_join(w, NULL);
     pthread_join(r[0], NULL);
     pthread_join(r[1], NULL);
-    cr_assert_eq(atomic_load(&s.misses), 0, "%s: readers missed published keys", bb_kind_name(kind));
+    cr_assert_eq(atomic_load(&s.misses), 0, "%s: readers missed published keys",
+                 bb_kind_name(kind));
     bb_free(s.f);
     free(ks);
 }

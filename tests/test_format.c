@@ -114,7 +114,8 @@ static uint8_t *read_bytes(const char *path, size_t *len) {
 /* ---- Filters ------------------------------------------------------------------------------------ */
 #define N_KEYS 500
 #define SEED UINT64_C(0x5eed0f0f0a11ce5)
-/* The kinds the format stores (BB_SCALABLE is refused, see scalable_not_stored). */
+/* The kinds stored as one flat payload. Kind 3 (scalable: sub-filter records) is tested in
+ * tests/test_scalable.c. */
 static const bb_kind kinds[] = {BB_BLOCKED, BB_CLASSIC, BB_COUNTING};
 #define N_KINDS (sizeof kinds / sizeof *kinds)
 
@@ -455,24 +456,6 @@ Test(format, golden_counting_bytes) {
     free(b);
 }
 
-/* A scalable filter is not in the format yet (FORMAT.md, "Planned: kind 3"): every writer
- * refuses it rather than write a file no reader accepts. */
-Test(format, scalable_not_stored) {
-    bb_config c = {.kind = BB_SCALABLE, .capacity = 100, .fpr = 0.01};
-    bb_filter *f = NULL;
-    cr_assert_eq(bb_create(&f, &c), BB_OK);
-    uint64_t size = 1;
-    uint8_t buf[4096];
-    size_t written = 1;
-    cr_assert_eq(bb_serialized_size(f, &size), BB_E_UNSUPPORTED);
-    cr_assert_eq(bb_serialize(f, buf, sizeof buf, &written), BB_E_UNSUPPORTED);
-    cr_assert_eq(written, 0);
-    cr_assert_eq(bb_save(f, in_dir("s.bbf")), BB_E_UNSUPPORTED);
-    cr_assert_eq(access(in_dir("s.bbf"), F_OK), -1, "no file written");
-    cr_assert_eq(stray_temps(), 0);
-    bb_free(f);
-}
-
 /* ============================================================================================
  * Damage: truncation, bit flips, trailing data
  * ========================================================================================== */
@@ -594,7 +577,8 @@ static const edit common_edits[] = {
     {"version 2 (after re-seal too)", O_VERSION, 4, 2, BB_E_BAD_VERSION},
     {"version 0", O_VERSION, 4, 0, BB_E_BAD_VERSION},
     {"magic", 3, 1, 'X', BB_E_BAD_MAGIC},
-    {"kind 3 (scalable, not stored yet)", O_KIND, 4, BB_SCALABLE, BB_E_UNSUPPORTED},
+    {"kind 3 (scalable, but growth, tightening, sub-filters 0)", O_KIND, 4, BB_SCALABLE,
+     BB_E_INCONSISTENT},
     {"kind 4 (a future kind)", O_KIND, 4, 4, BB_E_UNSUPPORTED},
     {"kind 0xffffffff", O_KIND, 4, 0xffffffff, BB_E_UNSUPPORTED},
     {"header size 64", O_HDRSIZE, 4, 64, BB_E_INCONSISTENT},

@@ -5,11 +5,18 @@
  * test is the issue's: initial capacity 100, p = 1%, expansion 2, 100,000 distinct keys, no
  * false negative, FPR on a million absent keys at most 1%, keys_added rising across every
  * growth step. Also: adds skip possibly-present keys, BB_NO_SCALE returns BB_E_FULL, batches
- * match single adds, clone/clear, bad configurations, and save/load of every sub-filter.
+ * match single adds, clone/clear, bad configurations, save/load of every sub-filter, and the
+ * file format of kind 3 (docs/FORMAT.md): its header fields and sub-records read against the
+ * spec, memory mapping, and damaged inputs.
  */
 #include "testutil.h"
 
 #include <unistd.h>
+
+/* The checksums of FORMAT.md are XXH3-64 with seed 0: recomputed here independently of the
+ * library, to re-seal deliberately damaged files. */
+#define XXH_INLINE_ALL
+#include <xxhash.h>
 
 static bb_filter *make_scalable(uint64_t capacity, double fpr, double growth, double r,
                                 unsigned flags) {
@@ -84,7 +91,8 @@ Test(scalable, issue_scenario_100_keys_to_100000) {
     uint8_t *absent = tu_keys(21, ABSENT);
     cr_assert_eq(bb_contains_fixed(f, absent, TU_KEY_BYTES, 0, ABSENT, out, &hits), BB_OK);
     double fpr = (double)hits / ABSENT;
-    cr_log_info("scalable: %llu sub-filters, measured FPR %.5f", (unsigned long long)in.subfilters, fpr);
+    cr_log_info("scalable: %llu sub-filters, measured FPR %.5f",
+                (unsigned long long)in.subfilters, fpr);
     cr_assert(fpr <= 0.01, "FPR %.5f above the 1%% target", fpr);
     cr_assert(fpr >= 0.0025, "FPR %.5f implausibly low: is the filter sized at all?", fpr);
     free(absent);
@@ -178,7 +186,8 @@ Test(scalable, batches_match_single_keys) {
     bb_filter *a = make_scalable(200, 0.01, 0, 0, 0), *b = make_scalable(200, 0.01, 0, 0, 0);
     uint8_t *keys = tu_keys(27, N);
     cr_assert_eq(bb_add_fixed(a, keys, TU_KEY_BYTES, 0, N), BB_OK);
-    for (size_t i = 0; i < N; i++) cr_assert_eq(bb_add(b, keys + i * TU_KEY_BYTES, TU_KEY_BYTES), BB_OK);
+    for (size_t i = 0; i < N; i++)
+        cr_assert_eq(bb_add(b, keys + i * TU_KEY_BYTES, TU_KEY_BYTES), BB_OK);
     bb_info ia = info_of(a), ib = info_of(b);
     cr_assert_eq(ia.keys_added, ib.keys_added);
     cr_assert_eq(ia.subfilters, ib.subfilters);
@@ -295,4 +304,177 @@ Test(scalable, save_load_keeps_every_sub_filter) {
     cr_assert_eq(a.bits_set, b.bits_set);
     bb_free(f);
     bb_free(g);
+}
+
+/* ---- File format (docs/FORMAT.md, "Kind 3: scalable") ------------------------------------ */
+
+static uint64_t le64(const uint8_t *p) {
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--) v = v << 8 | p[i];
+    return v;
+}
+static uint32_t le32(const uint8_t *p) { return (uint32_t)le64(p) & 0xffffffffu; }
+static double lef64(const uint8_t *p) {
+    uint64_t b = le64(p);
+    double d;
+    memcpy(&d, &b, sizeof d);
+    return d;
+}
+static void set_le64(uint8_t *p, uint64_t v) {
+    for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+/* Recompute a record's payload and header checksums (offsets 80 and 120). */
+static void reseal(uint8_t *rec, uint64_t payload_len) {
+    set_le64(rec + 80, XXH3_64bits(rec + 128, (size_t)payload_len));
+    set_le64(rec + 120, XXH3_64bits(rec, 120));
+}
+
+static bb_filter *grown_filter(void) {
+    bb_filter *f = make_scalable(100, 0.01, 3, 0.25, 0);
+    for (uint64_t i = 0; i < 3000; i++) add_key(f, 31, i, BB_OK);
+    return f;
+}
+
+/* The header and each sub-record, field by field, against the spec and bb_subfilter_info;
+ * each sub-record is itself a valid kind-0 input. */
+Test(scalable, format_layout_matches_spec) {
+    bb_filter *f = grown_filter();
+    bb_info in = info_of(f);
+    size_t len;
+    uint8_t *b = tu_serialize(f, &len);
+    cr_assert_eq(le32(b + 16), 3, "kind");
+    cr_assert_eq(le32(b + 20), in.k, "k of the newest");
+    cr_assert_eq(le64(b + 24), in.bits);
+    cr_assert_eq(le64(b + 32), in.bits / 512);
+    cr_assert_eq(le64(b + 40), 100, "capacity is c_0");
+    cr_assert_eq(lef64(b + 48), 0.01);
+    cr_assert_eq(le64(b + 56), 77, "seed");
+    cr_assert_eq(le64(b + 64), in.keys_added);
+    cr_assert_eq(lef64(b + 88), 3.0, "growth");
+    cr_assert_eq(lef64(b + 96), 0.25, "tightening");
+    cr_assert_eq(le32(b + 104), 0, "flags");
+    cr_assert_eq(le32(b + 108), in.subfilters);
+    cr_assert_eq(le64(b + 72), len - 128, "payload_bytes");
+    cr_assert_eq(le64(b + 72), in.subfilters * 128 + in.bits / 8);
+    cr_assert_eq(le64(b + 80), XXH3_64bits(b + 128, len - 128), "payload checksum");
+    cr_assert_eq(le64(b + 120), XXH3_64bits(b, 120), "header checksum");
+    for (int i = 112; i < 120; i++) cr_assert_eq(b[i], 0, "reserved byte %d", i);
+    size_t off = 128;
+    for (size_t i = 0; i < in.subfilters; i++) {
+        bb_info si, ri;
+        cr_assert_eq(bb_subfilter_info(f, i, &si), BB_OK);
+        const uint8_t *rec = b + off;
+        cr_assert_eq(le32(rec + 16), 0, "sub-record %zu is kind 0", i);
+        cr_assert_eq(off % 64, 0, "sub-record %zu blocks stay 64-byte aligned", i);
+        size_t rec_len = 128 + (size_t)le64(rec + 72);
+        bb_filter *r = NULL;
+        cr_assert_eq(bb_deserialize(&r, rec, rec_len), BB_OK, "sub-record %zu alone", i);
+        cr_assert_eq(bb_get_info(r, &ri), BB_OK);
+        cr_assert_eq(ri.kind, BB_BLOCKED);
+        cr_assert_eq(ri.bits, si.bits);
+        cr_assert_eq(ri.k, si.k);
+        cr_assert_eq(ri.capacity, si.capacity);
+        cr_assert_eq(ri.fpr_target, si.fpr_target);
+        cr_assert_eq(ri.keys_added, si.keys_added);
+        cr_assert_eq(ri.bits_set, si.bits_set);
+        bb_free(r);
+        off += rec_len;
+    }
+    cr_assert_eq(off, len, "the records fill the payload exactly");
+    free(b);
+    bb_free(f);
+}
+
+/* A mapped scalable filter answers like the original, is read-only, and its clone grows. */
+Test(scalable, mmap_and_deserialize) {
+    bb_filter *f = grown_filter(), *m = NULL, *d = NULL, *c = NULL;
+    char path[] = "/tmp/bb_scalable_XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert(fd >= 0);
+    close(fd);
+    cr_assert_eq(bb_save(f, path), BB_OK);
+    cr_assert_eq(bb_open_mmap(&m, path), BB_OK);
+    unlink(path);
+    size_t len;
+    uint8_t *b = tu_serialize(f, &len);
+    cr_assert_eq(bb_deserialize(&d, b, len), BB_OK);
+    tu_assert_same_bytes(m, f, "mapped");
+    tu_assert_same_bytes(d, f, "deserialized");
+    bb_info mi = info_of(m);
+    cr_assert(mi.read_only);
+    cr_assert_eq(mi.subfilters, info_of(f).subfilters);
+    uint8_t *probe = tu_keys(32, 5000), *out_f = malloc(5000), *out_m = malloc(5000);
+    size_t hf, hm;
+    cr_assert_eq(bb_contains_fixed(f, probe, TU_KEY_BYTES, 0, 5000, out_f, &hf), BB_OK);
+    cr_assert_eq(bb_contains_fixed(m, probe, TU_KEY_BYTES, 0, 5000, out_m, &hm), BB_OK);
+    cr_assert_arr_eq(out_f, out_m, 5000);
+    add_key(m, 33, 0, BB_E_READONLY);
+    cr_assert_eq(bb_clear(m), BB_E_READONLY);
+    cr_assert_eq(bb_clone(&c, m), BB_OK);
+    for (uint64_t i = 0; i < 20000; i++) add_key(c, 33, i, BB_OK);
+    cr_assert(info_of(c).subfilters > mi.subfilters, "the clone of a mapped filter grows");
+    free(probe);
+    free(out_f);
+    free(out_m);
+    free(b);
+    bb_free(c);
+    bb_free(d);
+    bb_free(m);
+    bb_free(f);
+}
+
+/* Damage: every prefix is truncated, a flipped payload bit is corrupt, and sub-records that
+ * are wrong although the parent's checksums were recomputed (a faulty writer) are
+ * inconsistent. */
+Test(scalable, damaged_inputs_are_refused) {
+    bb_filter *f = grown_filter(), *g = (bb_filter *)&f;
+    size_t len;
+    uint8_t *b = tu_serialize(f, &len), *w = malloc(len);
+    for (size_t cut = 0; cut < len; cut += cut < 300 ? 1 : 97) {
+        cr_assert_eq(bb_deserialize(&g, b, cut), BB_E_TRUNCATED, "prefix %zu", cut);
+        cr_assert_null(g);
+    }
+    memcpy(w, b, len);
+    w[len - 1] ^= 0x10;
+    cr_assert_eq(bb_deserialize(&g, w, len), BB_E_CORRUPT);
+    /* Edits of the first sub-record (at 128), each re-sealed, then the parent re-sealed. */
+    const struct { size_t off; uint64_t value; const char *what; } edits[] = {
+        {16, 1, "sub-record kind classic"},
+        {16, 3, "sub-record kind scalable"},
+        {56, 78, "sub-record seed differs from the parent's"},
+        {40, 0, "sub-record capacity 0"},
+        {48, 0, "sub-record without fpr_target"},
+        {64, 1000, "sub-record keys_added no longer sums to the parent's"},
+    };
+    uint64_t sub_payload = le64(b + 128 + 72);
+    for (size_t i = 0; i < sizeof edits / sizeof *edits; i++) {
+        memcpy(w, b, len);
+        uint8_t *rec = w + 128;
+        if (edits[i].off == 16)
+            rec[16] = (uint8_t)edits[i].value; /* kind is a u32: its low byte */
+        else
+            set_le64(rec + edits[i].off, edits[i].value);
+        reseal(rec, sub_payload);
+        reseal(w, len - 128);
+        cr_assert_eq(bb_deserialize(&g, w, len), BB_E_INCONSISTENT, "%s", edits[i].what);
+    }
+    /* Parent fields: growth below 1, zero sub-filters, one sub-filter too many. */
+    const struct { size_t off; unsigned width; uint64_t value; const char *what; } pedits[] = {
+        {88, 8, 0x3fe0000000000000u, "growth 0.5"},
+        {108, 4, 0, "no sub-filter"},
+        {108, 4, 0, "one sub-filter more"}, /* value set below */
+        {40, 8, 101, "capacity differs from c_0"},
+        {112, 1, 1, "reserved byte 112"},
+    };
+    for (size_t i = 0; i < sizeof pedits / sizeof *pedits; i++) {
+        memcpy(w, b, len);
+        uint64_t v = i == 2 ? le32(b + 108) + 1 : pedits[i].value;
+        for (unsigned j = 0; j < pedits[i].width; j++)
+            w[pedits[i].off + j] = (uint8_t)(v >> (8 * j));
+        reseal(w, len - 128);
+        cr_assert_eq(bb_deserialize(&g, w, len), BB_E_INCONSISTENT, "%s", pedits[i].what);
+    }
+    free(w);
+    free(b);
+    bb_free(f);
 }

@@ -7,10 +7,8 @@
  * Under ThreadSanitizer (scripts/sanitize.sh, BB_SANITIZE=thread) the same runs also prove
  * the absence of data races, including the lazy first-use kernel choice in dispatch.c.
  *
- * Concurrent adds (blockbloom.h, "Concurrent build": blocked and classic only) are tested
- * with writer threads using every *_concurrent add while a reader thread queries keys added
- * before they started: every such key must stay present throughout, and once the writers
- * are joined the filter must be byte-identical to a single-threaded build of the same keys.
+ * Concurrent adds (blockbloom.h, "Concurrent build") are tested in test_concurrent.c, which
+ * the ThreadSanitizer build runs too.
  *
  * Every key is 16 bytes, so one key array feeds all shapes: pointer arrays, Arrow offsets
  * (32- and 64-bit) and fixed-width records must then give the same answers as well. The
@@ -22,7 +20,6 @@
 #include <criterion/criterion.h>
 #endif
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -251,129 +248,3 @@ Test(threads, first_use_kernel_choice_races) {
     bb_free(f);
 }
 
-/* ---- Concurrent adds ---------------------------------------------------------------------- */
-
-enum { N_WRITERS = 3, PRESET = N_ADDED / 4 };
-
-typedef struct writer {
-    bb_filter *f;
-    const keyset *ks;
-    int id;
-    pthread_barrier_t *start;
-    int failures;
-} writer;
-
-/* Writer w adds the keys i in [PRESET, N_ADDED) with i % N_WRITERS == w, each through the
- * next of the four concurrent entry points in turn, then every key of the shared slice
- * [PRESET, 2 * PRESET) once more, so that all writers race on the same bits as well. */
-static void *writer_main(void *arg) {
-    writer *w = arg;
-    const keyset *ks = w->ks;
-    pthread_barrier_wait(w->start);
-    unsigned turn = 0;
-    for (size_t i = PRESET + (size_t)w->id; i < N_ADDED; i += N_WRITERS, turn++) {
-        bb_status s = BB_OK;
-        size_t n_new = 0;
-        bool was_new;
-        switch (turn % 4) {
-        case 0: s = bb_add_concurrent(w->f, ks->bytes[i], KEY_W, &was_new); break;
-        case 1: s = bb_add_hash_concurrent(w->f, ks->hashes[i], NULL); break;
-        case 2: s = bb_add_batch_concurrent(w->f, &ks->ptrs[i], &ks->lens[i], 1, &n_new); break;
-        case 3: s = bb_add_hashes_concurrent(w->f, &ks->hashes[i], 1, NULL); break;
-        }
-        w->failures += s != BB_OK || n_new > 1;
-    }
-    size_t n_new = 0;
-    w->failures += bb_add_batch_concurrent(w->f, ks->ptrs + PRESET, ks->lens + PRESET, PRESET,
-                                           &n_new) != BB_OK || n_new > PRESET;
-    return NULL;
-}
-
-typedef struct watcher {
-    const bb_filter *f;
-    const keyset *ks;
-    atomic_bool *writers_done;
-    pthread_barrier_t *start;
-    long misses; /* a preset key answered absent: a lost bit or a torn read */
-    long rounds;
-} watcher;
-
-static void *watcher_main(void *arg) {
-    watcher *r = arg;
-    pthread_barrier_wait(r->start);
-    do {
-        for (size_t i = 0; i < PRESET; i++) {
-            r->misses += !bb_contains_concurrent(r->f, r->ks->bytes[i], KEY_W);
-            r->misses += !bb_contains_hash_concurrent(r->f, r->ks->hashes[i]);
-        }
-        r->rounds++;
-    } while (!atomic_load(r->writers_done));
-    return NULL;
-}
-
-static void concurrent_build(bb_kind kind) {
-    bb_filter *f = make_filter(kind), *single = make_filter(kind);
-    keyset *ks = make_keys(f);
-    /* The single-threaded build of the same multiset: all keys once, the shared slice
-     * N_WRITERS more times. */
-    for (size_t i = 0; i < N_ADDED; i++) cr_assert_eq(bb_add(single, ks->bytes[i], KEY_W), BB_OK);
-    for (int w = 0; w < N_WRITERS; w++)
-        cr_assert_eq(bb_add_batch(single, ks->ptrs + PRESET, ks->lens + PRESET, PRESET), BB_OK);
-    for (size_t i = 0; i < PRESET; i++) cr_assert_eq(bb_add(f, ks->bytes[i], KEY_W), BB_OK);
-
-    pthread_t tid[N_WRITERS + 1];
-    writer wr[N_WRITERS];
-    atomic_bool done = false;
-    pthread_barrier_t start;
-    cr_assert_eq(pthread_barrier_init(&start, NULL, N_WRITERS + 1), 0);
-    watcher wa = {.f = f, .ks = ks, .writers_done = &done, .start = &start};
-    cr_assert_eq(pthread_create(&tid[N_WRITERS], NULL, watcher_main, &wa), 0);
-    for (int w = 0; w < N_WRITERS; w++) {
-        wr[w] = (writer){.f = f, .ks = ks, .id = w, .start = &start};
-        cr_assert_eq(pthread_create(&tid[w], NULL, writer_main, &wr[w]), 0);
-    }
-    for (int w = 0; w < N_WRITERS; w++) pthread_join(tid[w], NULL);
-    atomic_store(&done, true);
-    pthread_join(tid[N_WRITERS], NULL);
-    pthread_barrier_destroy(&start);
-
-    for (int w = 0; w < N_WRITERS; w++) cr_expect_eq(wr[w].failures, 0, "writer %d failed", w);
-    cr_expect_eq(wa.misses, 0, "%ld preset keys missed in %ld rounds", wa.misses, wa.rounds);
-    cr_expect(wa.rounds > 0);
-    bb_info a, b;
-    cr_assert_eq(bb_get_info(f, &a), BB_OK);
-    cr_assert_eq(bb_get_info(single, &b), BB_OK);
-    cr_expect_eq(a.keys_added, b.keys_added, "keys_added %llu, single-threaded %llu",
-                 (unsigned long long)a.keys_added, (unsigned long long)b.keys_added);
-    uint64_t la = 0, lb = 0;
-    cr_assert_eq(bb_serialized_size(f, &la), BB_OK);
-    cr_assert_eq(bb_serialized_size(single, &lb), BB_OK);
-    cr_assert_eq(la, lb);
-    uint8_t *x = malloc(la), *y = malloc(lb);
-    cr_assert(x && y);
-    cr_assert_eq(bb_serialize(f, x, la, NULL), BB_OK);
-    cr_assert_eq(bb_serialize(single, y, lb, NULL), BB_OK);
-    cr_expect_arr_eq(x, y, la, "concurrent build differs from the single-threaded build");
-    free(x);
-    free(y);
-    free(ks);
-    bb_free(single);
-    bb_free(f);
-}
-
-Test(threads, concurrent_adds_blocked) { concurrent_build(BB_BLOCKED); }
-Test(threads, concurrent_adds_classic) { concurrent_build(BB_CLASSIC); }
-
-/* The other kinds have no concurrent adds and must say so, not add racily. */
-Test(threads, concurrent_adds_unsupported_elsewhere) {
-    static const bb_kind kinds[] = {BB_COUNTING, BB_SCALABLE};
-    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++) {
-        bb_filter *f = make_filter(kinds[i]);
-        bool was_new = true;
-        cr_expect_eq(bb_add_concurrent(f, "k", 1, &was_new), BB_E_UNSUPPORTED, "%s",
-                     bb_kind_name(kinds[i]));
-        cr_expect_eq(bb_add_hashes_concurrent(f, (const uint64_t[]){1}, 1, NULL),
-                     BB_E_UNSUPPORTED, "%s", bb_kind_name(kinds[i]));
-        bb_free(f);
-    }
-}

@@ -25,7 +25,9 @@ static const char usage[] =
     "line is the empty key.\n"
     "\n"
     "  -o, --output=OUT       file to write (replaced atomically; required)\n"
-    "      --kind=KIND        blocked (default: one cache line per key) or classic\n"
+    "      --kind=KIND        blocked (default: one cache line per key), classic,\n"
+    "                         counting (supports 'blockbloom remove'; 4x the size) or\n"
+    "                         scalable (grows past its capacity; FPR stays below -p)\n"
     "  -n, --capacity=N       size for N keys (default: the number of keys read); with -n\n"
     "                         keys are streamed instead of held in memory\n"
     "  -p, --fpr=P            target false-positive rate, 0 < P < 1 (default 0.01)\n"
@@ -76,7 +78,8 @@ static void print_summary(const bb_filter *f, const char *path) {
     bb_info in;
     double model = 0.0;
     if (bb_get_info(f, &in) != BB_OK) return;
-    bb_fpr_model(in.kind, in.keys_added, in.bits, in.k, &model);
+    if (bb_fpr_model(in.kind, in.keys_added, in.bits, in.k, &model) != BB_OK)
+        model = in.fpr_estimate; /* scalable: no single geometry, use its estimate */
     fprintf(stderr,
             "blockbloom: wrote %s: %s filter, %" PRIu64 " keys, %" PRIu64 " bits (%.1f KiB), "
             "k=%u, %.2f bits/key, model FPR %.3g, isa %s\n",
@@ -98,8 +101,13 @@ static int parse_kind(const char *text, bb_kind *out) {
         *out = BB_BLOCKED;
     else if (strcmp(text, "classic") == 0)
         *out = BB_CLASSIC;
+    else if (strcmp(text, "counting") == 0)
+        *out = BB_COUNTING;
+    else if (strcmp(text, "scalable") == 0)
+        *out = BB_SCALABLE;
     else
-        return cli_usage_error("build", "unknown kind '%s' (expected blocked or classic)", text);
+        return cli_usage_error("build", "unknown kind '%s' (expected blocked, classic, counting "
+                               "or scalable)", text);
     return BB_EXIT_OK;
 }
 

@@ -27,6 +27,9 @@ int bb_cmd_build(int argc, char **argv);
 int bb_cmd_add(int argc, char **argv);
 int bb_cmd_query(int argc, char **argv);
 int bb_cmd_info(int argc, char **argv);
+int bb_cmd_remove(int argc, char **argv);
+int bb_cmd_merge(int argc, char **argv);
+int bb_cmd_export(int argc, char **argv);
 int bb_cmd_demo(int argc, char **argv);
 
 /* ---- Messages (common.c) ------------------------------------------------------------------ */

@@ -8,6 +8,9 @@
  * "-inf" and "nan" (cardinality_estimate is infinite when the filter is saturated). The seed
  * is a JSON number too, although parsers that store numbers as doubles (JavaScript) lose
  * seeds above 2^53, so it is repeated exactly as the string "seed_hex".
+ *
+ * A scalable filter also lists its sub-filters: lines "subfilter.I.NAME: value", or in JSON
+ * the array "subfilter_list" of one object per sub-filter, oldest first.
  */
 #include "cli.h"
 
@@ -19,7 +22,10 @@
 static const char usage[] =
     "Usage: blockbloom info [OPTION]... FILTER\n"
     "Describe the filter file FILTER: kind, size, probes, capacity, keys added, fill and\n"
-    "the false-positive rate and number of distinct keys estimated from the fill.\n"
+    "the false-positive rate and number of distinct keys estimated from the fill; for a\n"
+    "counting filter the saturated counters, for a scalable one its growth parameters and\n"
+    "each sub-filter. After 'blockbloom merge', keys_added is the sum over the inputs: an\n"
+    "upper bound on the distinct keys, which cardinality_estimate estimates.\n"
     "\n"
     "      --json    print one JSON object instead of 'key: value' lines\n"
     "  -h, --help    show this help and exit\n"
@@ -60,16 +66,40 @@ static void format_value(const field *f, bool json, char *buf, size_t cap) {
         snprintf(buf, cap, json ? "%.17g" : "%.6g", f->d);
 }
 
-static void print_fields(const field *fs, size_t n, bool json) {
+/* JSON members "a":1,"b":2 (no braces), or "PREFIXa: 1" lines. */
+static void print_fields(const field *fs, size_t n, bool json, const char *prefix) {
     char buf[64];
     for (size_t i = 0; i < n; i++) {
         format_value(&fs[i], json, buf, sizeof buf);
         if (json)
-            printf("%s\"%s\":%s", i ? "," : "{", fs[i].name, buf);
+            printf("%s\"%s\":%s", i ? "," : "", fs[i].name, buf);
         else
-            printf("%s: %s\n", fs[i].name, buf);
+            printf("%s%s: %s\n", prefix, fs[i].name, buf);
     }
-    if (json) puts("}");
+}
+
+/* The sub-filters of a scalable filter (see the file comment). */
+static bb_status print_subfilters(const bb_filter *f, uint64_t count, bool json) {
+    if (json) fputs(",\"subfilter_list\":[", stdout);
+    for (uint64_t i = 0; i < count; i++) {
+        bb_info si;
+        bb_status s = bb_subfilter_info(f, (size_t)i, &si);
+        if (s != BB_OK) return s;
+        const field fs[] = {
+            U64("capacity", si.capacity),    DBL("fpr_target", si.fpr_target),
+            U64("bits", si.bits),            U64("bytes", si.bytes),
+            U64("k", si.k),                  U64("keys_added", si.keys_added),
+            U64("bits_set", si.bits_set),    DBL("fill_ratio", si.fill_ratio),
+            DBL("fpr_estimate", si.fpr_estimate),
+        };
+        char prefix[32];
+        snprintf(prefix, sizeof prefix, "subfilter.%" PRIu64 ".", i);
+        if (json) fputs(i ? ",{" : "{", stdout);
+        print_fields(fs, sizeof fs / sizeof *fs, json, prefix);
+        if (json) putchar('}');
+    }
+    if (json) putchar(']');
+    return BB_OK;
 }
 
 static int describe(const char *path, bool json) {
@@ -78,8 +108,10 @@ static int describe(const char *path, bool json) {
     if (s != BB_OK) return cli_lib_error("cannot open filter", path, s, errno);
     bb_info in;
     s = bb_get_info(f, &in);
-    bb_free(f);
-    if (s != BB_OK) return cli_lib_error("cannot describe filter", path, s, 0);
+    if (s != BB_OK) {
+        bb_free(f);
+        return cli_lib_error("cannot describe filter", path, s, 0);
+    }
     char seed_hex[2 + 16 + 1];
     snprintf(seed_hex, sizeof seed_hex, "0x%016" PRIx64, in.seed);
     const field fs[] = {
@@ -99,9 +131,19 @@ static int describe(const char *path, bool json) {
         DBL("fill_ratio", in.fill_ratio),
         DBL("fpr_estimate", in.fpr_estimate),
         DBL("cardinality_estimate", in.cardinality_estimate),
+        U64("saturated_counters", in.saturated_counters),
+        U64("subfilters", in.subfilters),
+        DBL("growth", in.growth),
+        DBL("tightening", in.tightening),
+        U64("no_scale", (in.flags & BB_NO_SCALE) != 0),
         STR("isa", bb_isa_name()),
     };
-    print_fields(fs, sizeof fs / sizeof *fs, json);
+    if (json) putchar('{');
+    print_fields(fs, sizeof fs / sizeof *fs, json, "");
+    if (in.kind == BB_SCALABLE) s = print_subfilters(f, in.subfilters, json);
+    bb_free(f);
+    if (json) puts("}");
+    if (s != BB_OK) return cli_lib_error("cannot describe filter", path, s, 0);
     return cli_finish_stdout(BB_EXIT_OK);
 }
 

@@ -1,6 +1,7 @@
 /*
  * main.c - the blockbloom command: global options (--help, --version), `help [COMMAND]`,
- * and dispatch to one subcommand per file (build.c, add.c, query.c, info.c, demo.c).
+ * and dispatch to one subcommand per file (build.c, add.c, query.c, info.c, remove.c,
+ * merge.c, export.c, demo.c).
  *
  * Global options are parsed with getopt_long in "+" mode (stop at the first non-option), so
  * the subcommand's options reach the subcommand. The subcommand then gets argv starting at
@@ -24,13 +25,17 @@ static const command commands[] = {
     {"add", bb_cmd_add, "add keys to a filter file"},
     {"query", bb_cmd_query, "print the keys possibly in a filter (like grep -Fx)"},
     {"info", bb_cmd_info, "describe a filter file (--json for JSON)"},
+    {"remove", bb_cmd_remove, "remove keys from a counting filter file"},
+    {"merge", bb_cmd_merge, "write the union of filter files"},
+    {"export", bb_cmd_export, "write the plain blocked filter of a counting filter"},
     {"demo", bb_cmd_demo, "run the demonstration"},
 };
 #define N_COMMANDS (sizeof commands / sizeof *commands)
 
 static int usage(void) {
     fputs("Usage: blockbloom COMMAND [OPTION]... [ARG]...\n"
-          "Build and query Bloom filter files (cache-line-blocked or classic).\n"
+          "Build and query Bloom filter files (cache-line-blocked, classic, counting or\n"
+          "scalable).\n"
           "\n"
           "Commands:\n",
           stdout);

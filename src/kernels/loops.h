@@ -2,18 +2,22 @@
  * loops.h - the batch loops every kernel shares, included once by each ISA file after it has
  * defined its block test:
  *     static inline bool KERNEL_TEST(const uint8_t *block, uint32_t lo, unsigned k);
- * and KERNEL_NAME (a token: scalar, avx2, ...) and KERNEL_ISA (a bb_isa). Including it in each
- * ISA file, compiled with that ISA's flags, lets the compiler inline the test into the loop;
- * the loop itself exists once.
+ * and KERNEL_NAME (a token: scalar, avx2, ...) and KERNEL_ISA (a bb_isa); optionally also
+ *     static inline void KERNEL_SET(uint8_t *block, uint32_t lo, unsigned k);
+ * which must set exactly the bits bb_block_set sets (the reference, used when KERNEL_SET is
+ * not defined). Including this file in each ISA file, compiled with that ISA's flags, lets the
+ * compiler inline the test into the loop; the loop itself exists once.
  *
  * Loops prefetch BB_PREFETCH_AHEAD keys ahead (a rolling window, so the memory system always
- * has that many lines in flight): at ~17 ns per DRAM line and a few ns of work per key, about
- * 16 lines in flight are needed to keep a core busy, and more only adds cache pressure.
- * Adds use the scalar bb_block_set in every kernel: setting k bits is k byte ORs, and a SIMD
- * scatter of k bits into one line costs more than it saves.
+ * has that many lines in flight), and do not prefetch at all in filters small enough to stay
+ * in L2 (prefetch.h has both rules and their measurements). Each loop is written once, as an
+ * always-inline function of the distance, and instantiated with the distance and with 0, so
+ * neither copy tests at run time whether to prefetch.
  */
-#ifndef BB_PREFETCH_AHEAD
-#define BB_PREFETCH_AHEAD 16
+#include "prefetch.h"
+
+#ifndef KERNEL_SET
+#define KERNEL_SET bb_block_set
 #endif
 
 #define BB_CAT2(a, b) a##b
@@ -21,36 +25,41 @@
 #define BB_KFN(suffix) BB_CAT(BB_CAT(bb_, KERNEL_NAME), suffix)
 #define BB_STR2(x) #x
 #define BB_STR(x) BB_STR2(x)
+#define BB_ALWAYS_INLINE inline __attribute__((always_inline))
 
-static inline const uint8_t *BB_KFN(_block)(const uint8_t *data, uint64_t blocks, uint64_t h) {
-    return data + bb_block_index(h, blocks) * BB_BLOCK_BYTES;
-}
-
-static size_t BB_KFN(_contains_hashes)(const uint8_t *data, uint64_t blocks, unsigned k,
-                                       const uint64_t *hashes, size_t n, uint8_t *out) {
-    size_t hits = 0, ahead = n < BB_PREFETCH_AHEAD ? n : BB_PREFETCH_AHEAD;
-    for (size_t i = 0; i < ahead; i++) __builtin_prefetch(BB_KFN(_block)(data, blocks, hashes[i]));
+static BB_ALWAYS_INLINE size_t BB_KFN(_contains_run)(const uint8_t *data, uint64_t blocks,
+                                                     unsigned k, const uint64_t *hashes,
+                                                     size_t n, uint8_t *out, size_t dist) {
+    size_t hits = 0;
+    for (size_t i = 0; i < dist && i < n; i++) __builtin_prefetch(bb_block_of(data, blocks, hashes[i]));
     for (size_t i = 0; i < n; i++) {
-        if (i + BB_PREFETCH_AHEAD < n)
-            __builtin_prefetch(BB_KFN(_block)(data, blocks, hashes[i + BB_PREFETCH_AHEAD]));
-        bool r = KERNEL_TEST(BB_KFN(_block)(data, blocks, hashes[i]), (uint32_t)hashes[i], k);
+        if (dist && i + dist < n) __builtin_prefetch(bb_block_of(data, blocks, hashes[i + dist]));
+        bool r = KERNEL_TEST(bb_block_of(data, blocks, hashes[i]), (uint32_t)hashes[i], k);
         out[i] = r;
         hits += r;
     }
     return hits;
 }
 
+static size_t BB_KFN(_contains_hashes)(const uint8_t *data, uint64_t blocks, unsigned k,
+                                       const uint64_t *hashes, size_t n, uint8_t *out) {
+    if (!bb_prefetch_worth(blocks)) return BB_KFN(_contains_run)(data, blocks, k, hashes, n, out, 0);
+    return BB_KFN(_contains_run)(data, blocks, k, hashes, n, out, BB_PREFETCH_AHEAD);
+}
+
+static BB_ALWAYS_INLINE void BB_KFN(_add_run)(uint8_t *data, uint64_t blocks, unsigned k,
+                                              const uint64_t *hashes, size_t n, size_t dist) {
+    for (size_t i = 0; i < dist && i < n; i++) __builtin_prefetch(bb_block_of(data, blocks, hashes[i]), 1);
+    for (size_t i = 0; i < n; i++) {
+        if (dist && i + dist < n) __builtin_prefetch(bb_block_of(data, blocks, hashes[i + dist]), 1);
+        KERNEL_SET(data + bb_block_index(hashes[i], blocks) * BB_BLOCK_BYTES, (uint32_t)hashes[i], k);
+    }
+}
+
 static void BB_KFN(_add_hashes)(uint8_t *data, uint64_t blocks, unsigned k,
                                 const uint64_t *hashes, size_t n) {
-    size_t ahead = n < BB_PREFETCH_AHEAD ? n : BB_PREFETCH_AHEAD;
-    for (size_t i = 0; i < ahead; i++)
-        __builtin_prefetch(BB_KFN(_block)(data, blocks, hashes[i]), 1);
-    for (size_t i = 0; i < n; i++) {
-        if (i + BB_PREFETCH_AHEAD < n)
-            __builtin_prefetch(BB_KFN(_block)(data, blocks, hashes[i + BB_PREFETCH_AHEAD]), 1);
-        bb_block_set(data + bb_block_index(hashes[i], blocks) * BB_BLOCK_BYTES,
-                     (uint32_t)hashes[i], k);
-    }
+    if (!bb_prefetch_worth(blocks)) BB_KFN(_add_run)(data, blocks, k, hashes, n, 0);
+    else BB_KFN(_add_run)(data, blocks, k, hashes, n, BB_PREFETCH_AHEAD);
 }
 
 static bool BB_KFN(_test)(const uint8_t *block, uint32_t lo, unsigned k) {

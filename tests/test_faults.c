@@ -1,0 +1,531 @@
+/*
+ * test_faults.c - the blockbloom CLI (BB_CLI) under faults, as a separate program:
+ *  - SIGKILL at random moments of `build -o F` and `add F` (50 trials each): F is afterwards
+ *    always either the old complete file or the new complete file, byte for byte; temporary
+ *    files a kill leaves behind are named F.tmp.XXXXXX (recognisable) and harmless: a later
+ *    build, add and query succeed with them present;
+ *  - a full file system (a 64 KiB tmpfs), a read-only one (remounted ro), a path whose parent
+ *    is a regular file, and a path that is a directory: exit 1 with the system's reason in the
+ *    message, the old file intact and no temporary file left. The tmpfs checks need mount(2)
+ *    (root with CAP_SYS_ADMIN); without it they are skipped, and say so;
+ *  - a capacity that cannot be allocated, with and without an address-space limit
+ *    (RLIMIT_AS, what `ulimit -v` sets), in the CLI and the library: "out of memory", exit 1,
+ *    no crash; a capacity beyond 2^56 bits: usage error, exit 2;
+ *  - small versions of scripts/stress-cli.sh: many empty lines, non-UTF-8 bytes and NUL bytes
+ *    in line mode, a 4 MiB single-line key.
+ * Expected filters are the files of complete runs of the same commands (the CLI's output is
+ * a function of its input alone), and expected keys are the bytes this file writes.
+ * Writes to stdout on a full device (/dev/full) are covered by test_cli.c.
+ */
+#include <criterion/criterion.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "blockbloom.h"
+#include "testutil.h"
+
+#ifndef BB_CLI
+#error "BB_CLI (path of the blockbloom binary) must be defined by the build"
+#endif
+
+/* ASan reserves terabytes of address space for its shadow memory, so a program built with it
+ * cannot start under a small RLIMIT_AS: those checks only run in non-ASan builds. */
+#if defined(__SANITIZE_ADDRESS__)
+#define BB_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define BB_ASAN 1
+#endif
+#endif
+
+/* ---- Working directory (one per test; Criterion runs tests in parallel) ------------------- */
+
+static char workdir[64];
+
+static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw) {
+    (void)st, (void)type, (void)ftw;
+    return remove(path);
+}
+
+static void enter_workdir(void) {
+    strcpy(workdir, "/tmp/bb_test_faults_XXXXXX");
+    cr_assert_not_null(mkdtemp(workdir), "mkdtemp failed");
+    cr_assert_eq(chdir(workdir), 0);
+}
+
+static void leave_workdir(void) {
+    umount2("mnt", MNT_DETACH); /* a tmpfs test that failed half-way; harmless otherwise */
+    if (chdir("/") == 0) nftw(workdir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+TestSuite(faults, .init = enter_workdir, .fini = leave_workdir);
+
+/* ---- Files ------------------------------------------------------------------------------- */
+
+static void write_bytes(const char *path, const void *data, size_t len) {
+    FILE *f = fopen(path, "wb");
+    cr_assert_not_null(f, "cannot create %s", path);
+    cr_assert_eq(fwrite(data, 1, len, f), len);
+    cr_assert_eq(fclose(f), 0);
+}
+
+/* Whole file into a new buffer (NUL-terminated, not counted), or NULL if it cannot be read. */
+static char *read_file(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    size_t cap = 1 << 16, n = 0, got;
+    char *buf = malloc(cap);
+    cr_assert_not_null(buf);
+    while ((got = fread(buf + n, 1, cap - n - 1, f)) > 0)
+        if ((n += got) == cap - 1) cr_assert_not_null(buf = realloc(buf, cap *= 2));
+    fclose(f);
+    buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
+static bool same_file(const char *path, const char *bytes, size_t len) {
+    size_t n;
+    char *now = read_file(path, &n);
+    bool same = now && n == len && memcmp(now, bytes, len) == 0;
+    free(now);
+    return same;
+}
+
+/* Keys "<tag>-<i>\n" for i < n, written to path. */
+static void write_keys(const char *path, const char *tag, size_t n) {
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    for (size_t i = 0; i < n; i++) fprintf(f, "%s-%zu\n", tag, i);
+    cr_assert_eq(fclose(f), 0);
+}
+
+/* Entries of dir whose names start with prefix. */
+static int count_prefixed(const char *dir, const char *prefix) {
+    DIR *d = opendir(dir);
+    cr_assert_not_null(d, "cannot list %s", dir);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));) n += strncmp(e->d_name, prefix, strlen(prefix)) == 0;
+    closedir(d);
+    return n;
+}
+
+/* ---- Running the CLI ------------------------------------------------------------------------ */
+
+typedef struct run_opts {
+    const char *in;         /* stdin file; NULL = /dev/null */
+    rlim_t as_limit;        /* RLIMIT_AS in bytes; 0 = unchanged */
+} run_opts;
+
+/* Start BB_CLI argv[] with stdout to /dev/null and stderr to "err.txt"; returns its pid. */
+static pid_t start(const char *const *argv, run_opts o) {
+    fflush(NULL);
+    pid_t pid = fork();
+    cr_assert_neq(pid, -1, "fork: %s", strerror(errno));
+    if (pid == 0) {
+        int in = open(o.in ? o.in : "/dev/null", O_RDONLY);
+        int out = open("/dev/null", O_WRONLY);
+        int err = open("err.txt", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (in < 0 || out < 0 || err < 0) _exit(125);
+        dup2(in, 0), dup2(out, 1), dup2(err, 2);
+        if (o.as_limit) {
+            struct rlimit rl = {o.as_limit, o.as_limit};
+            if (setrlimit(RLIMIT_AS, &rl) != 0) _exit(126);
+        }
+        execv(BB_CLI, (char *const *)argv);
+        _exit(127);
+    }
+    return pid;
+}
+
+/* Wait for pid; its exit status, or 128 + signal. */
+static int finish(pid_t pid) {
+    int st;
+    cr_assert_eq(waitpid(pid, &st, 0), pid);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* Run to completion; returns the exit status, and *err (may be NULL) gets stderr. */
+static int run(char **err, run_opts o, const char *const *argv) {
+    int status = finish(start(argv, o));
+    size_t n;
+    if (err) cr_assert_not_null(*err = read_file("err.txt", &n));
+    return status;
+}
+#define ARGV(...) ((const char *const[]){BB_CLI, __VA_ARGS__, NULL})
+#define RUN(err, ...) run(err, (run_opts){0}, ARGV(__VA_ARGS__))
+
+/* Exit 1, a "blockbloom: " message that contains `reason`, no crash. */
+static void expect_error(int status, const char *err, const char *reason, const char *what) {
+    cr_expect_eq(status, 1, "%s: exit %d, want 1; stderr: %s", what, status, err);
+    cr_expect(strncmp(err, "blockbloom: ", 12) == 0, "%s: message '%s'", what, err);
+    cr_expect(strstr(err, reason) != NULL, "%s: message '%s' lacks '%s'", what, err, reason);
+}
+
+static double now_s(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/* ============================================================================================
+ * SIGKILL at random moments
+ * ========================================================================================== */
+
+#define KILL_TRIALS 50
+
+/* Runs argv KILL_TRIALS times, killing it after a delay drawn uniformly from [0, 1.2 T) where
+ * T is the time of a complete run (so that some runs finish and kills land in every phase:
+ * reading, adding, writing the temporary file, fsync, rename). Before each trial F is reset
+ * to `old`; after it F must be `old` or `fresh` exactly, and only F.tmp.* files may have
+ * been added to the directory. Returns how many temporary files were left. */
+static int kill_trials(const char *const *argv, const char *f, const char *old, size_t old_len,
+                       const char *fresh, size_t fresh_len, double t_full) {
+    uint64_t rng = 20240601;
+    int n_old = 0, n_new = 0;
+    for (int i = 0; i < KILL_TRIALS; i++) {
+        write_bytes(f, old, old_len);
+        double delay = (double)(tu_splitmix64(&rng) >> 11) / 9007199254740992.0 * 1.2 * t_full;
+        pid_t pid = start(argv, (run_opts){0});
+        struct timespec d = {(time_t)delay, (long)((delay - (double)(time_t)delay) * 1e9)};
+        nanosleep(&d, NULL);
+        kill(pid, SIGKILL);
+        int status = finish(pid);
+        cr_assert(status == 0 || status == 128 + SIGKILL, "trial %d: exit %d", i, status);
+        bool is_old = same_file(f, old, old_len), is_new = same_file(f, fresh, fresh_len);
+        cr_assert(is_old || is_new, "trial %d (kill after %.1f ms): %s is neither the old nor "
+                  "the new file", i, delay * 1e3, f);
+        bb_filter *loaded = NULL;
+        cr_assert_eq(bb_load(&loaded, f), BB_OK, "trial %d", i);
+        bb_free(loaded);
+        n_old += is_old;
+        n_new += is_new;
+    }
+    cr_log_info("%s: %d kills left the old file, %d the new one", argv[1], n_old, n_new);
+    /* Both outcomes must have happened, or the kills did not cover the run. */
+    cr_expect_gt(n_old, 0, "no kill landed before the rename");
+    cr_expect_gt(n_new, 0, "every kill landed before the rename");
+    char prefix[64];
+    snprintf(prefix, sizeof prefix, "%s.tmp.", f);
+    return count_prefixed(".", prefix);
+}
+
+/* Every entry is one of `known`, or a temporary file of f (f.tmp. plus 6 characters). */
+static void expect_only_known_files(const char *f, const char *const *known, size_t n_known) {
+    DIR *d = opendir(".");
+    cr_assert_not_null(d);
+    char prefix[64];
+    snprintf(prefix, sizeof prefix, "%s.tmp.", f);
+    for (struct dirent *e; (e = readdir(d));) {
+        bool ok = strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0;
+        for (size_t i = 0; i < n_known; i++) ok |= strcmp(e->d_name, known[i]) == 0;
+        ok |= strncmp(e->d_name, prefix, strlen(prefix)) == 0 &&
+              strlen(e->d_name) == strlen(prefix) + 6;
+        cr_expect(ok, "unexpected file '%s' after the kills", e->d_name);
+    }
+    closedir(d);
+}
+
+/* A later run succeeds with the stale temporary files present, and the filter answers. */
+static void expect_later_runs_work(const char *f) {
+    char *err;
+    int st = RUN(&err, "build", "-n", "1000", "-o", f, "keys_a.txt");
+    cr_expect_eq(st, 0, "build after the kills: %s", err);
+    free(err);
+    st = RUN(&err, "add", f, "keys_b.txt");
+    cr_expect_eq(st, 0, "add after the kills: %s", err);
+    free(err);
+    bb_filter *loaded = NULL;
+    cr_assert_eq(bb_load(&loaded, f), BB_OK);
+    cr_expect(bb_contains(loaded, "a-7", 3) && bb_contains(loaded, "b-7", 3));
+    bb_free(loaded);
+}
+
+Test(faults, sigkill_during_build_leaves_old_or_new_file) {
+    write_keys("keys_a.txt", "a", 1000);
+    write_keys("keys_b.txt", "b", 300000);
+    const char *const *argv = ARGV("build", "-n", "300000", "-o", "f.bb", "keys_b.txt");
+    /* The new file: a complete run. The old one: a different, smaller filter. */
+    double t0 = now_s();
+    cr_assert_eq(run(NULL, (run_opts){0}, argv), 0);
+    double t_full = now_s() - t0;
+    size_t new_len, old_len;
+    char *fresh = read_file("f.bb", &new_len);
+    cr_assert_eq(RUN(NULL, "build", "-o", "f.bb", "keys_a.txt"), 0);
+    char *old = read_file("f.bb", &old_len);
+    cr_assert(old && fresh);
+
+    int stale = kill_trials(argv, "f.bb", old, old_len, fresh, new_len, t_full);
+    cr_log_info("build: %d temporary files left by %d kills (run: %.0f ms)", stale, KILL_TRIALS,
+                t_full * 1e3);
+    const char *const known[] = {"keys_a.txt", "keys_b.txt", "f.bb", "err.txt"};
+    expect_only_known_files("f.bb", known, 4);
+    expect_later_runs_work("f.bb");
+    free(old);
+    free(fresh);
+}
+
+Test(faults, sigkill_during_add_leaves_old_or_new_file) {
+    write_keys("keys_a.txt", "a", 1000);
+    write_keys("keys_b.txt", "b", 300000);
+    cr_assert_eq(RUN(NULL, "build", "-n", "400000", "-o", "f.bb", "keys_a.txt"), 0);
+    size_t old_len, new_len;
+    char *old = read_file("f.bb", &old_len);
+    const char *const *argv = ARGV("add", "f.bb", "keys_b.txt");
+    double t0 = now_s();
+    cr_assert_eq(run(NULL, (run_opts){0}, argv), 0);
+    double t_full = now_s() - t0;
+    char *fresh = read_file("f.bb", &new_len);
+    cr_assert(old && fresh);
+
+    int stale = kill_trials(argv, "f.bb", old, old_len, fresh, new_len, t_full);
+    cr_log_info("add: %d temporary files left by %d kills (run: %.0f ms)", stale, KILL_TRIALS,
+                t_full * 1e3);
+    const char *const known[] = {"keys_a.txt", "keys_b.txt", "f.bb", "err.txt"};
+    expect_only_known_files("f.bb", known, 4);
+    expect_later_runs_work("f.bb");
+    free(old);
+    free(fresh);
+}
+
+/* ============================================================================================
+ * Full, read-only and impossible destinations
+ * ========================================================================================== */
+
+/* A 64 KiB tmpfs at ./mnt, or false (and a skip notice) where mount(2) is not allowed. */
+static bool mount_small_tmpfs(void) {
+    cr_assert_eq(mkdir("mnt", 0755), 0);
+    if (mount("tmpfs", "mnt", "tmpfs", 0, "size=64k") != 0) {
+        tu_skip("faults: cannot mount a tmpfs (%s): full-disk and read-only checks not run",
+                strerror(errno));
+        return false;
+    }
+    return true;
+}
+
+/* Fills the file system holding `path` with one file, to the last byte it takes. */
+static void fill_up(const char *path) {
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    cr_assert_geq(fd, 0);
+    static const char zeros[4096];
+    while (write(fd, zeros, sizeof zeros) > 0) continue;
+    while (write(fd, zeros, 1) > 0) continue;
+    cr_assert_eq(errno, ENOSPC);
+    close(fd);
+}
+
+/* build and add onto `f` fail with `reason`, f keeps `old`, and no temp file is left. */
+static void expect_refused(const char *f, const char *old, size_t old_len, const char *reason) {
+    char *err;
+    int st = RUN(&err, "build", "-n", "100000", "-o", f, "keys.txt");
+    expect_error(st, err, reason, "build");
+    free(err);
+    st = RUN(&err, "add", f, "keys.txt");
+    expect_error(st, err, reason, "add");
+    free(err);
+    cr_expect(same_file(f, old, old_len), "%s changed", f);
+    cr_expect_eq(count_prefixed("mnt", "f.bb.tmp."), 0, "a temporary file was left");
+}
+
+Test(faults, full_and_read_only_file_systems_keep_the_old_file) {
+    write_keys("keys.txt", "k", 20000);
+    if (!mount_small_tmpfs()) return;
+    /* A small filter fits; a 100000-key one (~120 KB) does not. */
+    int st = RUN(NULL, "build", "-n", "10", "-o", "mnt/f.bb", "keys.txt");
+    cr_expect_eq(st, 0);
+    size_t old_len = 0;
+    char *old = read_file("mnt/f.bb", &old_len);
+    cr_expect_not_null(old);
+    if (old) {
+        char *err;
+        st = RUN(&err, "build", "-n", "100000", "-o", "mnt/f.bb", "keys.txt");
+        expect_error(st, err, "No space left on device", "build larger than the disk");
+        free(err);
+        fill_up("mnt/filler"); /* now even the small filter's temp file cannot be written */
+        expect_refused("mnt/f.bb", old, old_len, "No space left on device");
+        cr_expect_eq(unlink("mnt/filler"), 0);
+        cr_expect_eq(mount(NULL, "mnt", NULL, MS_REMOUNT | MS_RDONLY, NULL), 0,
+                     "remount read-only: %s", strerror(errno));
+        expect_refused("mnt/f.bb", old, old_len, "Read-only file system");
+        bb_filter *loaded = NULL;
+        cr_expect_eq(bb_load(&loaded, "mnt/f.bb"), BB_OK);
+        bb_free(loaded);
+    }
+    free(old);
+    cr_expect_eq(umount("mnt"), 0, "umount: %s", strerror(errno));
+}
+
+Test(faults, parent_is_a_regular_file) {
+    write_keys("keys.txt", "k", 10);
+    write_bytes("plain", "x", 1);
+    char *err;
+    int st = RUN(&err, "build", "-o", "plain/f.bb", "keys.txt");
+    expect_error(st, err, "Not a directory", "build under a regular file");
+    free(err);
+    st = RUN(&err, "add", "plain/f.bb", "keys.txt");
+    expect_error(st, err, "plain/f.bb", "add under a regular file");
+    free(err);
+    cr_expect(same_file("plain", "x", 1));
+}
+
+Test(faults, path_is_a_directory) {
+    write_keys("keys.txt", "k", 10);
+    cr_assert_eq(mkdir("dir.bb", 0755), 0);
+    static const char *const cmds[][4] = {
+        {"build", "-o", "dir.bb", "keys.txt"}, {"add", "dir.bb", "keys.txt", NULL},
+        {"query", "dir.bb", "keys.txt", NULL}, {"info", "dir.bb", NULL, NULL}};
+    for (size_t i = 0; i < 4; i++) {
+        char *err;
+        int st = run(&err, (run_opts){0},
+                     (const char *const[]){BB_CLI, cmds[i][0], cmds[i][1], cmds[i][2], cmds[i][3], NULL});
+        expect_error(st, err, "dir.bb", cmds[i][0]);
+        cr_expect(strstr(err, "Is a directory") != NULL, "%s: '%s' does not say why", cmds[i][0], err);
+        free(err);
+    }
+    struct stat sb;
+    cr_expect(stat("dir.bb", &sb) == 0 && S_ISDIR(sb.st_mode), "the directory was replaced");
+    cr_expect_eq(count_prefixed("dir.bb", ""), 2, "files appeared inside the directory");
+    cr_expect_eq(count_prefixed(".", "dir.bb.tmp."), 0, "a temporary file was left");
+}
+
+/* ============================================================================================
+ * Memory
+ * ========================================================================================== */
+
+/* 10^14 keys at 1%: about 9.6e14 bits (120 TB), under the 2^56-bit limit, so the request is
+ * valid and only the allocation can fail: exit 1, "out of memory", no file. */
+Test(faults, unallocatable_capacity_is_out_of_memory) {
+    write_keys("keys.txt", "k", 10);
+    static const char *const kinds[] = {"blocked", "classic", "counting"};
+    for (size_t i = 0; i < 3; i++) {
+        char *err;
+        int st = RUN(&err, "build", "--kind", kinds[i], "-n", "100000000000000", "-o", "f.bb",
+                     "keys.txt");
+        expect_error(st, err, "out of memory", kinds[i]);
+        free(err);
+        cr_expect_eq(access("f.bb", F_OK), -1, "%s: a file was written", kinds[i]);
+    }
+    char *err;
+    int st = RUN(&err, "build", "-n", "100000000000000000", "-p", "1e-9", "-o", "f.bb", "keys.txt");
+    cr_expect_eq(st, 2, "beyond 2^56 bits: exit %d, want 2 (usage); %s", st, err);
+    cr_expect(strstr(err, "too large") != NULL, "message: %s", err);
+    free(err);
+}
+
+Test(faults, address_space_limit_gives_out_of_memory) {
+#ifdef BB_ASAN
+    tu_skip("faults: RLIMIT_AS checks need a build without AddressSanitizer");
+#else
+    /* CLI: 10^9 keys at 1% need ~1.2 GB; the limit is 256 MiB. */
+    write_keys("keys.txt", "k", 10);
+    char *err;
+    int st = run(&err, (run_opts){.as_limit = 256u << 20},
+                 ARGV("build", "-n", "1000000000", "-o", "f.bb", "keys.txt"));
+    expect_error(st, err, "out of memory", "build under RLIMIT_AS");
+    free(err);
+    cr_expect_eq(access("f.bb", F_OK), -1, "a file was written");
+
+    /* Library, in a child under the same limit: every kind reports BB_E_NOMEM and NULL. */
+    fflush(NULL);
+    pid_t pid = fork();
+    cr_assert_neq(pid, -1);
+    if (pid == 0) {
+        struct rlimit rl = {256u << 20, 256u << 20};
+        if (setrlimit(RLIMIT_AS, &rl) != 0) _exit(100);
+        static const bb_kind kinds[] = {BB_BLOCKED, BB_CLASSIC, BB_COUNTING};
+        for (int i = 0; i < 3; i++) {
+            bb_filter *f = (bb_filter *)&rl; /* must be set to NULL */
+            if (bb_create_for(&f, kinds[i], 1000000000, 0.01, 0) != BB_E_NOMEM || f) _exit(101 + i);
+        }
+        bb_filter *small = NULL;
+        if (bb_create_for(&small, BB_BLOCKED, 1000, 0.01, 0) != BB_OK) _exit(110);
+        bb_free(small);
+        _exit(0);
+    }
+    cr_expect_eq(finish(pid), 0, "library under RLIMIT_AS: 101-103 = kind that did not report "
+                 "BB_E_NOMEM, 110 = a small filter failed");
+#endif
+}
+
+/* ============================================================================================
+ * Unusual key input (small versions of scripts/stress-cli.sh)
+ * ========================================================================================== */
+
+static bb_filter *load(const char *path) {
+    bb_filter *f = NULL;
+    cr_assert_eq(bb_load(&f, path), BB_OK, "cannot load %s", path);
+    return f;
+}
+
+Test(faults, many_empty_lines_are_one_key_added_many_times) {
+    enum { N = 200000 };
+    char *lines = malloc(N);
+    cr_assert_not_null(lines);
+    memset(lines, '\n', N);
+    write_bytes("empty.txt", lines, N);
+    free(lines);
+    cr_assert_eq(RUN(NULL, "build", "-o", "f.bb", "empty.txt"), 0);
+    bb_filter *f = load("f.bb");
+    bb_info info;
+    cr_assert_eq(bb_get_info(f, &info), BB_OK);
+    cr_expect_eq(info.keys_added, N);
+    cr_expect_eq(info.capacity, N);
+    cr_expect(bb_contains(f, "", 0));
+    /* One distinct key: k bits at most. */
+    cr_expect_leq(info.bits_set, info.k);
+    bb_free(f);
+}
+
+Test(faults, nul_and_non_utf8_bytes_are_key_bytes_in_line_mode) {
+    static const char input[] = "\xff\xfe\xfd\n"       /* not UTF-8 */
+                                "a\0b\n"               /* NUL inside */
+                                "\0\n"                 /* a lone NUL */
+                                "\xc3\x28\r\n"         /* invalid UTF-8 pair, CRLF */
+                                "\x80";                /* continuation byte, no newline */
+    write_bytes("odd.txt", input, sizeof input - 1);
+    cr_assert_eq(RUN(NULL, "build", "-o", "f.bb", "odd.txt"), 0);
+    bb_filter *f = load("f.bb");
+    static const struct { const char *k; size_t len; } keys[] = {
+        {"\xff\xfe\xfd", 3}, {"a\0b", 3}, {"\0", 1}, {"\xc3\x28", 2}, {"\x80", 1}};
+    for (size_t i = 0; i < 5; i++) cr_expect(bb_contains(f, keys[i].k, keys[i].len), "key %zu", i);
+    bb_info info;
+    cr_assert_eq(bb_get_info(f, &info), BB_OK);
+    cr_expect_eq(info.keys_added, 5);
+    /* The pieces a NUL or the CR would give if mishandled are (almost surely) absent. */
+    cr_expect(!bb_contains(f, "a", 1) || !bb_contains(f, "\xc3\x28\r", 3));
+    bb_free(f);
+}
+
+Test(faults, four_mib_single_line_key) {
+    enum { LEN = 4 << 20 };
+    char *key = malloc(LEN);
+    cr_assert_not_null(key);
+    uint64_t rng = 7;
+    for (size_t i = 0; i < LEN; i++) {
+        key[i] = (char)(tu_splitmix64(&rng) & 0xFF);
+        if (key[i] == '\n') key[i] = ' ';
+    }
+    write_bytes("long.txt", key, LEN); /* no newline: the whole file is one key */
+    cr_assert_eq(RUN(NULL, "build", "-o", "f.bb", "long.txt"), 0);
+    bb_filter *f = load("f.bb");
+    bool ends_cr = key[LEN - 1] == '\r'; /* a final CR would be stripped */
+    cr_expect(bb_contains(f, key, ends_cr ? LEN - 1 : LEN));
+    bb_info info;
+    cr_assert_eq(bb_get_info(f, &info), BB_OK);
+    cr_expect_eq(info.keys_added, 1);
+    bb_free(f);
+    free(key);
+}
