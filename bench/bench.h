@@ -153,7 +153,8 @@ void series_clear(series *s);
 void series_select(const series *s);
 bool series_has(const series *s, metric m);
 void series_add(series *s, const keyset *ks, size_t first, size_t count);
-size_t series_contains(series *s, const keyset *ks, uint8_t *out);
+/* Keys first .. first+count-1 of ks; out[0 .. count). */
+size_t series_contains(series *s, const keyset *ks, size_t first, size_t count, uint8_t *out);
 size_t series_contains_hashes(series *s, const uint64_t *h, size_t n, uint8_t *out);
 bool series_contains_one(series *s, const void *key, size_t len);
 

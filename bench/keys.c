@@ -17,7 +17,7 @@ static void *xrealloc(void *p, size_t bytes) {
     void *q = realloc(p, bytes ? bytes : 1);
     if (!q) {
         fprintf(stderr, "blockbloom-bench: out of memory (%zu bytes)\n", bytes);
-        exit(2);
+        exit(1);
     }
     return q;
 }

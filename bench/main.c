@@ -4,7 +4,7 @@
  * 10,000,000 (LLC) and a DRAM size whose smallest filter is at least 4x the last-level cache
  * read at run time (capped by --max-mib). At every size: the blocked filter once per native
  * kernel, the classic filter, libbloom, the two floors and a 2-thread read-only series.
- * Exit status: 0 on success, 1 on a usage error, 2 on an internal failure.
+ * Exit status as the blockbloom CLI's: 0 success, 1 error (memory, output file), 2 usage error.
  */
 #include "bench.h"
 
@@ -68,41 +68,50 @@ static bool parse_sizes(cli *c, const char *list) {
     return c->nsizes > 0;
 }
 
-/* Returns 0 to run, 1 on a usage error, -1 after --help. */
+static int bad_usage(const char *opt, const char *value) {
+    fprintf(stderr, "blockbloom-bench: %s%s%s: unknown option, missing or bad value "
+                    "(--help lists the options)\n", opt, value ? " " : "", value ? value : "");
+    return 2;
+}
+
+/* Options with a positive number; false if `a` is none of them or the number is bad. */
+static bool number_option(cli *c, const char *a, const char *v) {
+    uint64_t x;
+    if (!v || !parse_u64(v, &x) || x == 0) return false;
+    if (!strcmp(a, "--max-mib")) c->max_mib = x;
+    else if (!strcmp(a, "--reps") && x <= 64) c->o.reps = (int)x;
+    else if (!strcmp(a, "--ops")) c->o.ops = (size_t)x;
+    else if (!strcmp(a, "--threads") && x <= 16) c->threads = (int)x;
+    else return false;
+    return true;
+}
+
+/* Returns 0 to run, 2 on a usage error, -1 after --help. */
 static int parse_args(cli *c, int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        uint64_t x;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return -1; }
-        else if (!strcmp(a, "--quick")) c->quick = true;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            return -1;
+        }
+        if (!strcmp(a, "--quick")) c->quick = true;
         else if (!strcmp(a, "--no-dram")) c->no_dram = true;
         else if (!strcmp(a, "--generated-keys")) c->generated = true;
-        else if (!v) { fprintf(stderr, "blockbloom-bench: %s: unknown option or missing value\n", a); return 1; }
+        else if (!v) return bad_usage(a, NULL);
         else if (!strcmp(a, "--json")) c->json = v, i++;
         else if (!strcmp(a, "--keys")) c->keys = v, i++;
         else if (!strcmp(a, "--series")) c->only = v, i++;
-        else if (!strcmp(a, "--sizes")) {
-            if (!parse_sizes(c, v)) { fprintf(stderr, "blockbloom-bench: bad --sizes %s\n", v); return 1; }
-            i++;
-        } else if (parse_u64(v, &x) && x > 0) {
-            i++;
-            if (!strcmp(a, "--max-mib")) c->max_mib = x;
-            else if (!strcmp(a, "--reps") && x <= 64) c->o.reps = (int)x;
-            else if (!strcmp(a, "--ops")) c->o.ops = (size_t)x;
-            else if (!strcmp(a, "--threads") && x <= 16) c->threads = (int)x;
-            else { fprintf(stderr, "blockbloom-bench: %s %s: unknown option or out of range\n", a, v); return 1; }
-        } else {
-            fprintf(stderr, "blockbloom-bench: %s: unknown option or bad value\n", a);
-            return 1;
-        }
+        else if (!strcmp(a, "--sizes") && parse_sizes(c, v)) i++;
+        else if (number_option(c, a, v)) i++;
+        else return bad_usage(a, v);
     }
     return 0;
 }
 
 static void defaults(cli *c) {
     memset(c, 0, sizeof *c);
-    c->o = (bench_opts){.reps = 5, .ops = 1000000, .query_max = 1000000, .lat_calls = 200000, .fpr_keys = 1000000, .seed = 0x626c6f636b626c6fULL,
-                        .fpr = 0.01};
+    c->o = (bench_opts){.reps = 5, .ops = 1000000, .query_max = 1000000, .lat_calls = 200000,
+                        .fpr_keys = 1000000, .seed = 0x626c6f636b626c6fULL, .fpr = 0.01};
     c->max_mib = 1024;
     c->threads = 2;
 }
@@ -232,6 +241,17 @@ static void plan_sizes(cli *c, const machine *m, size_run *runs, size_t *nruns) 
     }
 }
 
+/* --keys, else data/npm-names.txt here or in the source tree, else generated keys. */
+static void open_keys(keygen *g, const cli *c) {
+    if (c->generated) keygen_open(g, NULL);
+    else if (c->keys) {
+        if (!keygen_open(g, c->keys))
+            fprintf(stderr, "blockbloom-bench: cannot read %s; using generated keys\n", c->keys);
+    } else if (!keygen_open(g, "data/npm-names.txt")) {
+        keygen_open(g, BB_SOURCE_DIR "/data/npm-names.txt");
+    }
+}
+
 static void join_args(char *buf, size_t cap, int argc, char **argv) {
     size_t used = 0;
     buf[0] = 0;
@@ -243,7 +263,7 @@ int main(int argc, char **argv) {
     cli c;
     defaults(&c);
     int pr = parse_args(&c, argc, argv);
-    if (pr) return pr < 0 ? 0 : 1;
+    if (pr) return pr < 0 ? 0 : 2;
     if (c.quick) quick(&c);
     bb_set_isa(BB_ISA_AUTO);
     bb_isa_from_string(bb_isa_name(), &c.o.best_isa);
@@ -255,11 +275,7 @@ int main(int argc, char **argv) {
         m.llc = UINT64_C(32) << 20;
     }
     keygen g;
-    const char *kp = c.keys ? c.keys : "data/npm-names.txt";
-    if (!c.generated && !keygen_open(&g, kp) && !keygen_open(&g, BB_SOURCE_DIR "/data/npm-names.txt")) {
-        if (c.keys) fprintf(stderr, "blockbloom-bench: cannot read %s; using generated keys\n", c.keys);
-    }
-    if (c.generated) keygen_open(&g, NULL);
+    open_keys(&g, &c);
     size_run runs[MAX_SIZES];
     size_t nruns;
     memset(runs, 0, sizeof runs);
@@ -269,7 +285,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "blockbloom-bench: %s n = %llu ...\n", runs[i].label,
                 (unsigned long long)runs[i].n);
         make_series(&runs[i], &c);
-        if (!create_all(&runs[i], &c)) status = 2;
+        if (!create_all(&runs[i], &c)) status = 1;
         else measure_size(&runs[i], &g, &c.o);
         for (size_t j = 0; j < runs[i].nseries; j++) series_destroy(&runs[i].series[j]);
     }
@@ -280,7 +296,7 @@ int main(int argc, char **argv) {
         if (!c.json || strcmp(c.json, "-") != 0) report_table(runs, nruns, &m, &c.o, &g);
         if (c.json && !report_json(c.json, runs, nruns, &m, &c.o, &g, cmd)) {
             fprintf(stderr, "blockbloom-bench: cannot write %s: %s\n", c.json, strerror(errno));
-            status = 2;
+            status = 1;
         }
     }
     for (size_t i = 0; i < nruns; i++) free(runs[i].series);

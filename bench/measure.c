@@ -46,7 +46,7 @@ static void *xcalloc(size_t n, size_t size) {
     void *p = calloc(n ? n : 1, size);
     if (!p) {
         fprintf(stderr, "blockbloom-bench: out of memory\n");
-        exit(2);
+        exit(1);
     }
     return p;
 }
@@ -166,21 +166,30 @@ static void free_queries(queries *q) {
 
 /* ---- throughput ------------------------------------------------------------------------------ */
 
-static size_t run_once(series *s, metric m, const queries *q, uint8_t *out) {
+/* Queries first .. first+count-1 of the metric's query set. */
+static size_t run_range(series *s, metric m, const queries *q, size_t first, size_t count,
+                        uint8_t *out) {
     switch (m) {
-    case M_PRESENT: return series_contains(s, &q->present, out);
-    case M_ABSENT: return series_contains(s, &q->absent, out);
-    case M_BATCH_STR: return series_contains(s, &q->mix, out);
-    case M_BATCH_HASH: return series_contains_hashes(s, q->mix_hash, q->count, out);
+    case M_PRESENT: return series_contains(s, &q->present, first, count, out);
+    case M_ABSENT: return series_contains(s, &q->absent, first, count, out);
+    case M_BATCH_STR: return series_contains(s, &q->mix, first, count, out);
+    case M_BATCH_HASH: return series_contains_hashes(s, q->mix_hash + first, count, out);
     default: return 0;
     }
+}
+
+/* One pass over the whole query set, from key `start` to the end and then from the start.
+ * Thread t of T starts at t/T of the set, so concurrent threads never walk the same keys at
+ * the same time (which would let one thread's misses serve as the other's cache hits). */
+static size_t run_once(series *s, metric m, const queries *q, size_t start, uint8_t *out) {
+    return run_range(s, m, q, start, q->count - start, out + start) + run_range(s, m, q, 0, start, out);
 }
 
 typedef struct worker {
     series *s;
     metric m;
     const queries *q;
-    size_t iters;
+    size_t iters, start_key;
     uint8_t *out;
     pthread_barrier_t *start;
     double t0, t1, cpu;
@@ -191,7 +200,7 @@ static void *worker_main(void *arg) {
     pthread_barrier_wait(w->start);
     double c0 = cpu_ns();
     w->t0 = now_ns();
-    for (size_t it = 0; it < w->iters; it++) run_once(w->s, w->m, w->q, w->out);
+    for (size_t it = 0; it < w->iters; it++) run_once(w->s, w->m, w->q, w->start_key, w->out);
     w->t1 = now_ns();
     w->cpu = cpu_ns() - c0;
     return NULL;
@@ -207,7 +216,7 @@ static double time_threads(series *s, metric m, const queries *q, size_t iters, 
     pthread_barrier_init(&start, NULL, (unsigned)nt);
     for (int i = 0; i < nt; i++) {
         w[i] = (worker){.s = s, .m = m, .q = q, .iters = iters, .start = &start,
-                        .out = xcalloc(q->count, 1)};
+                        .start_key = q->count * (size_t)i / (size_t)nt, .out = xcalloc(q->count, 1)};
         pthread_create(&tid[i], NULL, worker_main, &w[i]);
     }
     double t0 = INFINITY, t1 = 0, c = 0;
@@ -232,7 +241,7 @@ static double time_metric(series *s, metric m, const queries *q, size_t iters, u
         return wall;
     }
     double t0 = cpu_ns();
-    for (size_t it = 0; it < iters; it++) *hits = run_once(s, m, q, out);
+    for (size_t it = 0; it < iters; it++) *hits = run_once(s, m, q, 0, out);
     return (cpu_ns() - t0) / ((double)iters * (double)q->count);
 }
 
@@ -331,7 +340,7 @@ static void measure_fpr(size_run *r, const keygen *g, const bench_opts *o, uint6
             if (s->skip || !(s->type == S_BLOCKED || s->type == S_CLASSIC || s->type == S_LIBBLOOM))
                 continue;
             series_select(s);
-            hits[i] += series_contains(s, &ks, out);
+            hits[i] += series_contains(s, &ks, 0, ks.count, out);
         }
     }
     for (size_t i = 0; i < r->nseries; i++)

@@ -135,17 +135,19 @@ void series_add(series *s, const keyset *ks, size_t first, size_t count) {
 #endif
 }
 
-size_t series_contains(series *s, const keyset *ks, uint8_t *out) {
+size_t series_contains(series *s, const keyset *ks, size_t first, size_t count, uint8_t *out) {
+    const void *const *keys = ks->ptrs + first;
+    const size_t *lens = ks->lens + first;
     size_t hits = 0;
     switch (s->type) {
     case S_BLOCKED:
-    case S_CLASSIC: bb_contains_batch(s->f, ks->ptrs, ks->lens, ks->count, out, &hits); break;
-    case S_THREADS: bb_contains_batch(s->shared->f, ks->ptrs, ks->lens, ks->count, out, &hits); break;
-    case S_FLOOR_XXH3: hits = (size_t)floor_xxh3(ks->ptrs, ks->lens, ks->count, s->seed) & 1; break;
+    case S_CLASSIC: bb_contains_batch(s->f, keys, lens, count, out, &hits); break;
+    case S_THREADS: bb_contains_batch(s->shared->f, keys, lens, count, out, &hits); break;
+    case S_FLOOR_XXH3: hits = (size_t)floor_xxh3(keys, lens, count, s->seed) & 1; break;
     case S_LIBBLOOM:
 #ifdef BENCH_HAVE_LIBBLOOM
-        for (size_t i = 0; i < ks->count; i++) {
-            out[i] = bloom_check(&s->lb, ks->ptrs[i], (int)ks->lens[i]) == 1;
+        for (size_t i = 0; i < count; i++) {
+            out[i] = bloom_check(&s->lb, keys[i], (int)lens[i]) == 1;
             hits += out[i];
         }
 #endif

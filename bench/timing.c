@@ -3,10 +3,11 @@
  * batches (milliseconds each, so the clock read does not matter) with the thread's CPU clock
  * (CLOCK_THREAD_CPUTIME_ID): on the shared 2-core VMs here other processes take the core away
  * for whole time slices, and a CPU clock does not count them, while every cycle the thread
- * spends waiting for memory still counts. Multi-thread runs use CLOCK_MONOTONIC (wall time). Single-call latency groups are short (tens of ns per call), so they are timed with
- * the TSC on x86: an lfence before and after rdtsc keeps the timed calls from leaking out of
- * the window (Intel's "How to Benchmark Code Execution Times", 2010, section 3.2.1), and the
- * tick rate is calibrated against CLOCK_MONOTONIC once. Elsewhere the ticks are nanoseconds.
+ * spends waiting for memory still counts. Multi-thread runs use CLOCK_MONOTONIC (wall time).
+ * Single-call latency groups are short (tens of ns per call), so they are timed with the TSC on
+ * x86: an lfence before and after rdtsc keeps the timed calls from leaking out of the window
+ * (Intel's "How to Benchmark Code Execution Times", 2010, section 3.2.1), and the tick rate is
+ * calibrated against CLOCK_MONOTONIC once. Elsewhere the ticks are nanoseconds.
  */
 #include "bench.h"
 

@@ -515,7 +515,12 @@ BB_API bb_status bb_serialize(const bb_filter *f, void *buf, size_t cap, size_t 
 BB_API bb_status bb_deserialize(bb_filter **out, const void *buf, size_t len);
 
 /** Save atomically: write `path`.tmp.XXXXXX in the same directory, fsync it, rename it
- *  over `path`, fsync the directory. On error `path` is untouched and no temp file remains. */
+ *  over `path`, fsync the directory. On error `path` is untouched and no temp file remains
+ *  (a process killed mid-save can leave the temp file, never a partial `path`). A symlink
+ *  is followed (its final target is replaced, the link stays); an existing `path` that is
+ *  not a regular file (directory, FIFO, device) is refused: BB_E_IO with errno EISDIR or
+ *  EINVAL. Errors: BB_E_INVAL (NULL), BB_E_UNSUPPORTED (kind not storable), BB_E_NOMEM,
+ *  BB_E_IO (errno tells why). */
 BB_API bb_status bb_save(const bb_filter *f, const char *path);
 
 /** Read and validate a file into a new heap filter (errors as bb_deserialize, plus BB_E_IO). */

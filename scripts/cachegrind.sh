@@ -56,10 +56,10 @@ run() { # isa tool-args... -- loop-args...
   echo "$f"
 }
 
-misses_per_lookup() { # isa kind present|absent
+misses_per_lookup() { # isa kind present|absent hashed|strings
   local a b
-  a=$(run "$1" --tool=cachegrind --cache-sim=yes "${caches[@]}" -- "$2" $mib $n_add $few "$3" hashed) || return 1
-  b=$(run "$1" --tool=cachegrind --cache-sim=yes "${caches[@]}" -- "$2" $mib $n_add $many "$3" hashed) || return 1
+  a=$(run "$1" --tool=cachegrind --cache-sim=yes "${caches[@]}" -- "$2" $mib $n_add $few "$3" "$4") || return 1
+  b=$(run "$1" --tool=cachegrind --cache-sim=yes "${caches[@]}" -- "$2" $mib $n_add $many "$3" "$4") || return 1
   awk -v a="$(event "$a" DLmr)" -v b="$(event "$b" DLmr)" -v n=$((many - few)) \
     'BEGIN { printf "%.3f", (b - a) / n }'
 }
@@ -85,23 +85,22 @@ skip_reason() { # isa
 {
   echo "# scripts/cachegrind.sh: $(valgrind --version), $(date -u +%Y-%m-%d)"
   echo "# simulated caches: ${caches[*]}; filter ${mib} MiB (p = 1%), $n_add keys added;"
-  echo "# LL misses per lookup = (DLmr at $many lookups - DLmr at $few) / $((many - few)), pre-hashed batch lookups;"
+  echo "# LL misses per lookup = (DLmr at $many lookups - DLmr at $few) / $((many - few)), batch lookups;"
   echo "# one line per lookup reads as 1 - LL/filter = $(awk -v m=$mib 'BEGIN { printf "%.3f", 1 - 8 / m }') (the line is in the LL by chance otherwise)"
   echo
-  echo "LL data read misses per lookup (lookup-loop KIND $mib $n_add N present|absent hashed):"
-  for kind in blocked classic; do
-    for which in present absent; do
-      if [[ $kind == classic && $which == absent ]]; then
-        echo "  classic  absent : not measured: the filter holds only $n_add keys, so an absent key's first probe almost always stops it (1 miss); a full filter would need ~2"
-        continue
-      fi
-      if m=$(misses_per_lookup avx2 $kind $which); then
-        echo "  $(printf '%-8s %-7s' $kind $which): $m   (k = $(k_of $kind))"
-      else
-        echo "  $kind $which: $(skip_reason avx2)"
-      fi
-    done
+  echo "LL data read misses per lookup (lookup-loop KIND $mib $n_add N present|absent hashed|strings):"
+  for case in "blocked present hashed" "blocked absent hashed" "blocked present strings" \
+              "classic present hashed" "classic present strings"; do
+    set -- $case
+    if m=$(misses_per_lookup avx2 "$1" "$2" "$3"); then
+      echo "  $(printf '%-8s %-7s %-7s' "$1" "$2" "$3"): $m   (k = $(k_of "$1"))"
+    else
+      echo "  $case: $(skip_reason avx2)"
+    fi
   done
+  echo "  classic absent: not measured: the filter holds only $n_add keys, so an absent key's first"
+  echo "    probe almost always stops it (1 miss); at capacity about half the bits are set and an"
+  echo "    absent key needs ~2 probes"
   echo
   echo "Instructions per key inside the lookup calls (callgrind --toggle-collect=lookup_batch, $few present keys):"
   for isa in scalar avx2 avx512; do

@@ -22,7 +22,7 @@ targets=("$@")
 declare -A debarch=([aarch64]=arm64 [s390x]=s390x)
 
 install_missing() {
-  local pkgs=(qemu-user) missing=() p t
+  local pkgs=(qemu-user) t
   for t in "${targets[@]}"; do
     case $t in
     aarch64 | s390x) pkgs+=("gcc-$t-linux-gnu" "libc6-dev-${debarch[$t]}-cross") ;;
@@ -30,15 +30,7 @@ install_missing() {
     *) echo "cross-arch: unknown target '$t' (aarch64, s390x or chars)" >&2; exit 2 ;;
     esac
   done
-  for p in "${pkgs[@]}"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-  done
-  if ((${#missing[@]})); then
-    echo "cross-arch: installing ${missing[*]}" >&2
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq
-    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-  fi
+  scripts/setup.sh "${pkgs[@]}"
 }
 
 # build NAME CC [CMAKE ARGS...]: static library with CMake, then cross_check linked to it.

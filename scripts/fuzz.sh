@@ -20,16 +20,7 @@ targets=("$@")
 dir=${BB_BUILD_PREFIX:-build-}fuzz
 cc=clang-14
 
-missing=()
-for p in clang-14 libclang-rt-14-dev; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  echo "fuzz: installing ${missing[*]}" >&2
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
+scripts/setup.sh clang-14 libclang-rt-14-dev
 
 # The library (and, for the key reader, two CLI files) with coverage instrumentation
 # (fuzzer-no-link) and the sanitizers; each target links libFuzzer's main.

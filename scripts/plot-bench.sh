@@ -77,7 +77,7 @@ set logscale xy
 set xlabel "filter size (MiB, blocked filter)"
 set ylabel "ns per key"
 set grid xtics ytics mxtics mytics
-set key top left box opaque
+set key top left box opaque font ",9"
 set title "batch contains, pre-hashed 64-bit keys (50/50 present/absent)"
 plot $(plots batch_hash)
 set title "batch contains, string keys (50/50 present/absent)"

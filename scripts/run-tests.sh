@@ -1,9 +1,37 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds blockbloom with its tests and runs them all (CTest, two
-# jobs). This is the README's test command and what .ci/run calls.
+# The README's test command and what .ci/run calls: installs what is missing, then runs every
+# check that fits CI (about 8 minutes on 2 cores, less once packages are installed):
+#   1. unit      Release-with-debug-info build, the whole CTest suite (Criterion tests, CLI
+#                tests, the README example)
+#   2. sanitize  the same suite under AddressSanitizer + UndefinedBehaviorSanitizer, the
+#                threaded tests under ThreadSanitizer, a CLI round trip under valgrind
+#   3. fuzz      each libFuzzer target for 30 s from its committed corpus
+#   4. cross     AArch64 and big-endian s390x builds under qemu-user (golden hashes, kernel
+#                equivalence, filter files exchanged with x86-64), signed/unsigned char
+# Any failure stops the run with a non-zero exit. Longer runs are scripts/fuzz.sh SECONDS,
+# scripts/stress-cli.sh and the benchmark (README "Performance").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-cmake -S . -B build-test -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBB_BUILD_TESTS=ON >/dev/null
-cmake --build build-test -j2
-ctest --test-dir build-test --output-on-failure -j2
+
+passed=0
+stage() { # stage NAME COMMAND...
+  local name=$1 start=$SECONDS
+  shift
+  echo "=== run-tests: $name" >&2
+  "$@"
+  passed=$((passed + 1))
+  echo "=== run-tests: $name passed in $((SECONDS - start)) s" >&2
+}
+
+unit() {
+  cmake -S . -B build-test -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBB_BUILD_TESTS=ON >/dev/null
+  cmake --build build-test -j2
+  ctest --test-dir build-test --output-on-failure -j2
+}
+
+stage unit unit
+stage sanitize scripts/sanitize.sh
+stage fuzz scripts/fuzz.sh 30
+stage cross scripts/cross-arch.sh
+echo "run-tests: $passed passed, 0 failed"

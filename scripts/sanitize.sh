@@ -37,6 +37,7 @@ run() { # run NAME SANITIZERS [ctest args...]
 # The CLI round trip under valgrind: every command, both kinds, both key modes.
 valgrind_round_trip() {
   local dir=${BB_BUILD_PREFIX:-build-}valgrind start=$SECONDS isa
+  scripts/setup.sh valgrind
   echo "sanitize: valgrind: building in $dir" >&2
   cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBB_BUILD_TESTS=OFF \
     -DBB_BUILD_BENCH=OFF >/dev/null
@@ -45,7 +46,7 @@ valgrind_round_trip() {
   work=$(mktemp -d)
   seq 1 20000 | sed 's/^/key-/' >"$work/keys.txt"
   printf 'a\0b\r\0\xff\xfe\0' >"$work/keys0.bin"
-  local vg=(valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite,indirect)
+  local vg=(valgrind -q --error-exitcode=1 --leak-check=full "--errors-for-leak-kinds=definite,indirect")
   # count WANT ARGS...: the CLI under valgrind prints WANT (and valgrind exits 0).
   count() {
     local want=$1 got

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages blockbloom needs, only those that are missing, without
-# prompting. Idempotent: a second run installs nothing. Run as root (or with sudo).
-#   scripts/setup.sh            build, test and benchmark dependencies
+# Installs, without prompting and only when missing, the Debian 12 packages blockbloom
+# needs: the build and test set below, plus any package named on the command line (the
+# fuzz, cross-architecture, sanitizer and benchmark scripts pass theirs). Idempotent: a
+# second run installs nothing and does not touch the network. Run as root.
+#   scripts/setup.sh [EXTRA-PACKAGE...]
 set -euo pipefail
-pkgs=(cmake make gcc pkg-config libxxhash-dev libsimde-dev libcriterion-dev libbloom-dev)
+pkgs=(cmake make gcc pkg-config libxxhash-dev libsimde-dev libcriterion-dev libbloom-dev "$@")
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -467,13 +467,50 @@ static bool write_file(int fd, const bb_filter *f, const char *path) {
            fsync(fd) == 0;
 }
 
-bb_status bb_save(const bb_filter *f, const char *path) {
+/* The file bb_save replaces: `path` itself, or a symlink's final target so that the link
+ * survives (as editors do); and only ever a regular file, because renaming over a FIFO or a
+ * device node (say /dev/null, as root) would replace the node instead of writing to it.
+ * *target is malloc'd. BB_E_IO with errno EINVAL for other file types, or lstat's errno. */
+static bb_status save_target(const char *path, char **target) {
+    struct stat st;
+    *target = NULL;
+    if (lstat(path, &st) != 0) {
+        if (errno != ENOENT) return BB_E_IO;
+        *target = strdup(path);
+        return *target ? BB_OK : BB_E_NOMEM;
+    }
+    if (S_ISLNK(st.st_mode)) {
+        *target = realpath(path, NULL); /* fails (ENOENT) on a dangling link */
+        if (!*target || stat(*target, &st) != 0) {
+            free(*target);
+            *target = NULL;
+            return BB_E_IO;
+        }
+    } else if (!(*target = strdup(path))) {
+        return BB_E_NOMEM;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        free(*target);
+        *target = NULL;
+        errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+        return BB_E_IO;
+    }
+    return BB_OK;
+}
+
+bb_status bb_save(const bb_filter *f, const char *path_in) {
     static const char suffix[] = ".tmp.XXXXXX";
-    if (!f || !path) return BB_E_INVAL;
+    if (!f || !path_in) return BB_E_INVAL;
     if (!stored_kind(f->kind)) return BB_E_UNSUPPORTED;
+    char *path;
+    bb_status st = save_target(path_in, &path);
+    if (st != BB_OK) return st;
     size_t n = strlen(path);
     char *tmp = malloc(n + sizeof suffix);
-    if (!tmp) return BB_E_NOMEM;
+    if (!tmp) {
+        free(path);
+        return BB_E_NOMEM;
+    }
     memcpy(tmp, path, n);
     memcpy(tmp + n, suffix, sizeof suffix);
 
@@ -498,6 +535,7 @@ bb_status bb_save(const bb_filter *f, const char *path) {
         }
     }
     free(tmp);
+    free(path);
     return s;
 }
 

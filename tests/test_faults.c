@@ -187,7 +187,7 @@ static double now_s(void) {
 
 #define KILL_TRIALS 50
 
-/* Runs argv KILL_TRIALS times, killing it after a delay drawn uniformly from [0, 1.2 T) where
+/* Runs argv KILL_TRIALS times, killing it after a delay drawn uniformly from [0, 1.5 T) where
  * T is the time of a complete run (so that some runs finish and kills land in every phase:
  * reading, adding, writing the temporary file, fsync, rename). Before each trial F is reset
  * to `old`; after it F must be `old` or `fresh` exactly, and only F.tmp.* files may have
@@ -198,7 +198,7 @@ static int kill_trials(const char *const *argv, const char *f, const char *old, 
     int n_old = 0, n_new = 0;
     for (int i = 0; i < KILL_TRIALS; i++) {
         write_bytes(f, old, old_len);
-        double delay = (double)(tu_splitmix64(&rng) >> 11) / 9007199254740992.0 * 1.2 * t_full;
+        double delay = (double)(tu_splitmix64(&rng) >> 11) / 9007199254740992.0 * 1.5 * t_full;
         pid_t pid = start(argv, (run_opts){0});
         struct timespec d = {(time_t)delay, (long)((delay - (double)(time_t)delay) * 1e9)};
         nanosleep(&d, NULL);
@@ -256,8 +256,8 @@ static void expect_later_runs_work(const char *f) {
 
 Test(faults, sigkill_during_build_leaves_old_or_new_file) {
     write_keys("keys_a.txt", "a", 1000);
-    write_keys("keys_b.txt", "b", 300000);
-    const char *const *argv = ARGV("build", "-n", "300000", "-o", "f.bb", "keys_b.txt");
+    write_keys("keys_b.txt", "b", 100000);
+    const char *const *argv = ARGV("build", "-n", "100000", "-o", "f.bb", "keys_b.txt");
     /* The new file: a complete run. The old one: a different, smaller filter. */
     double t0 = now_s();
     cr_assert_eq(run(NULL, (run_opts){0}, argv), 0);
@@ -280,8 +280,8 @@ Test(faults, sigkill_during_build_leaves_old_or_new_file) {
 
 Test(faults, sigkill_during_add_leaves_old_or_new_file) {
     write_keys("keys_a.txt", "a", 1000);
-    write_keys("keys_b.txt", "b", 300000);
-    cr_assert_eq(RUN(NULL, "build", "-n", "400000", "-o", "f.bb", "keys_a.txt"), 0);
+    write_keys("keys_b.txt", "b", 100000);
+    cr_assert_eq(RUN(NULL, "build", "-n", "150000", "-o", "f.bb", "keys_a.txt"), 0);
     size_t old_len, new_len;
     char *old = read_file("f.bb", &old_len);
     const char *const *argv = ARGV("add", "f.bb", "keys_b.txt");

@@ -726,6 +726,37 @@ Test(format, save_errors) {
     bb_free(f);
 }
 
+/* A symlink is followed: its target gets the new filter and the link stays a link. A FIFO (or
+ * a device node) is refused, never renamed over: as root that would replace /dev/null. */
+Test(format, save_follows_symlinks_and_refuses_special_files) {
+    bb_filter *f = small_filter(BB_BLOCKED), *old = small_filter(BB_CLASSIC);
+    const char *target = in_dir("target.bbf"), *link = in_dir("link.bbf");
+    cr_assert_eq(bb_save(old, target), BB_OK);
+    cr_assert_eq(symlink("target.bbf", link), 0, "symlink: %s", strerror(errno));
+    cr_assert_eq(bb_save(f, link), BB_OK);
+    struct stat st;
+    cr_assert_eq(lstat(link, &st), 0);
+    cr_assert(S_ISLNK(st.st_mode), "the symlink was replaced by a regular file");
+    bb_filter *g = NULL;
+    cr_assert_eq(bb_load(&g, target), BB_OK);
+    bb_info gi, fi;
+    bb_get_info(g, &gi);
+    bb_get_info(f, &fi);
+    cr_assert_eq(gi.kind, fi.kind, "the link's target does not hold the new filter");
+    bb_free(g);
+
+    const char *fifo = in_dir("fifo");
+    cr_assert_eq(mkfifo(fifo, 0644), 0);
+    errno = 0;
+    cr_assert_eq(bb_save(f, fifo), BB_E_IO);
+    cr_assert_eq(errno, EINVAL, "errno %s", strerror(errno));
+    cr_assert_eq(lstat(fifo, &st), 0);
+    cr_assert(S_ISFIFO(st.st_mode), "the FIFO was replaced");
+    cr_assert_eq(stray_temps(), 0);
+    bb_free(f);
+    bb_free(old);
+}
+
 Test(format, failed_write_keeps_old_file) {
     bb_filter *old = small_filter(BB_CLASSIC), *big = small_filter(BB_BLOCKED);
     const char *path = in_dir("keep.bbf");

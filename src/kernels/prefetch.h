@@ -1,12 +1,13 @@
 /*
- * prefetch.h - how far ahead the blocked filter's batch loops (loops.h) prefetch, and when
- * they do not; a header of its own so that other batch loops over blocks can follow the same
- * rules. Values measured with bench/blockbloom-bench (docs/PERFORMANCE.md):
+ * prefetch.h - how far ahead the blocked filter's batch loops (loops.h) prefetch, and when they
+ * do not, and when batch.c prefetches a whole chunk while hashing it; a header of its own so
+ * that other batch loops over blocks can follow the same rules. Values measured with
+ * bench/blockbloom-bench (docs/PERFORMANCE.md):
  *  - BB_PREFETCH_AHEAD = 64 keys. A lookup costs ~2 ns of work once its line is there, and an
  *    LLC line arrives ~40-60 ns after the prefetch on the 2-core EPYC VMs here, so 16 keys
  *    ahead left the core waiting (12 MiB filter: 5.1 ns/key at 16, 3.3 at 32, 2.4 at 64);
  *    DRAM-resident filters are bound by the lines the core can have in flight and read the
- *    same from 16 to 128 ahead (9.3-9.8 ns/key), so the distance is set for the LLC case.
+ *    same from 16 to 128 ahead (8.9-10.2 ns/key), so the distance is set for the LLC case.
  *  - Filters of at most BB_PREFETCH_MIN_BYTES (256 KiB, within any current core's L2) are not
  *    prefetched at all: their lines are at most an L2 hit away, which the out-of-order core
  *    hides, and the prefetch's address arithmetic and instruction then only cost time (batch
@@ -21,10 +22,18 @@
 #define BB_PREFETCH_AHEAD 64
 #endif
 #define BB_PREFETCH_MIN_BYTES (256u * 1024u)
+/* batch.c's cross-chunk pipelining only pays when lines come from beyond L2 (1-2 MiB on
+ * current cores); on a filter that mostly sits in L2 it only adds instructions. */
+#define BB_PIPELINE_MIN_BYTES (2u * 1024u * 1024u)
 
 /** Whether batch loops over a filter of `blocks` 64-byte blocks should prefetch. */
 static inline bool bb_prefetch_worth(uint64_t blocks) {
     return blocks > BB_PREFETCH_MIN_BYTES / BB_BLOCK_BYTES;
+}
+
+/** Whether batch.c should prefetch a chunk's blocks while hashing it (see batch.c). */
+static inline bool bb_pipeline_worth(uint64_t blocks) {
+    return blocks > BB_PIPELINE_MIN_BYTES / BB_BLOCK_BYTES;
 }
 
 /** Address of the block of hash h (the line a lookup or add of h touches). */

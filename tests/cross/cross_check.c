@@ -172,7 +172,8 @@ static const spec specs[] = {
      0x2899d368637ff9be},
     {"counting", {.kind = BB_COUNTING, .capacity = N_ADD, .fpr = 0.01, .seed = 0x5EED}, 0x05ecf1079c1bdebd},
     /* Sized for a quarter of the keys, so it grows to three sub-filters. */
-    {"scalable", {.kind = BB_SCALABLE, .capacity = N_ADD / 4, .fpr = 0.01, .seed = 9}, 0x0},
+    {"scalable", {.kind = BB_SCALABLE, .capacity = N_ADD / 4, .fpr = 0.01, .seed = 9},
+     0x89579080a5bf6f0a},
 };
 #define N_SPECS (sizeof specs / sizeof *specs)
 
