@@ -168,6 +168,7 @@ typedef struct bench_opts {
     uint64_t seed;
     double fpr;
     bb_isa best_isa;        /* the kernel the library picks by itself: "blocked" in targets */
+    uint64_t warm_max_bytes; /* filters up to this size (the LLC) are warmed before timing */
 } bench_opts;
 
 typedef struct size_run {

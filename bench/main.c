@@ -274,6 +274,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "blockbloom-bench: last-level cache size unknown; assuming 32 MiB\n");
         m.llc = UINT64_C(32) << 20;
     }
+    c.o.warm_max_bytes = m.llc;
     keygen g;
     open_keys(&g, &c);
     size_run runs[MAX_SIZES];

@@ -9,7 +9,7 @@
  * cannot overlap well: probe p sets bit p of the block, that is bit p - 64w of 64-bit word w,
  * so one variable shift of 1 by (p - 64w) over the 8 words sets it and nothing else (vpsllvq
  * gives 0 for counts of 64 and more, and p - 64w < 0 is such a count as unsigned). Measured
- * per key on a 12 KiB / 12 MiB / 132 MiB filter: 5.0 / 7.3-9.1 / 12.2-12.6 ns against 6.6-7.0
+ * per key on a 12 KiB / 12 MiB / 132 MiB filter: 5.0 / 7.3-9.1 / 12.2-13.8 ns against 6.6-7.0
  * / 8.6-11.1 / 13.4-16.1 ns for the byte updates. Little-endian word view: x86 only.
  */
 #include "../internal.h"
