@@ -20,10 +20,7 @@ build=${1:-build-bench}
 loop=$build/bench/lookup-loop
 out=docs/cachegrind.txt
 
-if ! command -v valgrind >/dev/null; then
-  echo "cachegrind: installing valgrind" >&2
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq valgrind >/dev/null
-fi
+scripts/setup.sh valgrind
 if [[ ! -x $loop ]]; then
   cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
   cmake --build "$build" -j2 --target lookup-loop >/dev/null

@@ -13,15 +13,7 @@ cd "$(dirname "$0")/.."
 json=${1:-docs/bench.json}
 png=${2:-docs/bench.png}
 
-missing=()
-command -v gnuplot >/dev/null || missing+=(gnuplot-nox)
-command -v jq >/dev/null || missing+=(jq)
-if ((${#missing[@]})); then
-  echo "plot-bench: installing ${missing[*]}" >&2
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
+scripts/setup.sh gnuplot-nox jq
 [[ -s $json ]] || { echo "plot-bench: $json not found (run blockbloom-bench --json $json)" >&2; exit 1; }
 
 tmp=$(mktemp -d)

@@ -31,6 +31,7 @@ int bb_cmd_remove(int argc, char **argv);
 int bb_cmd_merge(int argc, char **argv);
 int bb_cmd_export(int argc, char **argv);
 int bb_cmd_demo(int argc, char **argv);
+int bb_cmd_bench(int argc, char **argv);
 
 /* ---- Messages (common.c) ------------------------------------------------------------------ */
 

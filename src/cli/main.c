@@ -29,6 +29,7 @@ static const command commands[] = {
     {"merge", bb_cmd_merge, "write the union of filter files"},
     {"export", bb_cmd_export, "write the plain blocked filter of a counting filter"},
     {"demo", bb_cmd_demo, "run the demonstration"},
+    {"bench", bb_cmd_bench, "run the benchmark program (bench/; see README Performance)"},
 };
 #define N_COMMANDS (sizeof commands / sizeof *commands)
 
