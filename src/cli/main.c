@@ -7,7 +7,7 @@
  * the subcommand's options reach the subcommand. The subcommand then gets argv starting at
  * its own name, with that slot set to "blockbloom" because glibc's getopt prefixes its
  * messages ("unrecognized option ...") with argv[0], and optind = 0, which makes glibc
- * re-initialise getopt for the new vector. Exit codes: see cli.h and docs/CLI.md.
+ * re-initialise getopt for the new vector. Exit codes: see cli.h and README "Exit status".
  */
 #include "cli.h"
 

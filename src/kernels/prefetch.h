@@ -2,7 +2,7 @@
  * prefetch.h - how far ahead the blocked filter's batch loops (loops.h) prefetch, and when they
  * do not, and when batch.c prefetches a whole chunk while hashing it; a header of its own so
  * that other batch loops over blocks can follow the same rules. Values measured with
- * bench/blockbloom-bench (docs/PERFORMANCE.md):
+ * bench/blockbloom-bench (README "Performance"):
  *  - BB_PREFETCH_AHEAD = 64 keys. A lookup costs ~2 ns of work once its line is there, and an
  *    LLC line arrives ~40-60 ns after the prefetch on the 2-core EPYC VMs here, so 16 keys
  *    ahead left the core waiting (12 MiB filter: 5.1 ns/key at 16, 3.3 at 32, 2.4 at 64);
