@@ -22,21 +22,10 @@ static const char usage[] =
     "\n"
     "A summary goes to standard error. Exit status: 0 success, 1 error, 2 usage error.\n";
 
-static const struct option long_opts[] = {
-    {"null", no_argument, NULL, '0'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
-
 int bb_cmd_add(int argc, char **argv) {
-    bool nul = false, help = false;
-    int c;
-    while ((c = getopt_long(argc, argv, "0h", long_opts, NULL)) != -1) {
-        if (c == '0')
-            nul = true;
-        else if (c == 'h')
-            help = true;
-        else
-            return cli_bad_option("add");
-    }
-    if (help) return cli_help(usage);
+    cli_simple_opts o = {0};
+    int st0 = cli_parse_simple("add", usage, "0", argc, argv, &o);
+    if (st0 >= 0) return st0;
     if (optind >= argc) return cli_usage_error("add", "missing FILTER (the filter file)");
     const char *path = argv[optind++];
 
@@ -45,7 +34,7 @@ int bb_cmd_add(int argc, char **argv) {
     if (s != BB_OK) return cli_lib_error("cannot load filter", path, s, errno);
     cli_keyreader r;
     cli_keybuf kb = {0};
-    cli_keyreader_init(&r, argv + optind, (size_t)(argc - optind), nul, true);
+    cli_keyreader_init(&r, argv + optind, (size_t)(argc - optind), o.nul, true);
     int st = cli_add_stream(f, &r, &kb);
     cli_keyreader_close(&r);
     cli_keybuf_free(&kb);

@@ -61,6 +61,20 @@ int cli_help(const char *text);
  *  library then silently picks the best one; the user should know). */
 void cli_check_isa_env(void);
 
+/* ---- The small commands' options (common.c) ---------------------------------------------- */
+
+/** Options of add, remove, info, merge and export: -h/--help always, plus those named in
+ *  `allowed`: '0' (-0/--null), 'o' (-o/--output OUT, then required), 'j' (--json). */
+typedef struct cli_simple_opts {
+    bool nul, json;
+    const char *out;
+} cli_simple_opts;
+
+/** Parse argv with getopt_long into *o (zero it first). Returns -1 to go on (operands start
+ *  at optind), or the exit code to return: help printed (0), or a usage error (2). */
+int cli_parse_simple(const char *cmd, const char *usage, const char *allowed, int argc,
+                     char **argv, cli_simple_opts *o);
+
 /* ---- Option values (common.c): usage error unless the whole text is a valid number ------ */
 
 /** Decimal digits only (or 0x + hex digits when `allow_hex`), value in [min, max]. */

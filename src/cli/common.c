@@ -8,6 +8,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -103,4 +104,41 @@ bool cli_parse_double(const char *text, double lo, double hi, double *out) {
     if (*end != '\0' || errno == ERANGE || !isfinite(v) || !(v > lo && v < hi)) return false;
     *out = v;
     return true;
+}
+
+/* ---- The small commands' options ------------------------------------------------------------ */
+
+int cli_parse_simple(const char *cmd, const char *usage, const char *allowed, int argc,
+                     char **argv, cli_simple_opts *o) {
+    enum { OPT_JSON = 256 };
+    static const struct option all[] = {{"null", no_argument, NULL, '0'},
+                                        {"output", required_argument, NULL, 'o'},
+                                        {"json", no_argument, NULL, OPT_JSON}};
+    struct option longs[sizeof all / sizeof *all + 2];
+    char shorts[8] = "h";
+    size_t nl = 0, ns = 1;
+    for (size_t i = 0; i < sizeof all / sizeof *all; i++) {
+        char letter = all[i].val == OPT_JSON ? 'j' : (char)all[i].val;
+        if (!strchr(allowed, letter)) continue;
+        longs[nl++] = all[i];
+        if (all[i].val == OPT_JSON) continue; /* --json has no short form */
+        shorts[ns++] = letter;
+        if (all[i].has_arg == required_argument) shorts[ns++] = ':';
+    }
+    longs[nl++] = (struct option){"help", no_argument, NULL, 'h'};
+    longs[nl] = (struct option){NULL, 0, NULL, 0};
+    bool help = false;
+    int c;
+    while ((c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
+        switch (c) {
+        case '0': o->nul = true; break;
+        case 'o': o->out = optarg; break;
+        case OPT_JSON: o->json = true; break;
+        case 'h': help = true; break;
+        default: return cli_bad_option(cmd);
+        }
+    }
+    if (help) return cli_help(usage);
+    if (strchr(allowed, 'o') && !o->out) return cli_usage_error(cmd, "missing -o OUT (the file to write)");
+    return -1;
 }

@@ -22,9 +22,6 @@ static const char usage[] =
     "\n"
     "A summary goes to standard error. Exit status: 0 success, 1 error, 2 usage error.\n";
 
-static const struct option long_opts[] = {
-    {"output", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
-
 static int export_file(const char *path, const char *out) {
     bb_filter *f, *b = NULL;
     bb_status s = bb_open_mmap(&f, path);
@@ -48,21 +45,11 @@ static int export_file(const char *path, const char *out) {
 }
 
 int bb_cmd_export(int argc, char **argv) {
-    const char *out = NULL;
-    bool help = false;
-    int c;
-    while ((c = getopt_long(argc, argv, "o:h", long_opts, NULL)) != -1) {
-        if (c == 'o')
-            out = optarg;
-        else if (c == 'h')
-            help = true;
-        else
-            return cli_bad_option("export");
-    }
-    if (help) return cli_help(usage);
-    if (!out) return cli_usage_error("export", "missing -o OUT (the file to write)");
+    cli_simple_opts o = {0};
+    int st0 = cli_parse_simple("export", usage, "o", argc, argv, &o);
+    if (st0 >= 0) return st0;
     if (optind >= argc) return cli_usage_error("export", "missing FILTER (the counting filter)");
     if (argc - optind > 1)
         return cli_usage_error("export", "one FILTER only, got '%s' too", argv[optind + 1]);
-    return export_file(argv[optind], out);
+    return export_file(argv[optind], o.out);
 }

@@ -32,11 +32,6 @@ static const char usage[] =
     "\n"
     "Exit status: 0 success, 1 error, 2 usage error.\n";
 
-enum { OPT_JSON = 256 };
-
-static const struct option long_opts[] = {
-    {"json", no_argument, NULL, OPT_JSON}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
-
 typedef enum field_type { FIELD_STR, FIELD_U64, FIELD_DBL } field_type;
 
 typedef struct field {
@@ -148,19 +143,11 @@ static int describe(const char *path, bool json) {
 }
 
 int bb_cmd_info(int argc, char **argv) {
-    bool json = false, help = false;
-    int c;
-    while ((c = getopt_long(argc, argv, "h", long_opts, NULL)) != -1) {
-        if (c == OPT_JSON)
-            json = true;
-        else if (c == 'h')
-            help = true;
-        else
-            return cli_bad_option("info");
-    }
-    if (help) return cli_help(usage);
+    cli_simple_opts o = {0};
+    int st0 = cli_parse_simple("info", usage, "j", argc, argv, &o);
+    if (st0 >= 0) return st0;
     if (optind >= argc) return cli_usage_error("info", "missing FILTER (the filter file)");
     if (argc - optind > 1)
         return cli_usage_error("info", "one FILTER only, got '%s' too", argv[optind + 1]);
-    return describe(argv[optind], json);
+    return describe(argv[optind], o.json);
 }

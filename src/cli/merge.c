@@ -25,9 +25,6 @@ static const char usage[] =
     "\n"
     "A summary goes to standard error. Exit status: 0 success, 1 error, 2 usage error.\n";
 
-static const struct option long_opts[] = {
-    {"output", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
-
 /* "kind blocked vs classic", "seed 0x... vs 0x...": the values behind a mismatch. */
 static void describe_mismatch(bb_mismatch what, const bb_info *a, const bb_info *b, char *buf,
                               size_t cap) {
@@ -70,19 +67,9 @@ static int merge_one(bb_filter *dst, const char *dst_path, const char *path) {
 }
 
 int bb_cmd_merge(int argc, char **argv) {
-    const char *out = NULL;
-    bool help = false;
-    int c;
-    while ((c = getopt_long(argc, argv, "o:h", long_opts, NULL)) != -1) {
-        if (c == 'o')
-            out = optarg;
-        else if (c == 'h')
-            help = true;
-        else
-            return cli_bad_option("merge");
-    }
-    if (help) return cli_help(usage);
-    if (!out) return cli_usage_error("merge", "missing -o OUT (the file to write)");
+    cli_simple_opts o = {0};
+    int st0 = cli_parse_simple("merge", usage, "o", argc, argv, &o);
+    if (st0 >= 0) return st0;
     if (argc - optind < 2) return cli_usage_error("merge", "need at least two filter files");
 
     const char *first = argv[optind];
@@ -91,7 +78,7 @@ int bb_cmd_merge(int argc, char **argv) {
     if (s != BB_OK) return cli_lib_error("cannot load filter", first, s, errno);
     int st = BB_EXIT_OK;
     for (int i = optind + 1; st == BB_EXIT_OK && i < argc; i++) st = merge_one(dst, first, argv[i]);
-    if (st == BB_EXIT_OK) st = cli_save_and_report(dst, out);
+    if (st == BB_EXIT_OK) st = cli_save_and_report(dst, o.out);
     bb_free(dst);
     return st;
 }

@@ -30,9 +30,6 @@ static const char usage[] =
     "A summary goes to standard error. Exit status: 0 success (also when keys were\n"
     "skipped), 1 error, 2 usage error.\n";
 
-static const struct option long_opts[] = {
-    {"null", no_argument, NULL, '0'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
-
 /* Remove every key of kb; count the refused (absent) ones. */
 static int remove_chunk(bb_filter *f, const cli_keybuf *kb, uint64_t *absent) {
     for (size_t i = 0; i < kb->n; i++) {
@@ -60,17 +57,9 @@ static int remove_stream(bb_filter *f, cli_keyreader *r, uint64_t *absent) {
 }
 
 int bb_cmd_remove(int argc, char **argv) {
-    bool nul = false, help = false;
-    int c;
-    while ((c = getopt_long(argc, argv, "0h", long_opts, NULL)) != -1) {
-        if (c == '0')
-            nul = true;
-        else if (c == 'h')
-            help = true;
-        else
-            return cli_bad_option("remove");
-    }
-    if (help) return cli_help(usage);
+    cli_simple_opts o = {0};
+    int st0 = cli_parse_simple("remove", usage, "0", argc, argv, &o);
+    if (st0 >= 0) return st0;
     if (optind >= argc) return cli_usage_error("remove", "missing FILTER (the filter file)");
     const char *path = argv[optind++];
 
@@ -86,7 +75,7 @@ int bb_cmd_remove(int argc, char **argv) {
     }
     cli_keyreader r;
     uint64_t absent = 0;
-    cli_keyreader_init(&r, argv + optind, (size_t)(argc - optind), nul, true);
+    cli_keyreader_init(&r, argv + optind, (size_t)(argc - optind), o.nul, true);
     int st = remove_stream(f, &r, &absent);
     cli_keyreader_close(&r);
     if (st == BB_EXIT_OK && absent)
