@@ -100,11 +100,15 @@ typedef enum series_type {
     S_LIBBLOOM,    /* libbloom 1.6 */
     S_FLOOR_XXH3,  /* hashing alone */
     S_FLOOR_LINE,  /* one random line read per key */
-    S_THREADS      /* read-only batch contains of a blocked filter from several threads */
+    S_THREADS      /* batch contains of a blocked filter from several threads (read-only),
+                    * and concurrent adds of pre-hashed keys split among as many threads */
 } series_type;
 
 typedef enum metric {
     M_ADD,         /* batch add of string keys (libbloom: bloom_add loop), ns/key */
+    M_ADD_HASH,    /* batch add of the same keys pre-hashed, bb_add_hashes (blocked only) */
+    M_ADD_CONC,    /* same with bb_add_hashes_concurrent: the default kernel's blocked series
+                    * (1 thread) and S_THREADS (its threads split the keys) */
     M_PRESENT,     /* batch contains, string keys, all present (libbloom: bloom_check loop) */
     M_ABSENT,      /* same, all absent */
     M_LAT_P50,     /* single-key contains latency, ns per call, median */
@@ -120,10 +124,13 @@ typedef struct series {
     series_type type;
     bb_isa isa;           /* S_BLOCKED, S_THREADS */
     int threads;          /* S_THREADS */
+    bool concurrent;      /* S_BLOCKED: also measure M_ADD_CONC (one series: it has no kernels) */
     uint64_t seed;
     bool skip;            /* does not exist at this size (libbloom's int limits) */
     char skip_why[96];
     bb_filter *f;
+    bb_filter *conc_f;    /* what M_ADD_CONC builds: its own filter, so its adds never find
+                           * bits that another measurement's adds set */
 #ifdef BENCH_HAVE_LIBBLOOM
     struct bloom lb;
 #endif
@@ -148,11 +155,14 @@ typedef struct series {
 /* Make the structure for a size; false with skip/skip_why set if it cannot exist there. */
 bool series_create(series *s, uint64_t n, double fpr, uint64_t seed, uint64_t line_bytes);
 void series_destroy(series *s);
-void series_clear(series *s);
+/* Empty what metric m's adds build (M_ADD_CONC: conc_f; other metrics: the filter). */
+void series_clear(series *s, metric m);
 /* Activate what the series needs before a measurement (its kernel). */
 void series_select(const series *s);
 bool series_has(const series *s, metric m);
 void series_add(series *s, const keyset *ks, size_t first, size_t count);
+/* h[0 .. n) with metric m's call: M_ADD_HASH bb_add_hashes, M_ADD_CONC the concurrent one. */
+void series_add_hashes(series *s, metric m, const uint64_t *h, size_t n);
 /* Keys first .. first+count-1 of ks; out[0 .. count). */
 size_t series_contains(series *s, const keyset *ks, size_t first, size_t count, uint8_t *out);
 size_t series_contains_hashes(series *s, const uint64_t *h, size_t n, uint8_t *out);

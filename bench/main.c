@@ -3,7 +3,9 @@
  * Sizes follow issue 3: n = 10,000 and 1,000,000 (the issue's L1/L2-resident sizes),
  * 10,000,000 (LLC) and a DRAM size whose smallest filter is at least 4x the last-level cache
  * read at run time (capped by --max-mib). At every size: the blocked filter once per native
- * kernel, the classic filter, libbloom, the two floors and a 2-thread read-only series.
+ * kernel, the classic filter, libbloom, the two floors and a 2-thread series (batch contains
+ * of one filter; concurrent adds into one filter, against the 1-thread concurrent and plain
+ * adds of the default kernel's series).
  * Exit status as the blockbloom CLI's: 0 success, 1 error (memory, output file), 2 usage error.
  */
 #include "bench.h"
@@ -21,7 +23,8 @@ static void usage(FILE *fp) {
     fputs("usage: blockbloom-bench [options]   (also: blockbloom bench [options])\n"
           "Measures blockbloom's blocked filter (every native kernel), its classic filter,\n"
           "libbloom and two floors (XXH3 alone; one random 64-byte line read per key) at\n"
-          "n = 10^4, 10^6, 10^7 and a DRAM size >= 4x the last-level cache, p = 1%.\n"
+          "n = 10^4, 10^6, 10^7 and a DRAM size >= 4x the last-level cache, p = 1%; and the\n"
+          "blocked filter's pre-hashed adds: plain, concurrent, concurrent from N threads.\n"
           "  --json PATH      also write the results as JSON (PATH - : JSON on stdout, no table)\n"
           "  --quick          smoke test: n = 10^4 and 10^6 only, fewer keys (a few seconds)\n"
           "  --max-mib N      cap the DRAM-size filter at N MiB (default 1024)\n"
@@ -160,13 +163,15 @@ static bool wanted(const char *list, const char *name) {
     return false;
 }
 
-static void add_series(size_run *r, const cli *c, series_type t, bb_isa isa, const char *name) {
-    if (!wanted(c->only, name)) return;
+/* The new series, or NULL if --series leaves it out. */
+static series *add_series(size_run *r, const cli *c, series_type t, bb_isa isa, const char *name) {
+    if (!wanted(c->only, name)) return NULL;
     series *s = &r->series[r->nseries++];
     memset(s, 0, sizeof *s);
     s->type = t;
     s->isa = isa;
     snprintf(s->name, sizeof s->name, "%s", name);
+    return s;
 }
 
 static void make_series(size_run *r, const cli *c) {
@@ -180,16 +185,16 @@ static void make_series(size_run *r, const cli *c) {
     for (size_t i = 0; i < sizeof native / sizeof *native; i++) {
         if (!bb_isa_available(native[i])) continue;
         snprintf(name, sizeof name, "blocked-%s", bb_isa_to_string(native[i]));
-        add_series(r, c, S_BLOCKED, native[i], name);
+        series *s = add_series(r, c, S_BLOCKED, native[i], name);
+        if (s) s->concurrent = native[i] == c->o.best_isa;
     }
     add_series(r, c, S_CLASSIC, 0, "classic");
     add_series(r, c, S_LIBBLOOM, 0, "libbloom");
     add_series(r, c, S_FLOOR_XXH3, 0, "floor-xxh3");
     add_series(r, c, S_FLOOR_LINE, 0, "floor-line");
     snprintf(name, sizeof name, "blocked-%s-x%d", bb_isa_to_string(c->o.best_isa), c->threads);
-    size_t before = r->nseries;
-    add_series(r, c, S_THREADS, c->o.best_isa, name);
-    if (r->nseries > before) r->series[before].threads = c->threads;
+    series *th = add_series(r, c, S_THREADS, c->o.best_isa, name);
+    if (th) th->threads = c->threads;
 }
 
 /* Creates every series of a size; false if blockbloom's own filters cannot be made. */

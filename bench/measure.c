@@ -15,6 +15,13 @@
  *               until every slice has seen `ops`/reps keys; the last build's keys are the
  *               present keys of the queries. The keys of a slice are materialised before
  *               timing.
+ *  add_hash,    The same builds of the same keys, hashed with bb_hash before timing, after
+ *  add_conc     the queries (they empty the filters): bb_add_hashes into each kernel's
+ *               blocked filter, and bb_add_hashes_concurrent, which has no kernels, once on
+ *               one thread (into a second filter of the default kernel's series) and once
+ *               with the multi-thread series' threads each adding an equal part of every
+ *               slice into one shared filter. All three run in the same slice loop, so each
+ *               slice hits every variant at the same fill; the filters must end equal.
  *  present,     bb_contains_batch of string keys that are all present / all absent, and of a
  *  absent,      50/50 present/absent mix in random order (batch_str); bb_contains_hashes of
  *  batch_str,   the same mix pre-hashed (batch_hash). libbloom has no batch call: it is
@@ -58,6 +65,12 @@ static void record(series *s, metric m, double v) {
     if (s->nreps[m] < (int)(sizeof s->reps[m] / sizeof s->reps[m][0])) s->reps[m][s->nreps[m]++] = v;
 }
 
+/* The slowest thread's CPU time of the repetition that the next record(s, m, ...) stores. */
+static void note_cpu(series *s, metric m, double cpu) {
+    if (s->nreps[m] < (int)(sizeof s->cpu_reps[m] / sizeof s->cpu_reps[m][0]))
+        s->cpu_reps[m][s->nreps[m]] = cpu;
+}
+
 static void finish(series *s) {
     for (int m = 0; m < M_COUNT; m++) {
         double tmp[64];
@@ -73,67 +86,189 @@ static series *nth(size_run *r, size_t j, int rep) {
     return &r->series[(j + (size_t)rep) % r->nseries];
 }
 
-/* ---- add ------------------------------------------------------------------------------------ */
+/* ---- threads -------------------------------------------------------------------------------- */
 
-static void measure_add(size_run *r, const keygen *g, const bench_opts *o) {
+typedef struct queries queries;
+
+/* One thread's share of a timed run: job(w) is the work, the rest its arguments. */
+typedef struct worker {
+    void (*job)(struct worker *w);
+    series *s;
+    metric m;
+    const queries *q;          /* queries: `iters` passes over q from key start_key */
+    size_t iters, start_key;
+    uint8_t *out;
+    const keyset *ks;          /* adds: keys (M_ADD) or hashes first .. first+count-1 */
+    const uint64_t *hashes;
+    size_t first, count;
+    atomic_int ready;
+    const atomic_int *go;
+    double t1, cpu;
+} worker;
+
+static void spin_pause(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
+static void work(worker *w) {
+    double c0 = cpu_ns();
+    w->job(w);
+    w->t1 = now_ns();
+    w->cpu = cpu_ns() - c0;
+}
+
+/* Helper threads spin until `go`: a blocked thread on an idle vCPU of a VM takes up to
+ * milliseconds to wake (the host must schedule the vCPU first), as long as a whole run. */
+static void *worker_main(void *arg) {
+    worker *w = arg;
+    atomic_store(&w->ready, 1);
+    while (!atomic_load(w->go)) spin_pause();
+    work(w);
+    return NULL;
+}
+
+/* Runs w[0 .. nt) at once, w[0] in this thread and the others in helper threads that are all
+ * already running when the clock starts. Returns the wall time from the start to the last
+ * thread's end; *cpu gets the slowest thread's CPU time (with nt = 1: this thread's). */
+static double run_threads(worker *w, int nt, double *cpu) {
+    pthread_t tid[16];
+    atomic_int go = 0;
+    for (int i = 0; i < nt; i++) {
+        w[i].go = &go;
+        atomic_init(&w[i].ready, 0);
+        if (i) pthread_create(&tid[i], NULL, worker_main, &w[i]);
+    }
+    for (int i = 1; i < nt; i++)
+        while (!atomic_load(&w[i].ready)) spin_pause();
+    double t0 = now_ns();
+    atomic_store(&go, 1);
+    work(&w[0]);
+    double t1 = w[0].t1, c = w[0].cpu;
+    for (int i = 1; i < nt; i++) {
+        pthread_join(tid[i], NULL);
+        t1 = fmax(t1, w[i].t1);
+        c = fmax(c, w[i].cpu);
+    }
+    *cpu = c;
+    return t1 - t0;
+}
+
+/* ---- adds ----------------------------------------------------------------------------------- */
+
+/* Keys of slice rep of `reps` equal slices of n: returns the first, *count gets how many. */
+static uint64_t slice(uint64_t n, int reps, int rep, size_t *count) {
+    uint64_t first = n * (uint64_t)rep / (uint64_t)reps;
+    *count = (size_t)(n * (uint64_t)(rep + 1) / (uint64_t)reps - first);
+    return first;
+}
+
+static void add_job(worker *w) {
+    if (w->m == M_ADD) series_add(w->s, w->ks, w->first, w->count);
+    else series_add_hashes(w->s, w->m, w->hashes + w->first, w->count);
+}
+
+/* ns to add the slice (keys ks, or their hashes h) with metric m's call: on one thread its
+ * CPU time, as every single-thread number; an S_THREADS series' threads each take an equal
+ * part, timed by wall time (*cpu: the slowest thread's CPU time). */
+static double time_add(series *s, metric m, const keyset *ks, const uint64_t *h, double *cpu) {
+    int nt = s->type == S_THREADS ? s->threads : 1;
+    worker w[16];
+    for (int i = 0; i < nt; i++) {
+        size_t a = ks->count * (size_t)i / (size_t)nt, e = ks->count * (size_t)(i + 1) / (size_t)nt;
+        w[i] = (worker){.job = add_job, .s = s, .m = m, .ks = ks, .hashes = h, .first = a,
+                        .count = e - a};
+    }
+    double wall = run_threads(w, nt, cpu);
+    return nt > 1 ? wall : *cpu;
+}
+
+/* Where measure_adds sums the times of series i, metric m, repetition rep. */
+static size_t cell(size_t i, metric m, int rep, int reps) {
+    return (i * M_COUNT + (size_t)m) * (size_t)reps + (size_t)rep;
+}
+
+/* Adds of metrics ms[0 .. nms), interleaved: every slice goes to each series in the rotated
+ * order, and within a series to each metric's own filter (the pre-hashed adds get the slice's
+ * hashes, computed before timing). Each build starts by emptying the filter, untimed, right
+ * before its first slice. */
+static void measure_adds(size_run *r, const keygen *g, const bench_opts *o, const metric *ms,
+                         size_t nms, const bb_filter *hash_with) {
     uint64_t n = r->n;
     int reps = o->reps;
-    size_t builds = n >= o->ops ? 1 : (size_t)((o->ops + n - 1) / n);
+    size_t builds = n >= o->ops ? 1 : (size_t)((o->ops + n - 1) / n), count;
     keyset ks;
     keyset_init(&ks, (size_t)(n / (uint64_t)reps) + 1);
-    double *t = xcalloc(r->nseries * (size_t)reps, sizeof *t);
+    uint64_t *h = hash_with ? xcalloc(ks.cap, sizeof *h) : NULL;
+    double *wall = xcalloc(r->nseries * M_COUNT * (size_t)reps, sizeof *wall);
+    double *cpu = xcalloc(r->nseries * M_COUNT * (size_t)reps, sizeof *cpu);
     for (size_t b = 0; b < builds; b++) {
         for (int rep = 0; rep < reps; rep++) {
-            uint64_t first = n * (uint64_t)rep / (uint64_t)reps;
-            size_t count = (size_t)(n * (uint64_t)(rep + 1) / (uint64_t)reps - first);
+            uint64_t first = slice(n, reps, rep, &count);
             keyset_fill_range(&ks, g, b * n + first, count);
+            for (size_t i = 0; h && i < count; i++)
+                h[i] = bb_hash(hash_with, ks.ptrs[i], ks.lens[i]);
             for (size_t j = 0; j < r->nseries; j++) {
                 series *s = nth(r, j, rep);
-                if (!series_has(s, M_ADD)) continue;
-                if (rep == 0 && b > 0) series_clear(s);
-                series_select(s);
-                double t0 = cpu_ns();
-                series_add(s, &ks, 0, count);
-                t[(size_t)(s - r->series) * (size_t)reps + (size_t)rep] += cpu_ns() - t0;
+                for (size_t k = 0; k < nms; k++) {
+                    if (!series_has(s, ms[k])) continue;
+                    if (rep == 0) series_clear(s, ms[k]);
+                    series_select(s);
+                    size_t c = cell((size_t)(s - r->series), ms[k], rep, reps);
+                    double t;
+                    wall[c] += time_add(s, ms[k], &ks, h, &t);
+                    cpu[c] += t;
+                }
             }
         }
     }
     r->mean_key_len = keyset_mean_len(&ks);
     r->key0 = (builds - 1) * n;
     for (size_t i = 0; i < r->nseries; i++) {
-        if (!series_has(&r->series[i], M_ADD)) continue;
-        for (int rep = 0; rep < reps; rep++) {
-            uint64_t first = n * (uint64_t)rep / (uint64_t)reps;
-            double count = (double)(n * (uint64_t)(rep + 1) / (uint64_t)reps - first);
-            record(&r->series[i], M_ADD, t[i * (size_t)reps + (size_t)rep] / (count * (double)builds));
+        for (size_t k = 0; k < nms; k++) {
+            for (int rep = 0; rep < reps && series_has(&r->series[i], ms[k]); rep++) {
+                slice(n, reps, rep, &count);
+                double keys = (double)count * (double)builds;
+                size_t c = cell(i, ms[k], rep, reps);
+                note_cpu(&r->series[i], ms[k], cpu[c] / keys);
+                record(&r->series[i], ms[k], wall[c] / keys);
+            }
         }
     }
-    free(t);
+    free(cpu);
+    free(wall);
+    free(h);
     keyset_free(&ks);
 }
 
-/* Every kernel must have built the same filter (same bit count; tests check the bytes). */
-static void check_kernels_agree(const size_run *r) {
+/* Every kernel, and with `concurrent` every concurrent build, must have made the same filter
+ * of the same keys (same bit count; tests check the bytes). */
+static void check_builds_agree(const size_run *r, bool concurrent) {
     uint64_t want = 0;
     for (size_t i = 0; i < r->nseries; i++) {
         const series *s = &r->series[i];
-        if (s->type != S_BLOCKED || s->skip) continue;
-        bb_info info;
-        bb_get_info(s->f, &info);
-        if (!want) want = info.bits_set;
-        else if (info.bits_set != want)
-            fprintf(stderr, "blockbloom-bench: BUG: %s set %llu bits, another kernel %llu\n",
-                    s->name, (unsigned long long)info.bits_set, (unsigned long long)want);
+        const bb_filter *f[2] = {s->type == S_BLOCKED ? s->f : NULL, concurrent ? s->conc_f : NULL};
+        for (int j = 0; j < 2 && !s->skip; j++) {
+            if (!f[j]) continue;
+            bb_info info;
+            bb_get_info(f[j], &info);
+            if (!want) want = info.bits_set;
+            else if (info.bits_set != want)
+                fprintf(stderr, "blockbloom-bench: BUG: %s%s set %llu bits, another build %llu\n",
+                        s->name, j ? " (concurrent adds)" : "", (unsigned long long)info.bits_set,
+                        (unsigned long long)want);
+        }
     }
 }
 
 /* ---- query sets ------------------------------------------------------------------------------ */
 
-typedef struct queries {
+struct queries {
     keyset present, absent, mix;
     uint64_t *mix_hash;
     size_t count;
-} queries;
+};
 
 /* Present keys: key0 .. key0+n-1 (the last build); absent ones: from key0+n on. */
 static void make_queries(queries *q, uint64_t key0, uint64_t n, const keygen *g,
@@ -188,38 +323,8 @@ static size_t run_once(series *s, metric m, const queries *q, size_t start, uint
     return run_range(s, m, q, start, q->count - start, out + start) + run_range(s, m, q, 0, start, out);
 }
 
-typedef struct worker {
-    series *s;
-    metric m;
-    const queries *q;
-    size_t iters, start_key;
-    uint8_t *out;
-    atomic_int ready;
-    const atomic_int *go;
-    double t1, cpu;
-} worker;
-
-static void spin_pause(void) {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#endif
-}
-
-static void work(worker *w) {
-    double c0 = cpu_ns();
+static void query_job(worker *w) {
     for (size_t it = 0; it < w->iters; it++) run_once(w->s, w->m, w->q, w->start_key, w->out);
-    w->t1 = now_ns();
-    w->cpu = cpu_ns() - c0;
-}
-
-/* Helper threads spin until `go`: a blocked thread on an idle vCPU of a VM takes up to
- * milliseconds to wake (the host must schedule the vCPU first), as long as a whole run. */
-static void *worker_main(void *arg) {
-    worker *w = arg;
-    atomic_store(&w->ready, 1);
-    while (!atomic_load(w->go)) spin_pause();
-    work(w);
-    return NULL;
 }
 
 /* Aggregate ns/key of `threads` threads (this one and threads-1 helpers, all already running
@@ -229,28 +334,12 @@ static double time_threads(series *s, metric m, const queries *q, size_t iters, 
                            double *cpu) {
     int nt = s->threads;
     worker w[16];
-    pthread_t tid[16];
-    atomic_int go = 0;
-    for (int i = 0; i < nt; i++) {
-        w[i] = (worker){.s = s, .m = m, .q = q, .iters = iters, .go = &go,
+    for (int i = 0; i < nt; i++)
+        w[i] = (worker){.job = query_job, .s = s, .m = m, .q = q, .iters = iters,
                         .start_key = q->count * (size_t)i / (size_t)nt, .out = outs[i]};
-        atomic_init(&w[i].ready, 0);
-        if (i) pthread_create(&tid[i], NULL, worker_main, &w[i]);
-    }
-    for (int i = 1; i < nt; i++)
-        while (!atomic_load(&w[i].ready)) spin_pause();
-    double t0 = now_ns();
-    atomic_store(&go, 1);
-    work(&w[0]);
-    double t1 = w[0].t1, c = w[0].cpu;
-    for (int i = 1; i < nt; i++) {
-        pthread_join(tid[i], NULL);
-        t1 = fmax(t1, w[i].t1);
-        c = fmax(c, w[i].cpu);
-    }
-    double keys = (double)nt * (double)iters * (double)q->count;
-    *cpu = c / keys;
-    return (t1 - t0) / keys;
+    double wall = run_threads(w, nt, cpu), keys = (double)nt * (double)iters * (double)q->count;
+    *cpu /= keys;
+    return wall / keys;
 }
 
 static double time_metric(series *s, metric m, const queries *q, size_t iters, uint8_t **outs,
@@ -258,7 +347,7 @@ static double time_metric(series *s, metric m, const queries *q, size_t iters, u
     uint8_t *out = outs[0];
     if (s->type == S_THREADS) {
         double cpu, wall = time_threads(s, m, q, iters, outs, &cpu);
-        if (s->nreps[m] < 64) s->cpu_reps[m][s->nreps[m]] = cpu;
+        note_cpu(s, m, cpu);
         return wall;
     }
     double t0 = cpu_ns();
@@ -394,9 +483,10 @@ static const bb_filter *first_filter(const size_run *r) {
 }
 
 void measure_size(size_run *r, const keygen *g, const bench_opts *o) {
+    static const metric string_adds[] = {M_ADD}, hashed_adds[] = {M_ADD_HASH, M_ADD_CONC};
     double t0 = now_ns();
-    measure_add(r, g, o);
-    check_kernels_agree(r);
+    measure_adds(r, g, o, string_adds, 1, NULL);
+    check_builds_agree(r, false);
     r->anon_huge_kib = machine_anon_huge_kib();
     queries q;
     make_queries(&q, r->key0, r->n, g, o, first_filter(r));
@@ -404,6 +494,9 @@ void measure_size(size_run *r, const keygen *g, const bench_opts *o) {
     measure_latency(r, &q, o);
     measure_fpr(r, g, o, r->key0 + r->n + q.count);
     free_queries(&q);
+    /* Last, as they empty and refill the filters the queries read. */
+    measure_adds(r, g, o, hashed_adds, 2, first_filter(r));
+    check_builds_agree(r, true);
     for (size_t i = 0; i < r->nseries; i++) finish(&r->series[i]);
     r->build_s = (now_ns() - t0) / 1e9;
 }

@@ -4,7 +4,9 @@
  * its classic filter, libbloom 1.6 (the C library users pick today; only the calls its API
  * has: bloom_add and bloom_check, one key at a time, int lengths and sizes), and the two
  * floors. All blockbloom filters use the same seed, so one array of pre-hashed keys serves
- * every one of them.
+ * every one of them. The multi-thread series reads the filter of its kernel's blocked series;
+ * the concurrent adds (that series' and the default kernel's 1-thread ones) each build a
+ * filter of their own, conc_f, so one measurement never adds into bits another one set.
  */
 #include "bench.h"
 
@@ -14,7 +16,7 @@
 #include <string.h>
 
 const char *const metric_names[M_COUNT] = {
-    "add", "present", "absent", "lat_p50", "lat_p99", "batch_str", "batch_hash",
+    "add", "add_hash", "add_conc", "present", "absent", "lat_p50", "lat_p99", "batch_str", "batch_hash",
 };
 
 #ifdef BENCH_HAVE_LIBBLOOM
@@ -34,12 +36,15 @@ static bool libbloom_fits(uint64_t n, double fpr, char *why, size_t cap) {
 }
 #endif
 
+static bool create_filter(series *s, bb_filter **f, bb_kind kind, uint64_t n, double fpr,
+                          uint64_t seed) {
+    bb_status st = bb_create_for(f, kind, n, fpr, seed);
+    if (st != BB_OK) snprintf(s->skip_why, sizeof s->skip_why, "bb_create_for: %s", bb_strerror(st));
+    return st == BB_OK;
+}
+
 static bool create_bb(series *s, bb_kind kind, uint64_t n, double fpr, uint64_t seed) {
-    bb_status st = bb_create_for(&s->f, kind, n, fpr, seed);
-    if (st != BB_OK) {
-        snprintf(s->skip_why, sizeof s->skip_why, "bb_create_for: %s", bb_strerror(st));
-        return false;
-    }
+    if (!create_filter(s, &s->f, kind, n, fpr, seed)) return false;
     bb_info info;
     bb_get_info(s->f, &info);
     s->bytes = info.bytes;
@@ -55,8 +60,10 @@ bool series_create(series *s, uint64_t n, double fpr, uint64_t seed, uint64_t li
     s->skip = false;
     s->seed = seed;
     bool ok = true;
+    if (s->concurrent || s->type == S_THREADS)
+        ok = create_filter(s, &s->conc_f, BB_BLOCKED, n, fpr, seed);
     switch (s->type) {
-    case S_BLOCKED: ok = create_bb(s, BB_BLOCKED, n, fpr, seed); break;
+    case S_BLOCKED: ok = ok && create_bb(s, BB_BLOCKED, n, fpr, seed); break;
     case S_CLASSIC: ok = create_bb(s, BB_CLASSIC, n, fpr, seed); break;
     case S_LIBBLOOM:
 #ifdef BENCH_HAVE_LIBBLOOM
@@ -91,7 +98,8 @@ bool series_create(series *s, uint64_t n, double fpr, uint64_t seed, uint64_t li
 
 void series_destroy(series *s) {
     bb_free(s->f);
-    s->f = NULL;
+    bb_free(s->conc_f);
+    s->f = s->conc_f = NULL;
 #ifdef BENCH_HAVE_LIBBLOOM
     if (s->type == S_LIBBLOOM && !s->skip) bloom_free(&s->lb);
 #endif
@@ -99,7 +107,11 @@ void series_destroy(series *s) {
     s->floor_data = NULL;
 }
 
-void series_clear(series *s) {
+void series_clear(series *s, metric m) {
+    if (m == M_ADD_CONC) {
+        bb_clear(s->conc_f);
+        return;
+    }
     if (s->f) bb_clear(s->f);
 #ifdef BENCH_HAVE_LIBBLOOM
     if (s->type == S_LIBBLOOM) bloom_reset(&s->lb);
@@ -113,12 +125,12 @@ void series_select(const series *s) {
 bool series_has(const series *s, metric m) {
     if (s->skip) return false;
     switch (s->type) {
-    case S_BLOCKED:
-    case S_CLASSIC: return true;
-    case S_LIBBLOOM: return m != M_BATCH_HASH;
+    case S_BLOCKED: return m != M_ADD_CONC || s->concurrent;
+    case S_CLASSIC: return m != M_ADD_HASH && m != M_ADD_CONC;
+    case S_LIBBLOOM: return m != M_BATCH_HASH && m != M_ADD_HASH && m != M_ADD_CONC;
     case S_FLOOR_XXH3: return m == M_BATCH_STR;
     case S_FLOOR_LINE: return m == M_BATCH_HASH;
-    case S_THREADS: return m == M_BATCH_STR || m == M_BATCH_HASH;
+    case S_THREADS: return m == M_BATCH_STR || m == M_BATCH_HASH || m == M_ADD_CONC;
     }
     return false;
 }
@@ -133,6 +145,11 @@ void series_add(series *s, const keyset *ks, size_t first, size_t count) {
         for (size_t i = first; i < first + count; i++)
             bloom_add(&s->lb, ks->ptrs[i], (int)ks->lens[i]);
 #endif
+}
+
+void series_add_hashes(series *s, metric m, const uint64_t *h, size_t n) {
+    if (m == M_ADD_CONC) bb_add_hashes_concurrent(s->conc_f, h, n, NULL);
+    else bb_add_hashes(s->f, h, n);
 }
 
 size_t series_contains(series *s, const keyset *ks, size_t first, size_t count, uint8_t *out) {

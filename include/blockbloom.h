@@ -500,8 +500,8 @@ BB_API bb_status bb_isa_from_string(const char *name, bb_isa *out);
  * ========================================================================================== */
 #define BB_FORMAT_VERSION 1u
 
-/** Bytes bb_serialize needs for `f`. The format stores blocked, classic and counting
- *  filters; for a scalable one this, bb_serialize and bb_save return BB_E_UNSUPPORTED. */
+/** Bytes bb_serialize needs for `f` (every kind is stored: blocked, classic, counting, and a
+ *  scalable filter with all its sub-filters). BB_E_INVAL on NULL. */
 BB_API bb_status bb_serialized_size(const bb_filter *f, uint64_t *size_out);
 
 /** Write the serialized filter into buf[0 .. cap). BB_E_INVAL if cap is too small.

@@ -167,6 +167,9 @@ static int parse_args(int argc, char **argv, build_opts *o) {
     if (o->cfg.fpr != 0.0 && o->cfg.bits_per_key != 0.0)
         return cli_usage_error("build", "-p and --bits-per-key exclude each other");
     if (!o->out) return cli_usage_error("build", "missing -o OUT (the filter file to write)");
+    if (o->cfg.kind == BB_SCALABLE && (o->cfg.bits_per_key != 0.0 || o->cfg.k))
+        return cli_usage_error("build", "--bits-per-key and --hashes do not apply to --kind "
+                               "scalable (each sub-filter is sized from -p)");
     if (o->cfg.bits_per_key == 0.0 && o->cfg.fpr == 0.0) o->cfg.fpr = DEFAULT_FPR;
     return BB_EXIT_OK;
 }

@@ -73,7 +73,8 @@ int cli_help(const char *text) {
 void cli_check_isa_env(void) {
     const char *env = getenv("BB_ISA");
     bb_isa isa;
-    if (!env || (bb_isa_from_string(env, &isa) == BB_OK && bb_isa_available(isa))) return;
+    if (!env || !*env || (bb_isa_from_string(env, &isa) == BB_OK && bb_isa_available(isa)))
+        return; /* unset or empty: the automatic choice, as the library does */
     cli_error("BB_ISA=%s not available, using %s", env, bb_isa_name());
 }
 

@@ -58,7 +58,7 @@ static void format_value(const field *f, bool json, char *buf, size_t cap) {
     else if (isinf(f->d))
         snprintf(buf, cap, "%s%sinf%s", q, f->d < 0 ? "-" : "", q);
     else
-        snprintf(buf, cap, json ? "%.17g" : "%.6g", f->d);
+        snprintf(buf, cap, json ? "%.17g" : "%.10g", f->d);
 }
 
 /* JSON members "a":1,"b":2 (no braces), or "PREFIXa: 1" lines. */

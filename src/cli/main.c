@@ -76,7 +76,7 @@ static int run_command(const command *cmd, int argc, char **argv) {
 
 /* `blockbloom help [COMMAND]` */
 static int help(int argc, char **argv) {
-    if (argc < 2) return usage();
+    if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) return usage();
     const command *cmd = find_command(argv[1]);
     if (!cmd) return cli_usage_error(NULL, "unknown command '%s'", argv[1]);
     char *help_argv[] = {argv[1], (char *)"--help", NULL};
