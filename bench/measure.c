@@ -169,11 +169,12 @@ static void add_job(worker *w) {
     else series_add_hashes(w->s, w->m, w->hashes + w->first, w->count);
 }
 
-/* ns to add the slice (keys ks, or their hashes h) with metric m's call: on one thread its
- * CPU time, as every single-thread number; an S_THREADS series' threads each take an equal
- * part, timed by wall time (*cpu: the slowest thread's CPU time). */
+/* ns to add the slice (keys ks, or their hashes h) with metric m's call: a single-thread
+ * series' CPU time, as every single-thread number; an S_THREADS series' threads each take an
+ * equal part, timed by wall time (*cpu: the slowest thread's CPU time). */
 static double time_add(series *s, metric m, const keyset *ks, const uint64_t *h, double *cpu) {
-    int nt = s->type == S_THREADS ? s->threads : 1;
+    bool threads = s->type == S_THREADS;
+    int nt = threads ? s->threads : 1;
     worker w[16];
     for (int i = 0; i < nt; i++) {
         size_t a = ks->count * (size_t)i / (size_t)nt, e = ks->count * (size_t)(i + 1) / (size_t)nt;
@@ -181,7 +182,7 @@ static double time_add(series *s, metric m, const keyset *ks, const uint64_t *h,
                         .count = e - a};
     }
     double wall = run_threads(w, nt, cpu);
-    return nt > 1 ? wall : *cpu;
+    return threads ? wall : *cpu;
 }
 
 /* Where measure_adds sums the times of series i, metric m, repetition rep. */
