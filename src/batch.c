@@ -44,7 +44,7 @@ static bb_status add_hashes(bb_filter *f, const uint64_t *h, size_t n) {
         }
         return BB_OK; /* bb_add_hash counted the keys */
     }
-    f->keys_added += n;
+    f->keys_added = bb_sat_add(f->keys_added, n);
     return BB_OK;
 }
 
@@ -73,6 +73,7 @@ bb_status bb_contains_hashes(const bb_filter *f, const uint64_t *hashes, size_t 
 
 bb_status bb_keysrc_validate(const bb_keysrc *src, size_t n) {
     if (n == 0) return BB_OK;
+    if (n == SIZE_MAX) return BB_E_INVAL; /* Arrow offsets would need n + 1 entries */
     switch (src->shape) {
     case BB_SRC_PTRS:
         if (!src->keys || !src->lens) return BB_E_INVAL;

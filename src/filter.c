@@ -159,7 +159,7 @@ bb_status bb_add_hash(bb_filter *f, uint64_t h) {
     case BB_COUNTING: bb_counting_add(f, h); break;
     case BB_SCALABLE: return bb_scalable_add(f, h); /* counts only keys it adds */
     }
-    f->keys_added++;
+    f->keys_added = bb_sat_add(f->keys_added, 1);
     return BB_OK;
 }
 

@@ -20,6 +20,13 @@ uint64_t bb_hash(const bb_filter *f, const void *key, size_t len) {
 void bb_hash_keys(const bb_keysrc *src, uint64_t seed, size_t first, size_t count,
                   uint64_t *hashes) {
     size_t end = first + count;
+    if (src->shape != BB_SRC_PTRS && !src->data) {
+        /* Validated (bb_keysrc_validate): with no data every key is empty. No pointer
+         * arithmetic on NULL, which C leaves undefined even for + 0. */
+        uint64_t empty = XXH3_64bits_withSeed(NULL, 0, seed);
+        for (size_t i = 0; i < count; i++) hashes[i] = empty;
+        return;
+    }
     switch (src->shape) {
     case BB_SRC_PTRS:
         for (size_t i = first; i < end; i++)

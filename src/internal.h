@@ -84,6 +84,10 @@ static inline void bb_block_set(uint8_t *block, uint32_t lo, unsigned k) {
     }
 }
 
+/** a + b, stopping at UINT64_MAX: counters such as keys_added never wrap (a loaded file may
+ *  hold any value). */
+static inline uint64_t bb_sat_add(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
+
 /* ---- SIMD kernel table (blocked filter) ------------------------------------------------- */
 typedef struct bb_kernel {
     bb_isa isa;

@@ -52,7 +52,7 @@ void bb_scalable_recount(bb_filter *f) {
         f->bits += s->bits;
         f->blocks += s->blocks;
         f->capacity += s->capacity;
-        f->keys_added += s->keys_added;
+        f->keys_added = bb_sat_add(f->keys_added, s->keys_added);
     }
     f->k = f->n_subs ? f->subs[f->n_subs - 1]->k : 0;
 }
@@ -138,7 +138,7 @@ bb_status bb_scalable_add(bb_filter *f, uint64_t h) {
         top = f->subs[f->n_subs - 1];
     }
     bb_status s = bb_add_hash(top, h);
-    if (s == BB_OK) f->keys_added++;
+    if (s == BB_OK) f->keys_added = bb_sat_add(f->keys_added, 1);
     return s;
 }
 

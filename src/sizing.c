@@ -92,7 +92,10 @@ static const double *q_get(unsigned k, unsigned *len) {
     return q_table[k];
 }
 
-/* Poisson terms beyond lambda +- (12 sqrt(lambda) + 24) weigh < 1e-30: ignored. */
+/* Poisson terms beyond lambda +- (12 sqrt(lambda) + 24) weigh < 1e-30: ignored. Loads of
+ * len or more keys (q = 1, saturated blocks) are summed as their total weight, 1 minus the
+ * weight below len, so the loop runs over at most len loads however large lambda is (a
+ * crafted keys_added of 2^64 - 1 must not make info or add spin). */
 double bb_blocked_fpr_model(double n_keys, uint64_t blocks, unsigned k) {
     double lambda = n_keys / (double)blocks;
     if (lambda <= 0) return 0.0;
@@ -101,11 +104,15 @@ double bb_blocked_fpr_model(double n_keys, uint64_t blocks, unsigned k) {
     double spread = 12.0 * sqrt(lambda) + 24.0;
     double lo = floor(lambda - spread), hi = ceil(lambda + spread);
     if (lo < 0) lo = 0;
-    double log_lambda = log(lambda), sum = 0.0;
-    for (double i = lo; i <= hi; i += 1.0) {
+    if (lo >= len) return 1.0;
+    double log_lambda = log(lambda), sum = 0.0, below = 0.0;
+    unsigned last = hi < len - 1 ? (unsigned)hi : len - 1;
+    for (unsigned i = (unsigned)lo; i <= last; i++) {
         double w = exp(-lambda + i * log_lambda - lgamma(i + 1.0));
-        sum += w * (i < len ? q[(unsigned)i] : 1.0);
+        sum += w * q[i];
+        below += w;
     }
+    if (hi >= len && below < 1.0) sum += 1.0 - below;
     return sum > 1.0 ? 1.0 : sum;
 }
 

@@ -51,10 +51,6 @@ bb_status bb_union_check(const bb_filter *dst, const bb_filter *src, bb_mismatch
     return m == BB_MATCH ? BB_OK : BB_E_MISMATCH;
 }
 
-static uint64_t add_saturating(uint64_t a, uint64_t b) {
-    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
-
 /* OR in 64-bit words where possible; payloads are 64-byte aligned and a multiple of 64
  * bytes except a classic filter's tail. memcpy keeps the word access free of aliasing UB
  * (the compiler turns it into plain loads and stores, and vectorises the loop). */
@@ -76,7 +72,7 @@ static void merge_payload(bb_filter *dst, const bb_filter *src) {
         bb_counting_merge(dst->data, src->data, dst->payload_bytes);
     else
         or_bytes(dst->data, src->data, dst->payload_bytes);
-    dst->keys_added = add_saturating(dst->keys_added, src->keys_added);
+    dst->keys_added = bb_sat_add(dst->keys_added, src->keys_added);
 }
 
 bb_status bb_union(bb_filter *dst, const bb_filter *src) {

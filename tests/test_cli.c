@@ -394,6 +394,45 @@ Test(cli, add_extends_a_filter_file) {
     free(b);
 }
 
+/* Several `add` runs on one file at once: each holds an flock on the file from load to rename,
+ * so they take turns and no run's keys are dropped by another's rename (without the lock the
+ * last rename wins and the others' keys become false negatives). */
+Test(cli, concurrent_adds_to_one_file_keep_every_key) {
+    enum { WRITERS = 4, KEYS = 150000 };
+    run_result r = RUN(NULL, "build", "-n", "1000000", "-o", "f.bb");
+    expect_ok(&r, "build");
+    run_free(&r);
+    char names[WRITERS][16];
+    pid_t pids[WRITERS];
+    for (int w = 0; w < WRITERS; w++) {
+        snprintf(names[w], sizeof names[w], "k%d.txt", w);
+        char prefix[8];
+        snprintf(prefix, sizeof prefix, "w%d-", w);
+        free(make_keys(names[w], prefix, KEYS));
+    }
+    for (int w = 0; w < WRITERS; w++) {
+        const char *argv[] = {BB_CLI, "add", "f.bb", names[w], NULL};
+        posix_spawn_file_actions_t fa;
+        posix_spawn_file_actions_init(&fa);
+        posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+        cr_assert_eq(posix_spawn(&pids[w], BB_CLI, &fa, NULL, (char *const *)argv, environ), 0);
+        posix_spawn_file_actions_destroy(&fa);
+    }
+    for (int w = 0; w < WRITERS; w++) {
+        int ws;
+        cr_assert_eq(waitpid(pids[w], &ws, 0), pids[w]);
+        cr_assert(WIFEXITED(ws) && WEXITSTATUS(ws) == 0, "add %d failed", w);
+    }
+    for (int w = 0; w < WRITERS; w++) {
+        r = RUN(NULL, "query", "-c", "f.bb", names[w]);
+        expect_ok(&r, "query");
+        cr_assert_eq(strtol(r.out, NULL, 10), KEYS, "writer %d: only %s of %d keys found", w,
+                     r.out, KEYS);
+        run_free(&r);
+    }
+    expect_info("f.bb", "keys_added", "600000");
+}
+
 Test(cli, streaming_build_over_several_chunks) {
     /* More keys than one 64K chunk, with -n (streamed) and without (read whole). */
     char *keys = make_keys("keys.txt", "", 70000);

@@ -286,3 +286,14 @@ Test(sizing, best_k_and_model_errors) {
     /* A blocked geometry is whole blocks; 1000 bits is not one. */
     cr_assert_eq(bb_fpr_model(BB_BLOCKED, 10, 1000, 3, &f), BB_E_INVAL);
 }
+
+/* Absurd loads (a crafted file may claim keys_added = 2^64 - 1) must return at once with the
+ * saturated answer 1, not loop over 2^64 Poisson terms (where i + 1.0 == i past 2^53). */
+Test(sizing, huge_loads_return_promptly, .timeout = 10) {
+    cr_assert_eq(model(BB_BLOCKED, UINT64_MAX, 512, 6), 1.0);
+    cr_assert_eq(model(BB_BLOCKED, UINT64_C(1) << 53, 1024, 16), 1.0);
+    double f = model(BB_BLOCKED, UINT64_C(10000000000000), 512, 1);
+    cr_assert_eq(f, 1.0, "1e13 keys in one block: %.17g", f);
+    unsigned k;
+    cr_assert_eq(bb_best_k(BB_BLOCKED, UINT64_MAX, 512, &k), BB_OK);
+}

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <unistd.h>
 
 static const char usage[] =
     "Usage: blockbloom add [OPTION]... FILTER [FILE]...\n"
@@ -22,6 +23,22 @@ static const char usage[] =
     "\n"
     "A summary goes to standard error. Exit status: 0 success, 1 error, 2 usage error.\n";
 
+/* Load, add the keys of files[0 .. n_files), replace: under the file's lock. */
+static int add_keys(const char *path, char *const *files, size_t n_files, bool nul) {
+    bb_filter *f;
+    bb_status s = bb_load(&f, path);
+    if (s != BB_OK) return cli_lib_error("cannot load filter", path, s, errno);
+    cli_keyreader r;
+    cli_keybuf kb = {0};
+    cli_keyreader_init(&r, files, n_files, nul, true);
+    int st = cli_add_stream(f, &r, &kb);
+    cli_keyreader_close(&r);
+    cli_keybuf_free(&kb);
+    if (st == BB_EXIT_OK) st = cli_save_and_report(f, path);
+    bb_free(f);
+    return st;
+}
+
 int bb_cmd_add(int argc, char **argv) {
     cli_simple_opts o = {0};
     int st0 = cli_parse_simple("add", usage, "0", argc, argv, &o);
@@ -29,16 +46,9 @@ int bb_cmd_add(int argc, char **argv) {
     if (optind >= argc) return cli_usage_error("add", "missing FILTER (the filter file)");
     const char *path = argv[optind++];
 
-    bb_filter *f;
-    bb_status s = bb_load(&f, path);
-    if (s != BB_OK) return cli_lib_error("cannot load filter", path, s, errno);
-    cli_keyreader r;
-    cli_keybuf kb = {0};
-    cli_keyreader_init(&r, argv + optind, (size_t)(argc - optind), o.nul, true);
-    int st = cli_add_stream(f, &r, &kb);
-    cli_keyreader_close(&r);
-    cli_keybuf_free(&kb);
-    if (st == BB_EXIT_OK) st = cli_save_and_report(f, path);
-    bb_free(f);
+    int lock, st = cli_lock_filter(path, &lock);
+    if (st != BB_EXIT_OK) return st;
+    st = add_keys(path, argv + optind, (size_t)(argc - optind), o.nul);
+    if (lock >= 0) close(lock);
     return st;
 }

@@ -75,6 +75,14 @@ typedef struct cli_simple_opts {
 int cli_parse_simple(const char *cmd, const char *usage, const char *allowed, int argc,
                      char **argv, cli_simple_opts *o);
 
+/* ---- Serialising writers (common.c) -------------------------------------------------------- */
+
+/** Take an exclusive flock(2) on the filter file `path` for a load-add-replace cycle (add,
+ *  remove), so that two such runs on one file take turns instead of the later rename dropping
+ *  the other's keys. Retries when the file was replaced while waiting. *fd_out holds the lock
+ *  until closed (after the save). Returns BB_EXIT_OK, or BB_EXIT_RUNTIME after a message. */
+int cli_lock_filter(const char *path, int *fd_out);
+
 /* ---- Option values (common.c): usage error unless the whole text is a valid number ------ */
 
 /** Decimal digits only (or 0x + hex digits when `allow_hex`), value in [min, max]. */

@@ -8,11 +8,15 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* ---- Messages ------------------------------------------------------------------------------ */
 
@@ -142,4 +146,30 @@ int cli_parse_simple(const char *cmd, const char *usage, const char *allowed, in
     if (help) return cli_help(usage);
     if (strchr(allowed, 'o') && !o->out) return cli_usage_error(cmd, "missing -o OUT (the file to write)");
     return -1;
+}
+
+/* ---- Serialising writers of one filter file -------------------------------------------------- */
+
+int cli_lock_filter(const char *path, int *fd_out) {
+    struct stat st;
+    *fd_out = -1;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+        return BB_EXIT_OK; /* not a file (a FIFO would block open): loading will say why */
+    for (;;) {
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0) return cli_lib_error("cannot open filter", path, BB_E_IO, errno);
+        struct stat locked, now;
+        if (flock(fd, LOCK_EX) != 0 || fstat(fd, &locked) != 0) {
+            int e = errno;
+            close(fd);
+            return cli_lib_error("cannot lock filter", path, BB_E_IO, e);
+        }
+        /* A writer that held the lock before us replaced the file (rename): our descriptor
+         * is the old inode, so take the lock again on the file the path names now. */
+        if (stat(path, &now) == 0 && now.st_ino == locked.st_ino && now.st_dev == locked.st_dev) {
+            *fd_out = fd;
+            return BB_EXIT_OK;
+        }
+        close(fd);
+    }
 }

@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <unistd.h>
 #include <inttypes.h>
 
 static const char usage[] =
@@ -56,13 +57,8 @@ static int remove_stream(bb_filter *f, cli_keyreader *r, uint64_t *absent) {
     return st;
 }
 
-int bb_cmd_remove(int argc, char **argv) {
-    cli_simple_opts o = {0};
-    int st0 = cli_parse_simple("remove", usage, "0", argc, argv, &o);
-    if (st0 >= 0) return st0;
-    if (optind >= argc) return cli_usage_error("remove", "missing FILTER (the filter file)");
-    const char *path = argv[optind++];
-
+/* Load, remove the keys of files[0 .. n_files), replace: under the file's lock. */
+static int remove_keys(const char *path, char *const *files, size_t n_files, bool nul) {
     bb_filter *f;
     bb_status s = bb_load(&f, path);
     if (s != BB_OK) return cli_lib_error("cannot load filter", path, s, errno);
@@ -75,7 +71,7 @@ int bb_cmd_remove(int argc, char **argv) {
     }
     cli_keyreader r;
     uint64_t absent = 0;
-    cli_keyreader_init(&r, argv + optind, (size_t)(argc - optind), o.nul, true);
+    cli_keyreader_init(&r, files, n_files, nul, true);
     int st = remove_stream(f, &r, &absent);
     cli_keyreader_close(&r);
     if (st == BB_EXIT_OK && absent)
@@ -83,5 +79,19 @@ int bb_cmd_remove(int argc, char **argv) {
                   absent, r.total);
     if (st == BB_EXIT_OK) st = cli_save_and_report(f, path);
     bb_free(f);
+    return st;
+}
+
+int bb_cmd_remove(int argc, char **argv) {
+    cli_simple_opts o = {0};
+    int st0 = cli_parse_simple("remove", usage, "0", argc, argv, &o);
+    if (st0 >= 0) return st0;
+    if (optind >= argc) return cli_usage_error("remove", "missing FILTER (the filter file)");
+    const char *path = argv[optind++];
+
+    int lock, st = cli_lock_filter(path, &lock);
+    if (st != BB_EXIT_OK) return st;
+    st = remove_keys(path, argv + optind, (size_t)(argc - optind), o.nul);
+    if (lock >= 0) close(lock);
     return st;
 }
