@@ -174,11 +174,8 @@ Test(union, scalable_merges_matching_layouts) {
 Test(union, read_only_dst) {
     bb_filter *f = make(BB_BLOCKED, 1000, 0.01, 7), *m = NULL;
     add_range(f, 47, 0, 100);
-    char path[] = "/tmp/bb_union_XXXXXX";
-    int fd = mkstemp(path);
-    cr_assert(fd >= 0);
-    close(fd);
-    cr_assert_eq(bb_save(f, path), BB_OK);
+    char path[32];
+    tu_save_temp(f, path);
     cr_assert_eq(bb_open_mmap(&m, path), BB_OK);
     unlink(path);
     cr_assert_eq(bb_union(m, f), BB_E_READONLY);

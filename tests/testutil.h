@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Two-sided 99.9% quantile of the standard normal distribution (Phi(3.2905) = 0.9995). */
 #define TU_Z999 3.29
@@ -172,6 +173,16 @@ static inline void tu_assert_same_bytes(const bb_filter *a, const bb_filter *b, 
     cr_assert(memcmp(ba, bb, la) == 0, "%s: serialized bytes differ", what);
     free(ba);
     free(bb);
+}
+
+/** Save f to a new temporary file; path (a buffer of at least 32 bytes) gets its name. The
+ *  caller unlinks it. */
+static inline void tu_save_temp(const bb_filter *f, char *path) {
+    strcpy(path, "/tmp/bb_test_XXXXXX");
+    int fd = mkstemp(path);
+    cr_assert(fd >= 0, "mkstemp failed");
+    close(fd);
+    cr_assert_eq(bb_save(f, path), BB_OK);
 }
 
 #endif /* BB_TESTUTIL_H */
