@@ -254,6 +254,21 @@ static void expect_later_runs_work(const char *f) {
     bb_free(loaded);
 }
 
+/* The kill trials of `what` (a run of argv that turns f.bb from old into fresh), then what
+ * they may leave behind: f.bb, the inputs and recognisable temporary files that later runs
+ * work beside. Frees old and fresh. */
+static void kill_and_check(const char *what, const char *const *argv, char *old, size_t old_len,
+                           char *fresh, size_t new_len, double t_full) {
+    int stale = kill_trials(argv, "f.bb", old, old_len, fresh, new_len, t_full);
+    cr_log_info("%s: %d temporary files left by %d kills (run: %.0f ms)", what, stale,
+                KILL_TRIALS, t_full * 1e3);
+    const char *const known[] = {"keys_a.txt", "keys_b.txt", "f.bb", "err.txt"};
+    expect_only_known_files("f.bb", known, 4);
+    expect_later_runs_work("f.bb");
+    free(old);
+    free(fresh);
+}
+
 Test(faults, sigkill_during_build_leaves_old_or_new_file) {
     write_keys("keys_a.txt", "a", 1000);
     write_keys("keys_b.txt", "b", 100000);
@@ -268,14 +283,7 @@ Test(faults, sigkill_during_build_leaves_old_or_new_file) {
     char *old = read_file("f.bb", &old_len);
     cr_assert(old && fresh);
 
-    int stale = kill_trials(argv, "f.bb", old, old_len, fresh, new_len, t_full);
-    cr_log_info("build: %d temporary files left by %d kills (run: %.0f ms)", stale, KILL_TRIALS,
-                t_full * 1e3);
-    const char *const known[] = {"keys_a.txt", "keys_b.txt", "f.bb", "err.txt"};
-    expect_only_known_files("f.bb", known, 4);
-    expect_later_runs_work("f.bb");
-    free(old);
-    free(fresh);
+    kill_and_check("build", argv, old, old_len, fresh, new_len, t_full);
 }
 
 Test(faults, sigkill_during_add_leaves_old_or_new_file) {
@@ -291,14 +299,7 @@ Test(faults, sigkill_during_add_leaves_old_or_new_file) {
     char *fresh = read_file("f.bb", &new_len);
     cr_assert(old && fresh);
 
-    int stale = kill_trials(argv, "f.bb", old, old_len, fresh, new_len, t_full);
-    cr_log_info("add: %d temporary files left by %d kills (run: %.0f ms)", stale, KILL_TRIALS,
-                t_full * 1e3);
-    const char *const known[] = {"keys_a.txt", "keys_b.txt", "f.bb", "err.txt"};
-    expect_only_known_files("f.bb", known, 4);
-    expect_later_runs_work("f.bb");
-    free(old);
-    free(fresh);
+    kill_and_check("add", argv, old, old_len, fresh, new_len, t_full);
 }
 
 /* ============================================================================================

@@ -273,12 +273,7 @@ Test(scalable, save_load_keeps_every_sub_filter) {
         bb_info sa, sb;
         cr_assert_eq(bb_subfilter_info(f, i, &sa), BB_OK);
         cr_assert_eq(bb_subfilter_info(g, i, &sb), BB_OK);
-        cr_assert_eq(sa.bits, sb.bits);
-        cr_assert_eq(sa.k, sb.k);
-        cr_assert_eq(sa.capacity, sb.capacity);
-        cr_assert_eq(sa.fpr_target, sb.fpr_target);
-        cr_assert_eq(sa.keys_added, sb.keys_added);
-        cr_assert_eq(sa.bits_set, sb.bits_set);
+        tu_assert_same_counts(&sa, &sb);
     }
     tu_assert_same_bytes(f, g, "re-serialized scalable filter");
     /* The loaded filter keeps growing from where it was. */
@@ -359,12 +354,7 @@ Test(scalable, format_layout_matches_spec) {
         cr_assert_eq(bb_deserialize(&r, rec, rec_len), BB_OK, "sub-record %zu alone", i);
         cr_assert_eq(bb_get_info(r, &ri), BB_OK);
         cr_assert_eq(ri.kind, BB_BLOCKED);
-        cr_assert_eq(ri.bits, si.bits);
-        cr_assert_eq(ri.k, si.k);
-        cr_assert_eq(ri.capacity, si.capacity);
-        cr_assert_eq(ri.fpr_target, si.fpr_target);
-        cr_assert_eq(ri.keys_added, si.keys_added);
-        cr_assert_eq(ri.bits_set, si.bits_set);
+        tu_assert_same_counts(&ri, &si);
         bb_free(r);
         off += rec_len;
     }

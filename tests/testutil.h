@@ -175,6 +175,17 @@ static inline void tu_assert_same_bytes(const bb_filter *a, const bb_filter *b, 
     free(bb);
 }
 
+/** The fields two copies of one filter (or sub-filter) must agree on: geometry, sizing
+ *  targets and counts. */
+static inline void tu_assert_same_counts(const bb_info *a, const bb_info *b) {
+    cr_assert_eq(a->bits, b->bits);
+    cr_assert_eq(a->k, b->k);
+    cr_assert_eq(a->capacity, b->capacity);
+    cr_assert_eq(a->fpr_target, b->fpr_target);
+    cr_assert_eq(a->keys_added, b->keys_added);
+    cr_assert_eq(a->bits_set, b->bits_set);
+}
+
 /** Save f to a new temporary file; path (a buffer of at least 32 bytes) gets its name. The
  *  caller unlinks it. */
 static inline void tu_save_temp(const bb_filter *f, char *path) {
