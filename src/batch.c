@@ -34,7 +34,7 @@ static size_t contains_hashes(const bb_filter *f, const uint64_t *h, size_t n, u
 
 static bb_status add_hashes(bb_filter *f, const uint64_t *h, size_t n) {
     if (f->kind == BB_BLOCKED)
-        bb_kernel_active()->add_hashes(f->data, f->blocks, f->k, h, n);
+        bb_kernel_add_active()->add_hashes(f->data, f->blocks, f->k, h, n);
     else if (f->kind == BB_CLASSIC)
         bb_classic_add_hashes(f, h, n);
     else {
