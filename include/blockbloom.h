@@ -326,6 +326,20 @@ static inline bool bb_block_test_bytes(const uint8_t *block, uint32_t lo, unsign
  *  p_j & 31 tested; lanes j >= k masked off. */
 static inline bool bb_block_test_avx512(const uint8_t *block, uint32_t lo, unsigned k) {
     static const uint32_t powers[16] = BB_PROBE_POWERS_INIT;
+#if defined(__AVX512VL__)
+    if (k <= 8) { /* 8 lanes on 256-bit registers; vpermt2d picks from both halves at once */
+        __m256i lo_half = _mm256_load_si256((const __m256i *)(const void *)block);
+        __m256i hi_half = _mm256_load_si256((const __m256i *)(const void *)(block + 32));
+        __m256i x8 = _mm256_mullo_epi32(_mm256_set1_epi32((int)lo),
+                                        _mm256_loadu_si256((const __m256i *)(const void *)powers));
+        __m256i pos8 = _mm256_srli_epi32(x8, 23);
+        __m256i word8 = _mm256_permutex2var_epi32(lo_half, _mm256_srli_epi32(pos8, 5), hi_half);
+        __m256i bit8 = _mm256_sllv_epi32(_mm256_set1_epi32(1),
+                                         _mm256_and_si256(pos8, _mm256_set1_epi32(31)));
+        __mmask8 want8 = (__mmask8)((1u << k) - 1u);
+        return _mm256_mask_test_epi32_mask(want8, word8, bit8) == want8;
+    }
+#endif
     __m512i words = _mm512_load_si512((const void *)block);
     __m512i x = _mm512_mullo_epi32(_mm512_set1_epi32((int)lo), _mm512_loadu_si512((const void *)powers));
     __m512i pos = _mm512_srli_epi32(x, 23);

@@ -47,7 +47,9 @@ static const bb_kernel *kernel_of(bb_isa isa) {
     case BB_ISA_NEON: return &bb_kernel_neon; /* native on AArch64, SIMDe-emulated elsewhere */
 #if defined(__x86_64__) || defined(__i386__)
     case BB_ISA_AVX2: return __builtin_cpu_supports("avx2") ? &bb_kernel_avx2 : NULL;
-    case BB_ISA_AVX512: return __builtin_cpu_supports("avx512f") ? &bb_kernel_avx512 : NULL;
+    case BB_ISA_AVX512: /* F and VL: every AVX-512 CPU but the Xeon Phi */
+        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl")
+                   ? &bb_kernel_avx512 : NULL;
 #else
     case BB_ISA_AVX2:
     case BB_ISA_AVX512: return NULL;
