@@ -327,7 +327,12 @@ static inline bool bb_block_test_bytes(const uint8_t *block, uint32_t lo, unsign
 static inline bool bb_block_test_avx512(const uint8_t *block, uint32_t lo, unsigned k) {
     static const uint32_t powers[16] = BB_PROBE_POWERS_INIT;
 #if defined(__AVX512VL__)
-    if (k <= 8) { /* 8 lanes on 256-bit registers; vpermt2d picks from both halves at once */
+    /* k <= 8: 8 lanes on 256-bit registers, vpermt2d picking from both halves at once. Zen 4
+     * runs 512-bit operations as two 256-bit halves, so this halves the work of the multiply,
+     * shifts and test: batch of pre-hashed lookups, 10^4-key filter, 1.50 -> 1.43 ns/key
+     * (three A/B runs in one process, medians of 11: 0.95, 0.95, 0.97); at 10^6 keys the
+     * runs went both ways (0.90-1.10, the VM loaded), at 2.2*10^6 0.99. */
+    if (k <= 8) {
         __m256i lo_half = _mm256_load_si256((const __m256i *)(const void *)block);
         __m256i hi_half = _mm256_load_si256((const __m256i *)(const void *)(block + 32));
         __m256i x8 = _mm256_mullo_epi32(_mm256_set1_epi32((int)lo),
