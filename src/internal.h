@@ -191,6 +191,12 @@ typedef struct bb_kind_ops {
     /** The memory a key's add or contains touches, for prefetching while a batch is hashed.
      *  NULL = not worth it (no single line per key). */
     const uint8_t *(*line_of)(const bb_filter *f, uint64_t h);
+    /** Optional batch form of line_of used while a batch is hashed: prefetch the lines of
+     *  h[0 .. n) into L2. One call per group of keys instead of an indirect call per key
+     *  (scripts/cachegrind.sh, string batch lookups of a 512 MiB blocked filter: 102.2 ->
+     *  97.0 instructions per key on the AVX2 kernel, 159.1 -> 154.0 on scalar; 94.9 and
+     *  151.8 before the kinds table). */
+    void (*prefetch_lines)(const bb_filter *f, const uint64_t *h, size_t n);
     /** NULL = BB_E_UNSUPPORTED. */
     bb_status (*remove)(bb_filter *f, uint64_t h);
     /** Adds safe against other concurrent adds; true if some bit was new. NULL = no
