@@ -274,7 +274,7 @@ BB_API bb_status bb_get_view(const bb_filter *f, bb_view *out);
  *  to 0 .. n-1 without division or modulo bias (Lemire 2016, "fastrange"). */
 static inline uint64_t bb_fastrange64(uint64_t a, uint64_t n) {
 #if defined(__SIZEOF_INT128__)
-    return (uint64_t)(((unsigned __int128)a * n) >> 64);
+    return (uint64_t)(__extension__((unsigned __int128)a * n) >> 64); /* quiet under -pedantic */
 #else
     uint64_t a_lo = (uint32_t)a, a_hi = a >> 32, n_lo = (uint32_t)n, n_hi = n >> 32;
     uint64_t lo_lo = a_lo * n_lo, hi_lo = a_hi * n_lo, lo_hi = a_lo * n_hi;
