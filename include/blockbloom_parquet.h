@@ -120,12 +120,13 @@ BB_API bb_status bb_pq_chunk_bitset(const bb_pq_file *pf, size_t rg, size_t col,
  * (the bytes an SBBF hashes): INT32/INT64 from a decimal integer (DECIMAL columns: a decimal
  * number with at most `scale` fraction digits; DATE: YYYY-MM-DD or days), FLOAT/DOUBLE from
  * a decimal or exponent number (little-endian IEEE 754), BYTE_ARRAY as the bytes themselves,
- * FIXED_LEN_BYTE_ARRAY as exactly type_length bytes. buf must hold 8 bytes; *value and
+ * FIXED_LEN_BYTE_ARRAY as exactly type_length bytes (UUID columns: also the 8-4-4-4-12 hex
+ * text). buf must hold 16 bytes; *value and
  * *value_len get the encoding (value may point into text). BB_E_INVAL with a message when
  * the text is not such a value, BB_E_UNSUPPORTED for another type.
  */
 BB_API bb_status bb_pq_encode_value(const bb_pq_file *pf, size_t col, const char *text,
-                                    size_t len, uint8_t buf[8], const void **value,
+                                    size_t len, uint8_t buf[16], const void **value,
                                     size_t *value_len, bb_pq_error *err);
 
 /**

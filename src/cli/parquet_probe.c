@@ -98,8 +98,8 @@ static int encode_all(const probe_file *f, const cli_keybuf *in, cli_keybuf *out
         out->off = o;
         out->off_cap = in->n + 1;
     }
-    /* A PLAIN value is at most 8 bytes, or the text itself. */
-    size_t need = in->len + 8 * in->n + 1;
+    /* A PLAIN value is at most 16 bytes, or the text itself. */
+    size_t need = in->len + 16 * in->n + 1;
     if (out->cap < need) {
         char *d = realloc(out->data, need);
         if (!d) goto nomem;
@@ -108,7 +108,7 @@ static int encode_all(const probe_file *f, const cli_keybuf *in, cli_keybuf *out
     }
     out->off[0] = 0;
     for (size_t i = 0; i < in->n; i++) {
-        uint8_t buf[8];
+        uint8_t buf[16];
         const void *v;
         size_t vlen;
         bb_pq_error err;

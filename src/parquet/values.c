@@ -3,7 +3,7 @@
  * hashes (BloomFilter.md: "the hash of a column value using plain encoding"; Encodings.md,
  * PLAIN): INT32 and INT64 as 4 and 8 little-endian bytes of the two's complement integer,
  * FLOAT and DOUBLE as their little-endian IEEE 754 bits, BYTE_ARRAY as its bytes (no length
- * prefix), FIXED_LEN_BYTE_ARRAY raw. The text is read according to the logical type: a
+ * prefix), FIXED_LEN_BYTE_ARRAY raw (a UUID column also takes the 36-character text). The text is read according to the logical type: a
  * DECIMAL(scale s) stores value * 10^s as the integer, a DATE the days since 1970-01-01.
  * Parsing is strict: the whole text must be the value, else a message says why.
  */
@@ -114,8 +114,31 @@ static bb_status floating(const pq_column *c, const char *t, size_t len, uint8_t
     return BB_OK;
 }
 
+/* A UUID's canonical text (8-4-4-4-12 hex digits) as its 16 bytes, big-endian as Parquet's
+ * UUID logical type stores it. */
+static bool parse_uuid(const char *t, size_t len, uint8_t *out) {
+    if (len != 36) return false;
+    size_t o = 0;
+    for (size_t i = 0; i < 36;) {
+        if (i == 8 || i == 13 || i == 18 || i == 23) {
+            if (t[i++] != '-') return false;
+            continue;
+        }
+        int v = 0;
+        for (int k = 0; k < 2; k++, i++) {
+            char c = t[i];
+            int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                    : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+            if (d < 0) return false;
+            v = v * 16 + d;
+        }
+        out[o++] = (uint8_t)v;
+    }
+    return true;
+}
+
 bb_status bb_pq_encode_value(const bb_pq_file *pf, size_t col, const char *text, size_t len,
-                             uint8_t buf[8], const void **value, size_t *value_len,
+                             uint8_t buf[16], const void **value, size_t *value_len,
                              bb_pq_error *err) {
     if (!pf || col >= pf->n_cols || (!text && len) || !buf || !value || !value_len)
         return pq_fail(err, BB_E_INVAL, "invalid argument");
@@ -131,6 +154,13 @@ bb_status bb_pq_encode_value(const bb_pq_file *pf, size_t col, const char *text,
         *value_len = c->type == BB_PQ_FLOAT ? 4 : 8;
         return floating(c, text, len, buf, err);
     case BB_PQ_FIXED_LEN_BYTE_ARRAY:
+        if (strcmp(c->logical, "UUID") == 0 && c->type_length == 16 && len != 16) {
+            if (!parse_uuid(text, len, buf))
+                return pq_fail(err, BB_E_INVAL, "'%.*s' is not a UUID (column '%s')",
+                               (int)(len > 64 ? 64 : len), text, c->name);
+            *value_len = 16;
+            return BB_OK;
+        }
         if (len != (size_t)c->type_length)
             return pq_fail(err, BB_E_INVAL, "value of %zu bytes for column '%s' of fixed length %d",
                            len, c->name, c->type_length);
