@@ -83,7 +83,8 @@ static const char *logical_name(const tc_node *el, int32_t *scale) {
         return union_names[lt->kids[0].id];
     }
     if (tc_int(el, 6, &v) && v >= 0 && (size_t)v < sizeof converted / sizeof *converted) {
-        if (v == 5 && tc_int(el, 7, &v)) *scale = (int32_t)v;
+        int64_t s;
+        if (v == 5 && tc_int(el, 7, &s)) *scale = (int32_t)s;
         return converted[v];
     }
     return "";

@@ -99,7 +99,7 @@ static bb_status read_fields(reader *r, tc_node *s) {
 
 static bb_status read_elements(reader *r, tc_node *n, uint64_t count, const uint8_t *types,
                                int n_types) {
-    if (count > (uint64_t)(r->end - r->p)) return BB_E_CORRUPT; /* >= 1 byte per element */
+    if (count > (uint64_t)(r->end - r->p)) return BB_E_TRUNCATED; /* >= 1 byte per element */
     if (count && grow_kids(n, (size_t)count * n_types) != BB_OK) return BB_E_NOMEM;
     for (uint64_t i = 0; i < count * n_types; i++) {
         tc_node *e = &n->kids[n->n_kids];

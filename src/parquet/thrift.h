@@ -49,9 +49,9 @@ typedef struct tc_buf {
 } tc_buf;
 
 /** Parse one struct from buf[0 .. len) into *out (zeroed first); *used gets its length in
- *  bytes. BB_E_TRUNCATED when the input ends inside it, BB_E_CORRUPT on a bad type code, a
- *  varint longer than 10 bytes, a container larger than the input or nesting too deep,
- *  BB_E_NOMEM. On error *out holds nothing to free. */
+ *  bytes. BB_E_TRUNCATED when the input ends inside it (or a container announces more
+ *  elements than bytes remain), BB_E_CORRUPT on a bad type code, a varint longer than 10
+ *  bytes or nesting too deep, BB_E_NOMEM. On error *out holds nothing to free. */
 bb_status tc_parse_struct(const uint8_t *buf, size_t len, size_t *used, tc_node *out);
 
 /** Free what the tree owns (not the node itself). */
