@@ -5,6 +5,8 @@
 // FIXED_LEN_BYTE_ARRAY) and a high-cardinality string column (PLAIN pages, no filter), with
 // the codecs UNCOMPRESSED, SNAPPY, GZIP and ZSTD, data pages v1 and (PARQUET_VERSION V2) v2,
 // and 3 row groups each; DuckDB writes an SBBF for each dictionary-encoded chunk. Then:
+//   info     `parquet info --json` lists DuckDB's chunks, filters, offsets and lengths, and
+//            estimates the distinct count from the fill within 10%; every --help works;
 //   decode   every value our page decoder yields (tests/parquet/pq_dump.c) equals, in order
 //            and per row group, what DuckDB reads;
 //   errors   damaged copies (wrong magic, truncated footer, filter offset outside the file,
@@ -128,6 +130,40 @@ if (want('decode')) {
       }
       checks++;
     }
+}
+
+// ---- info -----------------------------------------------------------------------------------
+// Our footer reading against DuckDB's parquet_metadata: the same chunks, filters, offsets and
+// lengths; the distinct-count estimate from the fill near DuckDB's exact count.
+if (want('info')) {
+  for (const f of files) {
+    const r = run(['parquet', 'info', '--json', f.path]);
+    check(r.status === 0, `info --json ${f.path}: ${r.stderr}`);
+    const j = JSON.parse(r.stdout);
+    const meta = await rows(`SELECT row_group_id AS g, path_in_schema AS c, bloom_filter_offset AS o,
+        bloom_filter_length AS l, num_values AS n FROM parquet_metadata(${q(f.path)})`);
+    check(j.chunks.length === meta.length && j.row_groups === new Set(meta.map((m) => m.g)).size,
+      `info ${f.path}: ${j.chunks.length} chunks, DuckDB ${meta.length}`);
+    for (const m of meta) {
+      const c = j.chunks.find((x) => x.row_group === Number(m.g) && x.column === m.c);
+      check(c && c.num_values === Number(m.n) && c.bloom_filter === (m.o !== null),
+        `info ${f.path} ${m.g} ${m.c}: ${JSON.stringify(c)}`);
+      if (m.o === null) continue;
+      check(c.offset === Number(m.o) && c.length === Number(m.l) && c.bytes < c.length &&
+        c.fill_ratio > 0 && c.fill_ratio < 1, `info ${f.path} ${m.g} ${m.c}: ${JSON.stringify(c)}`);
+      if (f !== files[0] || m.c !== 's') continue;
+      const d = new Set((await duckValues(f.path, 's', 's'))[Number(m.g)]).size;
+      check(Math.abs(c.cardinality_estimate - Number(d)) < 0.1 * Number(d),
+        `info ${f.path} rg ${m.g}: estimate ${c.cardinality_estimate}, distinct ${d}`);
+    }
+    const t = run(['parquet', 'info', f.path]);
+    check(t.status === 0 && t.stdout.split('\n').length === meta.length + 3, `info table ${f.path}`);
+  }
+  for (const args of [['parquet', '--help'], ['parquet', 'info', '--help'], ['parquet', 'probe', '--help'],
+    ['parquet', 'extract', '--help'], ['parquet', 'index', '--help'], ['help', 'parquet']]) {
+    const r = run(args);
+    check(r.status === 0 && /^Usage: blockbloom parquet/.test(r.stdout), `${args.join(' ')}: ${r.status}`);
+  }
 }
 
 // ---- Probing both ways ----------------------------------------------------------------------
