@@ -100,12 +100,12 @@ static void hash_chunk(const bb_filter *f, const bb_keysrc *src, size_t first, s
                        uint64_t *hashes) {
     const bb_kind_ops *row = bb_row(f);
     if (!row->line_of || !bb_pipeline_worth(f->payload_bytes / BB_BLOCK_BYTES)) {
-        bb_hash_keys(src, f->seed, first, count, hashes);
+        bb_hash_keys(src, row->hash, f->seed, first, count, hashes);
         return;
     }
     for (size_t j = 0; j < count; j += BB_HASH_GROUP) {
         size_t g = count - j < BB_HASH_GROUP ? count - j : BB_HASH_GROUP;
-        bb_hash_keys(src, f->seed, first + j, g, hashes + j);
+        bb_hash_keys(src, row->hash, f->seed, first + j, g, hashes + j);
         for (size_t q = j; q < j + g; q++)
             __builtin_prefetch(row->line_of(f, hashes[q]), 0, 2);
     }
