@@ -19,12 +19,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#ifdef BB_POW2_BYTES /* TEMPORARY until the BB_SPLIT kind (branch kinds) is merged */
 
 /* ---- Distinct hashes ------------------------------------------------------------------------ */
 
@@ -275,4 +274,3 @@ bb_status bb_pq_index(const char *in_path, const char *out_path, const bb_pq_ind
     bb_pq_close(pf);
     return s;
 }
-#endif

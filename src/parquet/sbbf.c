@@ -13,21 +13,9 @@ bb_status bb_pq_chunk_filter(const bb_pq_file *pf, size_t rg, size_t col, bb_fil
     size_t len;
     bb_status s = bb_pq_chunk_bitset(pf, rg, col, &bits, &len, pow2, err);
     if (s != BB_OK) return s;
-#ifdef BB_POW2_BYTES /* TEMPORARY until the BB_SPLIT kind (branch kinds) is merged */
     s = bb_split_from_bitset(out, bits, len);
-#else
-    s = BB_E_UNSUPPORTED;
-#endif
     if (s != BB_OK)
         return pq_fail(err, s, "row group %zu, column '%s': %s", rg, pf->cols[col].name,
                        bb_strerror(s));
     return BB_OK;
 }
-
-#ifndef BB_POW2_BYTES /* TEMPORARY until the BB_SPLIT kind (branch kinds) is merged */
-bb_status bb_pq_index(const char *in_path, const char *out_path, const bb_pq_index_opts *opts,
-                      bb_pq_error *err) {
-    (void)in_path, (void)out_path, (void)opts;
-    return pq_fail(err, BB_E_UNSUPPORTED, "this build has no split-block filter kind");
-}
-#endif
