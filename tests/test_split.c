@@ -10,18 +10,7 @@
  */
 #include "testutil.h"
 
-/* ---- XXH64 ------------------------------------------------------------------------------
- * Published values (xxHash's reference implementation and its ports' test suites) for seed 0,
- * and one for seed 1; the 39-byte string takes the 32-byte stripe loop. */
-static const struct { const char *key; uint64_t seed, h; } xxh64_vectors[] = {
-    {"", 0, UINT64_C(0xEF46DB3751D8E999)},
-    {"", 1, UINT64_C(0xD5AFBA1336A3BE4B)},
-    {"a", 0, UINT64_C(0xD24EC4F1A98C6E5B)},
-    {"abc", 0, UINT64_C(0x44BC2CF5AD770999)},
-    {"asdf", 0, UINT64_C(0x415872F599CEA71E)},
-    {"Call me Ishmael.", 0, UINT64_C(0x6D04390FC9D61A90)},
-    {"Nobody inspects the spammish repetition", 0, UINT64_C(0xFBCEA83C8A378BF1)},
-};
+#include "split_vectors.h"
 
 static bb_filter *split_filter(uint64_t bits, uint64_t seed) {
     bb_filter *f = NULL;
@@ -31,7 +20,7 @@ static bb_filter *split_filter(uint64_t bits, uint64_t seed) {
 }
 
 Test(split, xxh64_published_vectors) {
-    for (size_t i = 0; i < sizeof xxh64_vectors / sizeof *xxh64_vectors; i++) {
+    for (size_t i = 0; i < N_XXH64_VECTORS; i++) {
         bb_filter *f = split_filter(256, xxh64_vectors[i].seed);
         const char *key = xxh64_vectors[i].key;
         uint64_t got = bb_hash(f, key, strlen(key));
@@ -47,30 +36,7 @@ Test(split, xxh64_published_vectors) {
     bb_free(b);
 }
 
-/* ---- Filter bytes from the spec -------------------------------------------------------------
- * z = 5 blocks, seed 0. For each key: its published XXH64 h, the block ((h >> 32) * 5) >> 32
- * and the bit (lo32(h) * salt[i] mod 2^32) >> 27 of word i, worked out with the spec's salts
- * (outside this library, by hand-checkable integer arithmetic). Word i of block b is bytes
- * 32b + 4i .. +3, little-endian, so its bit j is bit j & 7 of byte 32b + 4i + j / 8. */
-static const struct { const char *key; unsigned block, bit[8]; } spec_bits[] = {
-    {"", 4, {29, 0, 25, 28, 14, 22, 29, 30}},
-    {"a", 4, {18, 17, 1, 12, 17, 24, 27, 31}},
-    {"abc", 1, {13, 11, 23, 21, 6, 14, 29, 29}},
-    {"Nobody inspects the spammish repetition", 4, {27, 17, 12, 31, 4, 29, 21, 0}},
-    {"asdf", 1, {11, 26, 24, 2, 25, 29, 19, 21}},
-    {"Call me Ishmael.", 2, {22, 20, 21, 11, 7, 20, 1, 13}},
-};
-#define N_SPEC (sizeof spec_bits / sizeof *spec_bits)
-
-static void spec_payload(uint8_t want[5 * 32]) {
-    memset(want, 0, 5 * 32);
-    for (size_t i = 0; i < N_SPEC; i++)
-        for (unsigned w = 0; w < 8; w++) {
-            unsigned j = spec_bits[i].bit[w];
-            want[32 * spec_bits[i].block + 4 * w + j / 8] |= (uint8_t)(1u << (j % 8));
-        }
-}
-
+/* ---- Filter bytes from the spec (split_vectors.h) ------------------------------------------ */
 static void assert_payload_is(const bb_filter *f, const uint8_t *want, size_t len,
                               const char *what) {
     const void *data = NULL;
