@@ -13,8 +13,8 @@
  * footer", "column 'x' is nested (repeated)", "codec LZ4 is not supported", ...), which the
  * CLI prints as is. Nothing prints, exits or aborts. Input files are opened read-only and
  * memory-mapped; a file handle may be read from many threads at once.
- * Supported: flat (non-repeated) columns of BOOLEAN-free physical types INT32, INT64, FLOAT,
- * DOUBLE, BYTE_ARRAY and FIXED_LEN_BYTE_ARRAY; PLAIN, PLAIN_DICTIONARY and RLE_DICTIONARY
+ * Decoded: flat columns (direct, non-repeated children of the root) of the physical types
+ * INT32, INT64, FLOAT, DOUBLE, BYTE_ARRAY and FIXED_LEN_BYTE_ARRAY; PLAIN, PLAIN_DICTIONARY and RLE_DICTIONARY
  * values; data pages v1 and v2; codecs UNCOMPRESSED, SNAPPY, GZIP and ZSTD. Anything else
  * (nested columns, encrypted files, other encodings or codecs) is BB_E_UNSUPPORTED with a
  * message naming it.
@@ -121,8 +121,8 @@ BB_API bb_status bb_pq_chunk_bitset(const bb_pq_file *pf, size_t rg, size_t col,
  * number with at most `scale` fraction digits; DATE: YYYY-MM-DD or days), FLOAT/DOUBLE from
  * a decimal or exponent number (little-endian IEEE 754), BYTE_ARRAY as the bytes themselves,
  * FIXED_LEN_BYTE_ARRAY as exactly type_length bytes (UUID columns: also the 8-4-4-4-12 hex
- * text). buf must hold 16 bytes; *value and
- * *value_len get the encoding (value may point into text). BB_E_INVAL with a message when
+ * text). buf must hold 16 bytes; *value and *value_len get the encoding (value may point
+ * into text). BB_E_INVAL with a message when
  * the text is not such a value, BB_E_UNSUPPORTED for another type.
  */
 BB_API bb_status bb_pq_encode_value(const bb_pq_file *pf, size_t col, const char *text,

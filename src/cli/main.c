@@ -1,7 +1,7 @@
 /*
  * main.c - the blockbloom command: global options (--help, --version), `help [COMMAND]`,
  * and dispatch to one subcommand per file (build.c, add.c, query.c, info.c, remove.c,
- * merge.c, export.c, demo.c).
+ * merge.c, export.c, demo.c; parquet.c when built with libblockbloom_parquet).
  *
  * Global options are parsed with getopt_long in "+" mode (stop at the first non-option), so
  * the subcommand's options reach the subcommand. The subcommand then gets argv starting at
