@@ -325,7 +325,8 @@ typedef struct bb_info {
     uint64_t bits;        /**< m (counting: counters; scalable: sum over sub-filters) */
     uint64_t bytes;       /**< payload bytes: bits / 8 rounded up (counting: bits / 2) */
     unsigned k;           /**< probes per key */
-    uint64_t blocks;      /**< 512-bit blocks (blocked); 0 for classic */
+    uint64_t blocks;      /**< 512-bit blocks (blocked, counting), 256-bit blocks (split); 0
+                               for classic */
     uint64_t capacity;    /**< n the filter was sized for (0 if created from bits alone) */
     double fpr_target;    /**< p the filter was sized for (0 if not sized from p) */
     uint64_t seed;        /**< XXH3 seed */
@@ -337,10 +338,12 @@ typedef struct bb_info {
     uint64_t bits_set;    /**< X, number of 1 bits (counting: non-zero counters) */
     double fill_ratio;    /**< X / m */
     /** From the fill: (X/m)^k; blocked and counting: mean over blocks of (X_b/512)^k;
+     *  split: mean over blocks of prod_w (X_w/32) over its 8 words;
      *  scalable: 1 - prod_i (1 - fpr_estimate_i) over its sub-filters. */
     double fpr_estimate;
     /** n* = -(m/k) ln(1 - X/m) (Swamidass-Baldi 2007); blocked: the sum of the same estimate
-     *  per block. INFINITY when a (block of the) filter is saturated. */
+     *  per block; split: per block the mean over its words of -32 ln(1 - X_w/32), summed.
+     *  INFINITY when a (block of the) filter is saturated. */
     double cardinality_estimate;
     double bits_per_key;  /**< m / capacity, 0 without capacity */
     bool read_only;       /**< memory-mapped */
@@ -487,7 +490,7 @@ BB_API bb_status bb_union_check(const bb_filter *dst, const bb_filter *src, bb_m
 BB_API bb_status bb_union(bb_filter *dst, const bb_filter *src);
 
 /* ============================================================================================
- * Concurrent build. For BB_BLOCKED and BB_CLASSIC filters (other kinds: BB_E_UNSUPPORTED):
+ * Concurrent build. For BB_BLOCKED, BB_CLASSIC and BB_SPLIT filters (others: BB_E_UNSUPPORTED):
  * any number of threads may call the *_concurrent adds and contains on one filter at once.
  * Each probe bit that is not yet set is set with an atomic fetch-or on the aligned 64-bit
  * word that holds it (for a blocked key, always inside its 64-byte block), so no bit is ever

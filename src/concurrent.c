@@ -1,6 +1,6 @@
 /*
- * concurrent.c - adds from many threads into one blocked or classic filter, and the reads
- * that may run beside them (the contract is in blockbloom.h, "Concurrent build").
+ * concurrent.c - adds from many threads into one blocked, classic or split filter, and the
+ * reads that may run beside them (the contract is in blockbloom.h, "Concurrent build").
  *
  * Each probe bit is set with an atomic fetch-or on the aligned 64-bit word that holds it (a
  * blocked key's words all lie in its one 64-byte block). OR is commutative and idempotent, so

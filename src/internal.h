@@ -1,14 +1,16 @@
 /*
  * internal.h - private structures shared by the library's source files: the filter object,
  * the kinds table (one row per kind, see "The kinds table"), the blocked filter's probe
- * scheme (shared by every kernel and the kinds built on it) and the SIMD kernel table. Nothing here is exported (the library is built with
+ * scheme (shared by every kernel and the kinds built on it), the split-block probe scheme
+ * and the SIMD kernel tables. Nothing here is exported (the library is built with
  * -fvisibility=hidden; only BB_API functions in blockbloom.h are visible).
  *
  * Invariants of a bb_filter:
  *  - data is 64-byte aligned and holds payload_bytes bytes; for BB_BLOCKED payload_bytes =
  *    blocks * 64, for BB_CLASSIC payload_bytes = ceil(bits / 8) and the bits past `bits` in the
  *    last byte are zero, for BB_COUNTING payload_bytes = blocks * 256 (a 4-bit counter per
- *    position, see kinds/counting.c). BB_SCALABLE has no payload (data NULL): its sub-filters do.
+ *    position, see kinds/counting.c), for BB_SPLIT payload_bytes = blocks * 32 (the Parquet
+ *    bitset). BB_SCALABLE has no payload (data NULL): its sub-filters do.
  *  - Bit i of the payload is bit (i & 7) of byte (i >> 3): the layout is defined on bytes, so
  *    it is the same on little- and big-endian machines and equals the little-endian view of
  *    the block as 16 x uint32 (what the x86 and NEON kernels load).

@@ -1,8 +1,9 @@
 /*
  * object.c - the bb_filter object below the kinds: allocation with a zeroed, aligned payload,
  * release, the flat (one-payload) clone and clear, the info fields stored in the object, the
- * geometry comparison of unions, and the OR merge of bit payloads. It reads a row's data fields (block_bits, cell_bits) and never calls a row, so the rows can
- * use it without a call circle (internal.h, "The kinds table").
+ * geometry comparison of unions, and the OR merge of bit payloads. It reads a row's data
+ * fields (block_bits, cell_bits, fixed_k, max_bits) and never calls a row, so the rows can use
+ * it without a call circle (internal.h, "The kinds table").
  */
 #include "internal.h"
 

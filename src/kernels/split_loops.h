@@ -6,7 +6,9 @@
  * (exactly the bits of bb_split_block_set, internal.h), SPLIT_NAME (a token) and SPLIT_ISA.
  * Prefetching follows the blocked kernels' rules (prefetch.h: BB_PREFETCH_AHEAD keys ahead,
  * nothing in filters that stay in L2); a 32-byte block never straddles a cache line because
- * payloads are 64-byte aligned.
+ * payloads are 64-byte aligned. Adds prefetch for reading, not writing (prefetchw): with
+ * prefetchw, pre-hashed batch adds into a 1.3 MiB filter (10^6 keys) took 2.56-3.19 ns/key
+ * over three runs on the 2-core EPYC VM, with plain prefetch 2.03-2.08 (contains: 1.73-1.88).
  */
 #include "prefetch.h"
 
@@ -49,9 +51,9 @@ static size_t BB_SFN(_contains_hashes)(const uint8_t *data, uint64_t blocks,
 
 static inline __attribute__((always_inline)) void
 BB_SFN(_add_run)(uint8_t *data, uint64_t blocks, const uint64_t *hashes, size_t n, size_t dist) {
-    for (size_t i = 0; i < dist && i < n; i++) __builtin_prefetch(BB_SFN(_block)(data, blocks, hashes[i]), 1);
+    for (size_t i = 0; i < dist && i < n; i++) __builtin_prefetch(BB_SFN(_block)(data, blocks, hashes[i]), 0);
     for (size_t i = 0; i < n; i++) {
-        if (dist && i + dist < n) __builtin_prefetch(BB_SFN(_block)(data, blocks, hashes[i + dist]), 1);
+        if (dist && i + dist < n) __builtin_prefetch(BB_SFN(_block)(data, blocks, hashes[i + dist]), 0);
         SPLIT_SET(BB_SFN(_block)(data, blocks, hashes[i]), (uint32_t)hashes[i]);
     }
 }
