@@ -9,7 +9,8 @@
  * `parquet info` prints, per file, one line per row group and column: whether the chunk
  * has a Bloom filter, its offset and length (header + bitset, as the footer says), the
  * bitset's size in bytes, its fill (fraction of bits set) and the distinct-count estimate
- * from that fill (bb_get_info of the BB_SPLIT filter). --json prints one JSON object per
+ * from that fill (bb_get_info of the BB_SPLIT filter); JSON also says whether the size is
+ * a power of two ("pow2"). --json prints one JSON object per
  * file and line (JSON Lines).
  */
 #include "parquet.h"
@@ -63,10 +64,11 @@ int cli_pq_column(const char *path, const bb_pq_file *pf, const char *name, size
 }
 
 int cli_pq_chunk_filter(const char *path, const bb_pq_file *pf, size_t rg, size_t col,
-                        bb_filter **out) {
+                        bb_filter **out, bool *pow2_out) {
     bb_pq_error err;
     bool pow2 = true;
     bb_status s = bb_pq_chunk_filter(pf, rg, col, out, &pow2, &err);
+    if (pow2_out) *pow2_out = pow2;
     if (s == BB_E_ABSENT) return BB_EXIT_OK;
     if (s != BB_OK) {
         cli_error("'%s': %s", path, err.message);
@@ -112,6 +114,7 @@ typedef struct chunk_row {
     const char *column;
     bb_pq_chunk_info ci;
     bb_info fi;            /* of the filter, when ci.has_bloom */
+    bool pow2;             /* its size is a power of two */
 } chunk_row;
 
 static void print_row(const chunk_row *r, bool json, bool first) {
@@ -122,7 +125,8 @@ static void print_row(const chunk_row *r, bool json, bool first) {
                r->ci.codec_name, r->ci.num_values, r->ci.has_bloom ? "true" : "false");
         if (r->ci.has_bloom) {
             printf(",\"offset\":%" PRId64 ",\"length\":%" PRId64 ",\"bytes\":%" PRIu64
-                   ",\"fill_ratio\":", r->ci.bloom_offset, r->ci.bloom_length, r->fi.bytes);
+                   ",\"pow2\":%s,\"fill_ratio\":", r->ci.bloom_offset, r->ci.bloom_length,
+                   r->fi.bytes, r->pow2 ? "true" : "false");
             json_number(r->fi.fill_ratio);
             fputs(",\"cardinality_estimate\":", stdout);
             json_number(r->fi.cardinality_estimate);
@@ -169,12 +173,12 @@ static int describe(const char *path, bool json) {
             row.column = ci.name;
             bb_filter *f = NULL;
             if (bb_pq_chunk(pf, rg, c, &row.ci) != BB_OK) {
-                st = cli_pq_chunk_filter(path, pf, rg, c, &f); /* prints why */
+                st = cli_pq_chunk_filter(path, pf, rg, c, &f, NULL); /* prints why */
                 st = st == BB_EXIT_OK ? BB_EXIT_RUNTIME : st;
                 break;
             }
             if (row.ci.has_bloom) {
-                st = cli_pq_chunk_filter(path, pf, rg, c, &f);
+                st = cli_pq_chunk_filter(path, pf, rg, c, &f, &row.pow2);
                 if (st == BB_EXIT_OK) bb_get_info(f, &row.fi);
                 bb_free(f);
             }

@@ -18,10 +18,10 @@ int cli_parquet_index(int argc, char **argv);
 int cli_pq_open(const char *path, bb_pq_file **out);
 
 /** The filter of a chunk, or NULL in *out when it has none. A filter whose size is not a
- *  power of two is accepted with a note on stderr. Returns BB_EXIT_OK, or BB_EXIT_RUNTIME
- *  after a message naming the file. */
+ *  power of two is accepted with a note on stderr (*pow2, which may be NULL, tells which).
+ *  Returns BB_EXIT_OK, or BB_EXIT_RUNTIME after a message naming the file. */
 int cli_pq_chunk_filter(const char *path, const bb_pq_file *pf, size_t rg, size_t col,
-                        bb_filter **out);
+                        bb_filter **out, bool *pow2);
 
 /** Resolve --column NAME in pf, or print why not (BB_EXIT_RUNTIME). */
 int cli_pq_column(const char *path, const bb_pq_file *pf, const char *name, size_t *col);

@@ -72,7 +72,7 @@ static int load_file(probe_file *f, const char *column) {
         return BB_EXIT_RUNTIME;
     }
     for (size_t rg = 0; rg < f->n_rg && st == BB_EXIT_OK; rg++)
-        st = cli_pq_chunk_filter(f->path, f->pf, rg, f->col, &f->filters[rg]);
+        st = cli_pq_chunk_filter(f->path, f->pf, rg, f->col, &f->filters[rg], NULL);
     return st;
 }
 
@@ -316,7 +316,7 @@ int cli_parquet_extract(int argc, char **argv) {
             cli_error("'%s' has %zu row groups: no row group %" PRIu64, path,
                       bb_pq_row_groups(pf), rg);
             st = BB_EXIT_RUNTIME;
-        } else if ((st = cli_pq_chunk_filter(path, pf, (size_t)rg, col, &f)) == BB_EXIT_OK &&
+        } else if ((st = cli_pq_chunk_filter(path, pf, (size_t)rg, col, &f, NULL)) == BB_EXIT_OK &&
                    !f) {
             cli_error("'%s': row group %" PRIu64 ", column '%s': no Bloom filter", path, rg,
                       column);

@@ -178,6 +178,7 @@ if (want('info')) {
         `info ${f.path} ${m.g} ${m.c}: ${JSON.stringify(c)}`);
       if (m.o === null) continue;
       check(c.offset === Number(m.o) && c.length === Number(m.l) && c.bytes < c.length &&
+        c.pow2 === ((c.bytes & (c.bytes - 1)) === 0) &&
         c.fill_ratio > 0 && c.fill_ratio < 1, `info ${f.path} ${m.g} ${m.c}: ${JSON.stringify(c)}`);
       if (f !== files[0] || m.c !== 's') continue;
       const d = new Set((await duckValues(f.path, 's', 's'))[Number(m.g)]).size;
@@ -393,6 +394,9 @@ if (want('errors')) {
   p = write('non_pow2.parquet', patch(patch(buf, off + 1, varint(zz(other))), lenAt, newLen));
   let r = run(info(p));
   check(r.status === 0 && /note: .*not a power of two \(accepted/.test(r.stderr), `non-power-of-two filter: ${r.status} ${r.stderr}`);
+  r = run(['parquet', 'info', '--json', p]);
+  const c0 = JSON.parse(r.stdout).chunks.find((c) => c.row_group === 0 && c.column === 's');
+  check(c0.pow2 === false && c0.bytes === other, `non-power-of-two filter in JSON: ${JSON.stringify(c0)}`);
 
   // Unsupported columns: nested, and encodings we do not decode.
   const nested = path.join(tmp, 'nested.parquet');
