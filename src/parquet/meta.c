@@ -259,7 +259,8 @@ bb_status bb_pq_open_buffer(bb_pq_file **out, const void *buf, size_t len, bb_pq
 bb_status bb_pq_open(bb_pq_file **out, const char *path, bb_pq_error *err) {
     if (!out || !path) return pq_fail(err, BB_E_INVAL, "invalid argument");
     *out = NULL;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: a FIFO must not block the open; it is refused below as not regular. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) return pq_fail(err, BB_E_IO, "%s", strerror(errno));
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {

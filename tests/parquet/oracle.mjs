@@ -370,6 +370,10 @@ if (want('errors')) {
   const half = Math.floor(flen / 2), hl = Buffer.alloc(4); hl.writeUInt32LE(half);
   p = write('footer_cut.parquet', Buffer.concat([buf.subarray(0, footerStart + half), hl, Buffer.from('PAR1')]));
   expectFail(info(p), /truncated footer: FileMetaData ends early/, 'truncated footer');
+  expectFail(info(tmp), /cannot read Parquet file '.*': Is a directory/, 'a directory');
+  expectFail(info(path.join(tmp, 'missing.parquet')), /No such file or directory/, 'a missing file');
+  p = write('empty.parquet', Buffer.alloc(0));
+  expectFail(info(p), /not a Parquet file \(0 bytes, no PAR1 magic\)/, 'an empty file');
   p = write('tiny.parquet', Buffer.from('PAR1PAR1'));
   expectFail(info(p), /truncated file/, 'truncated file');
 
