@@ -440,10 +440,12 @@ BB_API bb_status bb_split_from_bitset(bb_filter **out, const void *bitset, size_
 BB_API bb_status bb_fold(bb_filter *f);
 
 /**
- * Fold (bb_fold) as often as the block count stays even and the model FPR (bb_fpr_model) at
- * keys_added keys of the folded filter stays <= fpr; for writers that size from an
- * over-estimate of the distinct count and shrink once it is known. If it folded, fpr_target
- * becomes fpr. Folding zero times is success. @return BB_OK, BB_E_INVAL (NULL, fpr not in
+ * Fold (bb_fold) as often as the block count stays even and the model FPR (bb_fpr_model) of
+ * the folded filter at its key count stays <= fpr; for writers that size from an
+ * over-estimate of the distinct count and shrink once it is known. The key count is
+ * keys_added, or bb_get_info's cardinality_estimate when that is larger (a filter from
+ * bb_split_from_bitset has keys_added 0). If it folded, fpr_target becomes fpr. Folding zero
+ * times is success. Costs one pass over the payload plus the folds. @return BB_OK, BB_E_INVAL (NULL, fpr not in
  * (0, 1)), BB_E_UNSUPPORTED, BB_E_READONLY, BB_E_NOMEM (unchanged).
  */
 BB_API bb_status bb_fold_to_fpr(bb_filter *f, double fpr);

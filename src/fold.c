@@ -58,14 +58,26 @@ bb_status bb_fold(bb_filter *f) {
     return fold_by(f, 1);
 }
 
+/* The key count the model is evaluated at: keys_added, or the fill's cardinality estimate if
+ * that is larger. A filter taken from a Parquet bitset has keys_added 0, and folding it "for
+ * 0 keys" would fold it to one block; an estimate above keys_added cannot happen for a filter
+ * built here except by the estimate's noise, which only makes folding more cautious. */
+static double key_count(const bb_filter *f) {
+    bb_info in;
+    double n = (double)f->keys_added;
+    if (bb_row(f)->info(f, &in) == BB_OK && in.cardinality_estimate > n)
+        n = in.cardinality_estimate; /* INFINITY for a saturated block: no fold */
+    return n;
+}
+
 bb_status bb_fold_to_fpr(bb_filter *f, double fpr) {
     bb_status s = check_fold(f);
     if (s != BB_OK) return s;
     if (!(fpr > 0.0 && fpr < 1.0)) return BB_E_INVAL;
     const bb_kind_ops *row = bb_row(f);
+    double n = key_count(f);
     unsigned d = 0;
-    while ((f->blocks >> d) % 2 == 0 &&
-           row->fpr_model((double)f->keys_added, f->bits >> (d + 1), f->k) <= fpr)
+    while ((f->blocks >> d) % 2 == 0 && row->fpr_model(n, f->bits >> (d + 1), f->k) <= fpr)
         d++;
     if (d == 0) return BB_OK;
     s = fold_by(f, d);

@@ -131,3 +131,34 @@ Test(fold, to_fpr_split) {
     check_fold_to_fpr(BB_SPLIT, 0.01);
     check_fold_to_fpr(BB_SPLIT, 0.001);
 }
+
+/* A Parquet bitset has no key count (keys_added 0): fold_to_fpr goes by the fill's estimate,
+ * so the folded filter still meets p for the keys that are in it (up to the estimate's error
+ * of a few percent, hence 1.05 p), keeps them all, and is not folded to one block. */
+Test(fold, to_fpr_of_a_bitset_uses_the_fill) {
+    uint8_t *keys = tu_keys(34, N_KEYS);
+    bb_filter *built_f = NULL, *f = NULL;
+    cr_assert_eq(bb_create(&built_f, &(bb_config){.kind = BB_SPLIT, .capacity = 64 * N_KEYS,
+                                                   .fpr = 0.01, .flags = BB_POW2_BYTES}), BB_OK);
+    cr_assert_eq(bb_add_fixed(built_f, keys, TU_KEY_BYTES, 0, N_KEYS), BB_OK);
+    const void *bits;
+    size_t len;
+    cr_assert_eq(bb_payload(built_f, &bits, &len), BB_OK);
+    cr_assert_eq(bb_split_from_bitset(&f, bits, len), BB_OK);
+    cr_assert_eq(bb_fold_to_fpr(f, 0.01), BB_OK);
+    bb_info in;
+    cr_assert_eq(bb_get_info(f, &in), BB_OK);
+    double m = 1.0;
+    cr_assert_eq(bb_fpr_model(BB_SPLIT, N_KEYS, in.bits, 8, &m), BB_OK);
+    cr_assert(in.blocks > 1 && m <= 0.0105, "folded to %llu blocks: model %g at %u keys",
+              (unsigned long long)in.blocks, m, N_KEYS);
+    uint8_t *out = malloc(N_KEYS);
+    size_t hits = 0;
+    cr_assert_not_null(out);
+    cr_assert_eq(bb_contains_fixed(f, keys, TU_KEY_BYTES, 0, N_KEYS, out, &hits), BB_OK);
+    cr_assert_eq(hits, N_KEYS);
+    free(out);
+    free(keys);
+    bb_free(f);
+    bb_free(built_f);
+}
