@@ -25,7 +25,20 @@
  * vpternlog 6.5, masked ORs under a k-mask 6.5, probes broadcast with vpermd from one vector
  * multiply 6.7, positions through the stack 5.0, a mask built in memory with scalar ORs 20
  * (a wide load of narrow stores cannot be forwarded), alternating vector and 64-bit scalar
- * word updates 4.9, against 4.4 for the loop below.
+ * word updates 4.9, against 4.4 for the loop below. Also slower (Zen 4 as above, 2026-12-01,
+ * load average 10-12 on 2 vCPUs, both builds linked into one process, alternating, medians of
+ * 31 x 2^18 keys): all k positions from one 8-lane vpmulld stored to the stack and read back
+ * as {1to16} operands of the shift counts, 16 32-bit words: 5.40 / 5.46 / 5.51 ns/key at
+ * 10^4 / 10^5 / 10^6 keys against 4.05 / 4.18 / 4.25 (the vector store does not forward to
+ * the 4-byte broadcast loads).
+ *
+ * Adds prefetch for writing (prefetchw), unlike the split kernels (split_loops.h), where a
+ * read prefetch won on the 2-core EPYC VM. Here, Zen 4 as above, same A/B set-up, add with
+ * read prefetch / add with prefetchw, medians of the per-repetition ratios: 10^6 keys 1.00 /
+ * 0.99 / 0.97 (scalar / avx2 / avx512), 3*10^6 0.98 / 0.96 / 0.97, 10^7 1.09 / 1.19 / 1.25
+ * (at 10^7 two 12 MiB filters share an LLC with other agents' work); no size gained, so
+ * prefetchw stays. Add distances of 32 and 128 keys instead of BB_PREFETCH_AHEAD (64) at
+ * 10^6 and 10^7 keys: 0.99-1.09 and 0.88-1.27 over three runs, no consistent gain.
  */
 #include "prefetch.h"
 
