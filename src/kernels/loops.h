@@ -25,20 +25,26 @@
  * vpternlog 6.5, masked ORs under a k-mask 6.5, probes broadcast with vpermd from one vector
  * multiply 6.7, positions through the stack 5.0, a mask built in memory with scalar ORs 20
  * (a wide load of narrow stores cannot be forwarded), alternating vector and 64-bit scalar
- * word updates 4.9, against 4.4 for the loop below. Also slower (Zen 4 as above, 2026-12-01,
- * load average 10-12 on 2 vCPUs, both builds linked into one process, alternating, medians of
- * 31 x 2^18 keys): all k positions from one 8-lane vpmulld stored to the stack and read back
- * as {1to16} operands of the shift counts, 16 32-bit words: 5.40 / 5.46 / 5.51 ns/key at
- * 10^4 / 10^5 / 10^6 keys against 4.05 / 4.18 / 4.25 (the vector store does not forward to
- * the 4-byte broadcast loads).
- *
- * Adds prefetch for writing (prefetchw), unlike the split kernels (split_loops.h), where a
- * read prefetch won on the 2-core EPYC VM. Here, Zen 4 as above, same A/B set-up, add with
- * read prefetch / add with prefetchw, medians of the per-repetition ratios: 10^6 keys 1.00 /
- * 0.99 / 0.97 (scalar / avx2 / avx512), 3*10^6 0.98 / 0.96 / 0.97, 10^7 1.09 / 1.19 / 1.25
- * (at 10^7 two 12 MiB filters share an LLC with other agents' work); no size gained, so
- * prefetchw stays. Add distances of 32 and 128 keys instead of BB_PREFETCH_AHEAD (64) at
- * 10^6 and 10^7 keys: 0.99-1.09 and 0.88-1.27 over three runs, no consistent gain.
+ * word updates 4.9, against 4.4 for the loop below.
+ * Measured again on that Zen 4, 2026-12-01, load average 8-10 on its 2 vCPUs: both builds
+ * linked into one process, A and B alternating, 11-15 calls of 2^20 pre-hashed keys each,
+ * timed by the thread's CPU clock (wall time put 4-35 ns/key on the same add loop: calls of
+ * ~5 ms lose their slice to the other agents, the ~2 ms contains calls mostly do not), k = 6,
+ * medians of the per-call B/A ratios. Current add / contains, ns/key, scalar | avx2 | avx512:
+ * 10^4 keys 4.84/5.22 | 4.18/1.43 | 4.06/1.41; 10^6 5.61/6.19 | 4.59/2.15 | 4.27/2.04;
+ * 3*10^6 5.92/6.35 | 4.92/2.19 | 4.54/2.17; 10^7 8.15/8.80 | 7.61/4.23 | 6.49/3.46.
+ * cachegrind, 10^6 keys: scalar add 67 instructions/key (contains 95), avx2 add 81 (38).
+ * Tried, not kept (B/A for avx512 add unless said):
+ *  - all k positions from one 8-lane vpmulld, stored to the stack and read back as {1to16}
+ *    operands of the shift counts, 16 32-bit words: 1.29 / 1.28 / 0.98 at 10^4 / 10^6 / 10^7;
+ *  - the loop below on 16 32-bit words (vpbroadcastd from the GPR, no vmovd): 1.02 / 0.99 /
+ *    1.14;
+ *  - read prefetch (the split kernels' choice, split_loops.h) instead of prefetchw, scalar /
+ *    avx2 / avx512: 10^6 1.00 / 1.01 / 1.00, 3*10^6 1.00 / 1.01 / 1.00, 10^7 1.05 / 1.00 /
+ *    1.14 (interquartile 0.90-1.28): no size gains, so adds keep prefetchw;
+ *  - add prefetch distance 32 or 128 keys instead of BB_PREFETCH_AHEAD (64), at 10^6 / 10^7
+ *    / 3*10^7 keys: 32 gave 1.02-1.04 / 0.99-1.13 / 0.99-1.04, 128 gave 0.99-1.00 /
+ *    1.03-1.05 / 0.92-1.01 (interquartiles 0.85-1.19): no consistent gain, 64 stays.
  */
 #include "prefetch.h"
 
