@@ -43,7 +43,7 @@ static bool valid_kind(bb_kind kind) {
 }
 
 /* Geometry (bits, k) from a config; see bb_config for the accepted combinations. */
-static bb_status config_geometry(const bb_config *c, uint64_t *bits, unsigned *k) {
+bb_status bb_config_geometry(const bb_config *c, uint64_t *bits, unsigned *k) {
     bool has_p = c->fpr != 0.0, has_bpk = c->bits_per_key != 0.0;
     if (has_p && !(c->fpr > 0.0 && c->fpr < 1.0)) return BB_E_INVAL;
     if (has_bpk && !(c->bits_per_key > 0.0 && c->bits_per_key <= (double)BB_MAX_BITS))
@@ -82,7 +82,7 @@ bb_status bb_create(bb_filter **out, const bb_config *cfg) {
     if (cfg->growth != 0.0 || cfg->tightening != 0.0 || cfg->flags) return BB_E_INVAL;
     uint64_t bits;
     unsigned k;
-    bb_status s = config_geometry(cfg, &bits, &k);
+    bb_status s = bb_config_geometry(cfg, &bits, &k);
     if (s != BB_OK) return s;
     s = bb_filter_alloc(out, cfg->kind, bits, k, cfg->seed);
     if (s != BB_OK) return s;

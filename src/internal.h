@@ -151,6 +151,10 @@ struct bb_filter {
  *  multiple of 512; counting stores 4 bits per position). Not for BB_SCALABLE. */
 uint64_t bb_payload_bytes(bb_kind kind, uint64_t bits);
 
+/** Geometry (bits, k) that bb_create gives a non-scalable config (filter.c); also used by
+ *  slice.c so that a slice is exactly a range of the filter bb_create would make. */
+bb_status bb_config_geometry(const bb_config *cfg, uint64_t *bits, unsigned *k);
+
 /** Allocate a filter object with a zeroed, aligned payload for (kind, bits, k). */
 bb_status bb_filter_alloc(bb_filter **out, bb_kind kind, uint64_t bits, unsigned k,
                           uint64_t seed);
