@@ -32,6 +32,7 @@ int bb_cmd_merge(int argc, char **argv);
 int bb_cmd_export(int argc, char **argv);
 int bb_cmd_demo(int argc, char **argv);
 int bb_cmd_bench(int argc, char **argv);
+int bb_cmd_redis(int argc, char **argv); /* redis.c, only with BB_HAVE_REDIS */
 
 /* ---- Messages (common.c) ------------------------------------------------------------------ */
 
