@@ -6,6 +6,8 @@
 #   2. sanitize  the same suite under AddressSanitizer + UndefinedBehaviorSanitizer, the
 #                threaded tests under ThreadSanitizer, a CLI round trip under valgrind
 #   3. fuzz      each libFuzzer target for 30 s from its committed corpus
+#   redis        scripts/test-redis.sh: the Redis binding against a standalone redis-server
+#                and a 3-master cluster started on loopback (about 20 s)
 #   4. cross     AArch64 and big-endian s390x builds under qemu-user (golden hashes, kernel
 #                equivalence, filter files exchanged with x86-64), signed/unsigned char
 # Any failure stops the run with a non-zero exit. Longer runs are scripts/fuzz.sh SECONDS,
@@ -31,6 +33,7 @@ unit() {
 }
 
 stage unit unit
+stage redis scripts/test-redis.sh
 stage sanitize scripts/sanitize.sh
 stage fuzz scripts/fuzz.sh 30
 stage cross scripts/cross-arch.sh

@@ -69,6 +69,8 @@ bb_redis_status bbr_read_meta(bb_redis *r, const char *name, bbr_filter *f) {
     const redisReply *rep = c.reply;
     if (rep->type == REDIS_REPLY_NIL)
         s = bbr_fail(r, BB_REDIS_E_NOT_FOUND, "ERR not found: no filter '%s'", name);
+    else if (rep->type == REDIS_REPLY_ERROR && strncmp(rep->str, "WRONGTYPE", 9) != 0)
+        s = bbr_reply_error(r, name, rep);
     else if (rep->type == REDIS_REPLY_ERROR || (rep->type == REDIS_REPLY_STRING &&
              (rep->len < 8 || memcmp(rep->str, "\x89" "BBF", 4) != 0)))
         s = bbr_fail(r, BB_REDIS_E_WRONGTYPE, "WRONGTYPE '%s' holds a key that is not a "

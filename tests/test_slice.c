@@ -1,0 +1,79 @@
+/*
+ * test_slice.c - bb_slice (a blocked filter built in parts): N slices built from the whole
+ * key stream concatenate into exactly the payload of the filter bb_create + bb_add_batch
+ * build from the same keys, for several N including ones that leave a short last slice;
+ * the split rule; and the refusals (other kinds, index >= n, more slices than blocks).
+ */
+#include "testutil.h"
+
+/* The whole filter's serialized bytes (header 128, then payload). */
+static uint8_t *whole_bytes(const bb_config *cfg, const uint8_t *keys, size_t n, size_t *len) {
+    bb_filter *f;
+    cr_assert_eq(bb_create(&f, cfg), BB_OK);
+    cr_assert_eq(bb_add_fixed(f, keys, TU_KEY_BYTES, TU_KEY_BYTES, n), BB_OK);
+    uint64_t size;
+    cr_assert_eq(bb_serialized_size(f, &size), BB_OK);
+    uint8_t *b = malloc(size);
+    cr_assert_eq(bb_serialize(f, b, size, len), BB_OK);
+    bb_free(f);
+    return b;
+}
+
+static void check_concat(uint64_t capacity, double fpr, uint64_t n_slices) {
+    const size_t n = 20000;
+    uint8_t *keys = tu_keys(7, n);
+    int64_t *off = malloc((n + 1) * sizeof *off);
+    for (size_t i = 0; i <= n; i++) off[i] = (int64_t)(i * TU_KEY_BYTES);
+    bb_config cfg = {.kind = BB_BLOCKED, .capacity = capacity, .fpr = fpr, .seed = 99};
+    size_t len;
+    uint8_t *whole = whole_bytes(&cfg, keys, n, &len);
+    uint64_t at = 128;
+    for (uint64_t i = 0; i < n_slices; i++) {
+        bb_slice *s;
+        cr_assert_eq(bb_slice_create(&s, &cfg, i, n_slices), BB_OK, "slice %llu/%llu",
+                     (unsigned long long)i, (unsigned long long)n_slices);
+        cr_assert_eq(bb_slice_add_arrow64(s, keys, off, n / 2), BB_OK); /* two calls, as streamed */
+        cr_assert_eq(bb_slice_add_arrow64(s, keys, off + n / 2, n - n / 2), BB_OK);
+        bb_slice_info in;
+        cr_assert_eq(bb_slice_get_info(s, &in), BB_OK);
+        cr_assert_eq(in.keys_added, n);
+        cr_assert_eq(in.first_block * 64 + 128, at, "slices are contiguous");
+        uint64_t bytes;
+        const uint8_t *p = bb_slice_data(s, &bytes);
+        cr_assert(bytes > 0 && at + bytes <= len, "slice %llu overruns", (unsigned long long)i);
+        cr_assert(memcmp(whole + at, p, bytes) == 0, "slice %llu/%llu differs from the filter",
+                  (unsigned long long)i, (unsigned long long)n_slices);
+        at += bytes;
+        bb_slice_free(s);
+    }
+    cr_assert_eq(at, len, "slices cover %llu of %zu bytes", (unsigned long long)at, len);
+    free(whole);
+    free(off);
+    free(keys);
+}
+
+Test(slice, concatenation_is_the_whole_filter) {
+    check_concat(20000, 0.01, 1);
+    check_concat(20000, 0.01, 3);  /* 376 blocks: 126 + 126 + 124 */
+    check_concat(20000, 0.01, 7);
+    check_concat(20000, 0.001, 8);
+}
+
+Test(slice, split_rule_and_refusals) {
+    uint64_t per = 0;
+    cr_assert_eq(bb_slice_split(10, 4, &per), BB_OK);
+    cr_assert_eq(per, 3); /* 3 + 3 + 3 + 1 */
+    cr_assert_eq(bb_slice_split(9, 4, &per), BB_E_INVAL, "ceil(9/4) = 3 leaves slice 3 empty");
+    cr_assert_eq(bb_slice_split(4, 5, &per), BB_E_INVAL);
+    cr_assert_eq(bb_slice_split(0, 1, &per), BB_E_INVAL);
+    cr_assert_eq(bb_slice_split(5, 0, &per), BB_E_INVAL);
+    bb_slice *s = (bb_slice *)1;
+    bb_config classic = {.kind = BB_CLASSIC, .capacity = 100, .fpr = 0.01};
+    cr_assert_eq(bb_slice_create(&s, &classic, 0, 1), BB_E_INVAL);
+    cr_assert_null(s);
+    bb_config blocked = {.kind = BB_BLOCKED, .capacity = 100, .fpr = 0.01};
+    cr_assert_eq(bb_slice_create(&s, &blocked, 2, 2), BB_E_INVAL);
+    cr_assert_eq(bb_slice_create(&s, &blocked, 0, 1000), BB_E_INVAL);
+    cr_assert_eq(bb_slice_add_hashes(NULL, NULL, 0), BB_E_INVAL);
+    cr_assert_null(bb_slice_data(NULL, NULL));
+}
