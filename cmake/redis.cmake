@@ -2,7 +2,7 @@
 # hiredis, and `blockbloom redis` in the CLI. Optional: built when hiredis (Debian
 # libhiredis-dev) is found, unless BB_BUILD_REDIS=OFF; scripts/test-redis.sh requires it.
 option(BB_BUILD_REDIS "Build the Redis binding when hiredis is found" ON)
-if(BB_BUILD_REDIS)
+if(BB_BUILD_REDIS AND NOT CMAKE_CROSSCOMPILING) # a host hiredis cannot link a cross build
   find_package(PkgConfig QUIET)
   if(PkgConfig_FOUND)
     pkg_check_modules(HIREDIS QUIET IMPORTED_TARGET hiredis)
