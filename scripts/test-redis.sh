@@ -14,45 +14,8 @@ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBB_BUILD_TESTS=ON >/d
 cmake --build "$build" -j2 --target blockbloom_cli test_redis
 bb=$build/blockbloom
 
-tmp=$(mktemp -d)
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
-  rm -rf "$tmp"
-}
-trap cleanup EXIT INT TERM
-
-# A free TCP port on loopback (and port+10000, the cluster bus port, free too).
-free_port() {
-  /usr/bin/python3 - <<'PY'
-import socket
-while True:
-    s = socket.socket(); s.bind(("127.0.0.1", 0)); p = s.getsockname()[1]; s.close()
-    if p + 10000 < 65536:
-        try:
-            b = socket.socket(); b.bind(("127.0.0.1", p + 10000)); b.close(); print(p); break
-        except OSError: pass
-PY
-}
-
-# start_server NAME PORT EXTRA-ARGS...: redis-server in the foreground of a background job.
-start_server() {
-  local name=$1 port=$2
-  shift 2
-  mkdir -p "$tmp/$name"
-  redis-server --port "$port" --bind 127.0.0.1 --dir "$tmp/$name" --save "" \
-    --logfile "$tmp/$name/log" "$@" &
-  pids+=($!)
-  eval "pid_$name=$!"
-  for _ in $(seq 100); do
-    redis-cli -p "$port" ping 2>/dev/null | grep -q PONG && return 0
-    sleep 0.05
-  done
-  echo "test-redis: redis-server $name on port $port did not start:" >&2
-  cat "$tmp/$name/log" >&2
-  return 1
-}
+source scripts/lib-redis.sh
+tmp=$redis_tmp
 
 sa_port=$(free_port)
 start_server standalone "$sa_port" --appendonly yes --appendfsync always

@@ -226,6 +226,8 @@ void bb_redis_free(bb_redis *r) {
         free(r->nodes[i].queued);
     }
     free(r->nodes);
+    if (r->slab) free(r->slab->cmds);
+    free(r->slab);
     bb_free(r->zero);
     free(r);
 }
@@ -247,6 +249,24 @@ void bbr_arg_u64(bbr_cmd *c, uint64_t v) {
     char *buf = c->num[c->argc];
     int len = snprintf(buf, sizeof c->num[0], "%llu", (unsigned long long)v);
     bbr_arg(c, buf, (size_t)len);
+}
+
+bbr_cmd *bbr_cmds_get(bb_redis *r, size_t n) {
+    if (!r->slab && !(r->slab = calloc(1, sizeof *r->slab))) goto nomem;
+    if (n > r->slab->cap) {
+        bbr_cmd *c = realloc(r->slab->cmds, n * sizeof *c);
+        if (!c) goto nomem;
+        r->slab->cmds = c;
+        r->slab->cap = n;
+    }
+    for (size_t i = 0; i < n; i++) {
+        r->slab->cmds[i].argc = 0;
+        r->slab->cmds[i].reply = NULL;
+    }
+    return r->slab->cmds;
+nomem:
+    bbr_fail(r, BB_REDIS_E_NOMEM, "redis: out of memory");
+    return NULL;
 }
 
 void bbr_cmds_clear(bbr_cmd *cmds, size_t n) {

@@ -196,8 +196,8 @@ bb_redis_status bb_redis_madd(bb_redis *r, const char *name, const void *const *
     if (s != BB_REDIS_OK) return s;
     if (!keys_valid(keys, lens, n)) return bbr_fail(r, BB_REDIS_E_INVAL, "redis: bad key array");
     if (n == 0) return BB_REDIS_OK;
-    bbr_cmd *c = calloc(n + 1, sizeof *c);
-    if (!c) return bbr_fail(r, BB_REDIS_E_NOMEM, "redis: out of memory");
+    bbr_cmd *c = bbr_cmds_get(r, n + 1);
+    if (!c) return BB_REDIS_E_NOMEM;
     for (size_t i = 0; i < n; i++) add_cmd(f, &c[i], keys[i], lens[i]);
     bbr_arg_str(&c[n], "INCRBY");
     bbr_arg_str(&c[n], f->count_key);
@@ -211,7 +211,6 @@ bb_redis_status bb_redis_madd(bb_redis *r, const char *name, const void *const *
     if (s == BB_REDIS_OK && c[n].reply->type != REDIS_REPLY_INTEGER)
         s = bbr_reply_error(r, f->count_key, c[n].reply);
     bbr_cmds_clear(c, n + 1);
-    free(c);
     return s;
 }
 
@@ -232,10 +231,9 @@ bb_redis_status bb_redis_mexists(bb_redis *r, const char *name, const void *cons
     if (s != BB_REDIS_OK) return s;
     if (!keys_valid(keys, lens, n) || (n && !out))
         return bbr_fail(r, BB_REDIS_E_INVAL, "redis: bad key or answer array");
-    bbr_cmd *c = calloc(n ? n : 1, sizeof *c);
+    bbr_cmd *c = bbr_cmds_get(r, n ? n : 1);
     uint32_t *lo = malloc((n ? n : 1) * sizeof *lo);
     if (!c || !lo) {
-        free(c);
         free(lo);
         return bbr_fail(r, BB_REDIS_E_NOMEM, "redis: out of memory");
     }
@@ -263,7 +261,6 @@ bb_redis_status bb_redis_mexists(bb_redis *r, const char *name, const void *cons
     }
     if (n_present) *n_present = s == BB_REDIS_OK ? hits : 0;
     bbr_cmds_clear(c, n);
-    free(c);
     free(lo);
     return s;
 }

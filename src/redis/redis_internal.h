@@ -32,6 +32,12 @@ typedef struct bbr_node {
     size_t n_queued, cap_queued;
 } bbr_node;
 
+typedef struct bbr_cmd bbr_cmd;
+typedef struct bbr_cmd_slab {
+    bbr_cmd *cmds;
+    size_t cap;
+} bbr_cmd_slab;
+
 /* A cached filter geometry (from its meta key). */
 typedef struct bbr_filter {
     char *name;
@@ -53,18 +59,19 @@ struct bb_redis {
     bbr_filter *filters;
     bb_filter *zero; /* seed-0 hasher: XXH3-64 seed 0, the format's checksum */
     uint64_t round_trips;
+    bbr_cmd_slab *slab; /* reused command array of the batch calls (bbr_cmds_get) */
     char err[512];
 };
 
 /* One command of a pipeline: argv[0 .. argc) routed by argv[1] (the key). */
-typedef struct bbr_cmd {
+struct bbr_cmd {
     int argc;
     const char *argv[BBR_MAX_ARGS];
     size_t argvlen[BBR_MAX_ARGS];
     redisReply *reply; /* set by bbr_exec; freed by bbr_cmds_clear */
     int ask_node;      /* -1, or the node an ASK redirected us to */
     char num[4 * BB_MAX_K][24]; /* storage for numeric arguments */
-} bbr_cmd;
+};
 
 /* ---- conn.c ---------------------------------------------------------------------------------- */
 bb_redis_status bbr_fail(bb_redis *r, bb_redis_status s, const char *fmt, ...)
@@ -79,6 +86,10 @@ void bbr_cmds_clear(bbr_cmd *cmds, size_t n);
 void bbr_arg(bbr_cmd *c, const void *p, size_t len);
 void bbr_arg_str(bbr_cmd *c, const char *s);
 void bbr_arg_u64(bbr_cmd *c, uint64_t v);
+/** n empty commands from the handle's reusable array (valid until the next call; a batch
+ *  of 1000 commands is 1.6 MB, which malloc would map and unmap each time). NULL when out of
+ *  memory (r->err set). */
+bbr_cmd *bbr_cmds_get(bb_redis *r, size_t n);
 /** One command, run alone. */
 bb_redis_status bbr_exec1(bb_redis *r, bbr_cmd *c);
 
