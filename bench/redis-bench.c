@@ -310,6 +310,7 @@ int main(int argc, char **argv) {
     size_t n = argc > 2 ? strtoul(argv[2], NULL, 10) : 200000;
     int runs = argc > 3 ? atoi(argv[3]) : 3;
     if (n == 0 || runs < 1 || runs > 16) die("usage", "N >= 1, 1 <= RUNS <= 16");
+    setvbuf(stdout, NULL, _IOLBF, 0); /* one row at a time, also into a file */
     keys in = make_keys("in", n), out = make_keys("out", n);
     redisContext *mem = connect_raw(argv[1]);
 

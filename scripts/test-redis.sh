@@ -79,12 +79,18 @@ cat "$tmp/slice0" "$tmp/slice1" "$tmp/slice2" | cmp - <(tail -c +129 "$tmp/local
   fail "slices do not concatenate into the filter's payload"
 $bb build -n 50000 -p 0.01 -o "$tmp/once.bbf" "$tmp/keys" 2>/dev/null
 for i in 2 0 1; do
-  $bb redis "${c[@]}" push --slice "$i/3" -n 50000 -p 0.01 "$tmp/slice$i" sliced >/dev/null
+  $bb redis "${c[@]}" push --slice "$i/3" -n 50000 -p 0.01 --keys 50000 "$tmp/slice$i" sliced \
+    >>"$tmp/push.out"
 done
+[[ $(tr '\n' ' ' <"$tmp/push.out") == "OK OK OK published " ]] || fail "push --slice: $(cat "$tmp/push.out")"
 $bb redis "${c[@]}" pull sliced -o "$tmp/sliced.bbf" 2>/dev/null
-# A slice file has no header, so the CLI cannot know keys_added (0): compare the payloads.
-cmp <(tail -c +129 "$tmp/sliced.bbf") <(tail -c +129 "$tmp/once.bbf") ||
-  fail "pushed slices differ from the whole filter"
+cmp "$tmp/sliced.bbf" "$tmp/once.bbf" || fail "pushed slices differ from the whole filter"
+$bb redis "${c[@]}" push --slice 0/3 -n 50000 -p 0.01 "$tmp/slice0" half >/dev/null
+expect_exit 1 'geometry differs' \
+  $bb redis "${c[@]}" push --slice 1/3 -n 50000 -p 0.01 --seed 5 "$tmp/slice1" half
+expect_exit 1 'must be [0-9]+ bytes' \
+  $bb redis "${c[@]}" push --slice 1/3 -n 50000 -p 0.01 "$tmp/keys" half
+expect_exit 1 'not found' $bb redis "${c[@]}" mexists half "$tmp/keys"
 $bb redis "${c[@]}" push "$tmp/once.bbf" whole >/dev/null
 [[ $($bb redis "${c[@]}" mexists whole -c "$tmp/keys") == 50000 ]] || fail "push + mexists"
 [[ $($bb redis "${c[@]}" del whole) == 1 ]] || fail "del"
@@ -99,6 +105,7 @@ $bb redis "${u[@]}" pull cli -o "$tmp/after-aof.bbf" 2>/dev/null
 cmp "$tmp/after-aof.bbf" "$tmp/local.bbf" || fail "filter changed over an AOF restart"
 
 # Last: a node killed while batches run must fail loudly (this breaks the cluster).
+echo "test-redis: killing node 127.0.0.1:${cl_ports[2]} mid-batch (a \"Killed\" line follows)" >&2
 "$build/tests/test_redis" --jobs=1 --filter='cluster_kill/*'
 # Once the cluster has noticed (node timeout 2 s) the others answer CLUSTERDOWN instead.
 expect_exit 1 "127\\.0\\.0\\.1:${cl_ports[2]}|CLUSTERDOWN" $bb redis "${c[@]}" madd sliced "$tmp/keys"

@@ -42,12 +42,14 @@ static const char usage[] =
     "  -o, --output=FILE      pull: the file to write (atomically)\n"
     "      --shards=N         reserve, push: number of shards (default: 4 MiB each)\n"
     "      --slice=I/N, -n N, -p P, --seed=S, --hashes=K  push --slice: the slice geometry\n"
+    "      --keys=N           push --slice: keys the slices were built from (the filter's\n"
+    "                         keys_added, printed by 'build --slice'; default 0)\n"
     "  -h, --help             show this help and exit\n"
     "\n"
     "Errors name the node (HOST:PORT) or the server's reply. Exit status: 0 success, 1\n"
     "error (server, network, bad filter), 2 usage error.\n";
 
-enum { OPT_CLUSTER = 256, OPT_SHARDS, OPT_SLICE, OPT_SEED, OPT_HASHES };
+enum { OPT_CLUSTER = 256, OPT_SHARDS, OPT_SLICE, OPT_SEED, OPT_HASHES, OPT_KEYS };
 
 static const struct option long_opts[] = {
     {"url", required_argument, NULL, 'u'},       {"cluster", required_argument, NULL, OPT_CLUSTER},
@@ -55,7 +57,8 @@ static const struct option long_opts[] = {
     {"output", required_argument, NULL, 'o'},    {"shards", required_argument, NULL, OPT_SHARDS},
     {"slice", required_argument, NULL, OPT_SLICE}, {"capacity", required_argument, NULL, 'n'},
     {"fpr", required_argument, NULL, 'p'},       {"seed", required_argument, NULL, OPT_SEED},
-    {"hashes", required_argument, NULL, OPT_HASHES}, {"help", no_argument, NULL, 'h'},
+    {"hashes", required_argument, NULL, OPT_HASHES}, {"keys", required_argument, NULL, OPT_KEYS},
+    {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
 
 typedef struct redis_opts {
@@ -63,7 +66,7 @@ typedef struct redis_opts {
     const char *seeds[MAX_SEEDS];
     size_t n_seeds;
     bool count, nul, help;
-    uint64_t shards, slice_i, slice_n;
+    uint64_t shards, slice_i, slice_n, keys;
     bb_config cfg; /* push --slice */
 } redis_opts;
 
@@ -98,6 +101,9 @@ static int parse_opt(int c, redis_opts *o) {
     case OPT_SEED:
         if (!cli_parse_u64(optarg, 0, UINT64_MAX, true, &o->cfg.seed)) return bad("--seed", optarg);
         break;
+    case OPT_KEYS:
+        if (!cli_parse_u64(optarg, 0, UINT64_MAX, false, &o->keys)) return bad("--keys", optarg);
+        break;
     case OPT_HASHES:
         if (!cli_parse_u64(optarg, 1, BB_MAX_K, false, &v)) return bad("--hashes", optarg);
         o->cfg.k = (unsigned)v;
@@ -121,8 +127,9 @@ static int parse_args(int argc, char **argv, redis_opts *o) {
 }
 
 static int fail(bb_redis *r, bb_redis_status s) {
-    const char *msg = r ? bb_redis_error(r) : "";
-    cli_error("redis: %s", msg[0] ? msg : bb_redis_strerror(s));
+    const char *msg = r && bb_redis_error(r)[0] ? bb_redis_error(r) : bb_redis_strerror(s);
+    /* The library's messages start with "redis" (+ host:port) or quote the server (ERR ...). */
+    cli_error(strncmp(msg, "redis", 5) == 0 ? "%s" : "redis: %s", msg);
     return s == BB_REDIS_E_INVAL ? BB_EXIT_USAGE : BB_EXIT_RUNTIME;
 }
 
@@ -228,6 +235,7 @@ static int run_push_slice(bb_redis *r, redis_opts *o, const char *path, const ch
     bb_slice_info in;
     bb_slice_get_info(geo, &in);
     bb_slice_free(geo);
+    in.keys_added = o->keys;
     uint8_t *data = NULL;
     uint64_t len;
     int st = read_file(path, &data, &len);

@@ -146,7 +146,7 @@ static bool slots_entry(bb_redis *r, const redisReply *e, int asked) {
 static bb_redis_status slots_from(bb_redis *r, int i) {
     bb_redis_status s = node_connect(r, i);
     if (s != BB_REDIS_OK) return s;
-    bbr_node *n = &r->nodes[i];
+    bbr_node *n = &r->nodes[i]; /* slots_entry may add nodes: re-read r->nodes[i] after it */
     redisReply *rep = redisCommand(n->ctx, "CLUSTER SLOTS");
     r->round_trips++;
     if (!rep) {
@@ -162,7 +162,7 @@ static bb_redis_status slots_from(bb_redis *r, int i) {
         for (size_t e = 0; e < rep->elements && s == BB_REDIS_OK; e++)
             if (!slots_entry(r, rep->element[e], i))
                 s = bbr_fail(r, BB_REDIS_E_SERVER, "redis %s:%d: malformed CLUSTER SLOTS reply",
-                             n->host, n->port);
+                             r->nodes[i].host, r->nodes[i].port);
     }
     freeReplyObject(rep);
     return s;
@@ -246,7 +246,7 @@ void bbr_arg(bbr_cmd *c, const void *p, size_t len) {
 void bbr_arg_str(bbr_cmd *c, const char *s) { bbr_arg(c, s, strlen(s)); }
 
 void bbr_arg_u64(bbr_cmd *c, uint64_t v) {
-    char *buf = c->num[c->argc];
+    char *buf = c->num[c->n_num++];
     int len = snprintf(buf, sizeof c->num[0], "%llu", (unsigned long long)v);
     bbr_arg(c, buf, (size_t)len);
 }
@@ -260,7 +260,7 @@ bbr_cmd *bbr_cmds_get(bb_redis *r, size_t n) {
         r->slab->cap = n;
     }
     for (size_t i = 0; i < n; i++) {
-        r->slab->cmds[i].argc = 0;
+        r->slab->cmds[i].argc = r->slab->cmds[i].n_num = 0;
         r->slab->cmds[i].reply = NULL;
     }
     return r->slab->cmds;
@@ -317,9 +317,10 @@ typedef struct round_state {
 
 /* Read node i's replies for its queue. A broken connection leaves its commands pending. */
 static bb_redis_status read_node(bb_redis *r, int i, bbr_cmd *cmds, round_state *st) {
-    bbr_node *n = &r->nodes[i];
+    bbr_node *n;
     bb_redis_status s = BB_REDIS_OK;
-    for (size_t q = 0; q < n->n_queued; q++) {
+    for (size_t q = 0; q < (n = &r->nodes[i])->n_queued; q++) { /* a redirection may add a
+                                                                    node and move the array */
         long ci = n->queued[q];
         void *rep = NULL;
         if (!n->ctx || redisGetReply(n->ctx, &rep) != REDIS_OK || !rep) {
@@ -355,7 +356,7 @@ static bb_redis_status read_node(bb_redis *r, int i, bbr_cmd *cmds, round_state 
         }
         freeReplyObject(reply);
     }
-    n->n_queued = 0;
+    r->nodes[i].n_queued = 0;
     return s;
 }
 

@@ -70,7 +70,8 @@ struct bbr_cmd {
     size_t argvlen[BBR_MAX_ARGS];
     redisReply *reply; /* set by bbr_exec; freed by bbr_cmds_clear */
     int ask_node;      /* -1, or the node an ASK redirected us to */
-    char num[4 * BB_MAX_K][24]; /* storage for numeric arguments */
+    int n_num;
+    char num[BB_MAX_K + 2][21]; /* numeric arguments: k bit offsets, or GETRANGE's two */
 };
 
 /* ---- conn.c ---------------------------------------------------------------------------------- */
