@@ -14,16 +14,18 @@ redis_cleanup() {
 }
 trap redis_cleanup EXIT INT TERM
 
+# Random ports in 20000..44999 until one and its +10000 bus port accept no connection
+# (bash's /dev/tcp; no python on a minimal Debian). Start each server before asking for the
+# next port: a listening port is then seen as taken.
 free_port() {
-  /usr/bin/python3 - <<'PY'
-import socket
-while True:
-    s = socket.socket(); s.bind(("127.0.0.1", 0)); p = s.getsockname()[1]; s.close()
-    if p + 10000 < 65536:
-        try:
-            b = socket.socket(); b.bind(("127.0.0.1", p + 10000)); b.close(); print(p); break
-        except OSError: pass
-PY
+  local p
+  while :; do
+    p=$((20000 + RANDOM % 25000))
+    (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null && continue
+    (exec 3<>"/dev/tcp/127.0.0.1/$((p + 10000))") 2>/dev/null && continue
+    echo "$p"
+    return
+  done
 }
 
 start_server() {
