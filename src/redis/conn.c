@@ -217,9 +217,7 @@ bb_redis_status bb_redis_connect_cluster(bb_redis **out, const char *const *seed
     return slots_refresh(*out);
 }
 
-void bb_redis_free(bb_redis *r) {
-    if (!r) return;
-    bb_redis_forget(r, NULL);
+void bbr_handle_free(bb_redis *r) {
     for (size_t i = 0; i < r->n_nodes; i++) {
         node_close(&r->nodes[i]);
         free(r->nodes[i].host);

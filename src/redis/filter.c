@@ -43,6 +43,12 @@ void bb_redis_forget(bb_redis *r, const char *name) {
     }
 }
 
+void bb_redis_free(bb_redis *r) {
+    if (!r) return;
+    bb_redis_forget(r, NULL);
+    bbr_handle_free(r);
+}
+
 uint64_t bbr_shard_len(const bbr_filter *f, uint64_t s) {
     uint64_t left = f->blocks - s * f->per_shard;
     return (left < f->per_shard ? left : f->per_shard) * BB_BLOCK_BYTES;
@@ -332,8 +338,7 @@ bb_redis_status bb_redis_card(bb_redis *r, const char *name, uint64_t *card) {
     return BB_REDIS_OK;
 }
 
-/* DEL of keys[0 .. n) (NULL entries skipped), pipelined. */
-static bb_redis_status del_keys(bb_redis *r, char *const *keys, size_t n) {
+bb_redis_status bbr_del_keys(bb_redis *r, char *const *keys, size_t n) {
     bbr_cmd *c = calloc(n ? n : 1, sizeof *c);
     if (!c) return bbr_fail(r, BB_REDIS_E_NOMEM, "redis: out of memory");
     size_t m = 0;
@@ -350,19 +355,19 @@ static bb_redis_status del_keys(bb_redis *r, char *const *keys, size_t n) {
     return s;
 }
 
+/* The meta key is read again (not taken from the cache): what is deleted is what is there. */
 bb_redis_status bb_redis_del(bb_redis *r, const char *name) {
-    bbr_filter *f = NULL;
-    bb_redis_forget(r, name);
     if (!r) return BB_REDIS_E_INVAL;
-    bbr_filter *tmp = calloc(1, sizeof *tmp);
-    if (!tmp) return bbr_fail(r, BB_REDIS_E_NOMEM, "redis: out of memory");
-    bb_redis_status s = name ? bbr_read_meta(r, name, tmp) : BB_REDIS_E_INVAL;
-    if (s == BB_REDIS_OK) s = bbr_filter_names(r, tmp, name);
-    f = tmp;
+    if (!name) return bbr_fail(r, BB_REDIS_E_INVAL, "redis: no filter name");
+    bb_redis_forget(r, name);
+    bbr_filter *f = calloc(1, sizeof *f);
+    if (!f) return bbr_fail(r, BB_REDIS_E_NOMEM, "redis: out of memory");
+    bb_redis_status s = bbr_read_meta(r, name, f);
+    if (s == BB_REDIS_OK) s = bbr_filter_names(r, f, name);
     char *meta = (char *)name;
-    if (s == BB_REDIS_OK) s = del_keys(r, &meta, 1);
-    if (s == BB_REDIS_OK) s = del_keys(r, f->shard_keys, f->shards);
-    if (s == BB_REDIS_OK) s = del_keys(r, &f->count_key, 1);
+    if (s == BB_REDIS_OK) s = bbr_del_keys(r, &meta, 1);
+    if (s == BB_REDIS_OK) s = bbr_del_keys(r, f->shard_keys, f->shards);
+    if (s == BB_REDIS_OK) s = bbr_del_keys(r, &f->count_key, 1);
     bbr_filter_free(f);
     return s;
 }

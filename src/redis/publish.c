@@ -261,17 +261,6 @@ static bb_redis_status mark_done(bb_redis *r, const char *dkey, uint64_t i, uint
     return s;
 }
 
-static bb_redis_status del_aux(bb_redis *r, char *const aux[2]) {
-    bbr_cmd c[2] = {{0}};
-    for (int i = 0; i < 2; i++) {
-        bbr_arg_str(&c[i], "DEL");
-        bbr_arg_str(&c[i], aux[i]);
-    }
-    bb_redis_status s = exec_checked(r, c, 2);
-    bbr_cmds_clear(c, 2);
-    return s;
-}
-
 static bb_redis_status publish_slice(bb_redis *r, const bb_slice_info *in, const void *bytes,
                                      const char *name, char *const aux[2], bool *published) {
     uint8_t meta[BBR_META_BYTES];
@@ -286,7 +275,7 @@ static bb_redis_status publish_slice(bb_redis *r, const bb_slice_info *in, const
     if (s == BB_REDIS_OK) s = mark_done(r, aux[1], in->index, in->n_slices, &all);
     if (s == BB_REDIS_OK && all) s = set_counter(r, f, in->keys_added);
     if (s == BB_REDIS_OK && all) s = write_meta(r, name, meta);
-    if (s == BB_REDIS_OK && all) s = del_aux(r, aux);
+    if (s == BB_REDIS_OK && all) s = bbr_del_keys(r, aux, 2);
     if (published) *published = s == BB_REDIS_OK && all;
     bbr_filter_free(f);
     return s;

@@ -83,6 +83,8 @@ uint16_t bbr_key_slot(const char *key, size_t len);
  *  which are followed). A node still unreachable after the retries fails the whole call. */
 bb_redis_status bbr_exec(bb_redis *r, bbr_cmd *cmds, size_t n);
 void bbr_cmds_clear(bbr_cmd *cmds, size_t n);
+/** Close the connections and free the handle itself (the filter cache is filter.c's). */
+void bbr_handle_free(bb_redis *r);
 /** Append an argument (copied pointer; `len` bytes) / a decimal number (stored in cmd). */
 void bbr_arg(bbr_cmd *c, const void *p, size_t len);
 void bbr_arg_str(bbr_cmd *c, const char *s);
@@ -123,6 +125,8 @@ bb_redis_status bbr_read_meta(bb_redis *r, const char *name, bbr_filter *f);
 bb_redis_status bbr_open_filter(bb_redis *r, const char *name, bbr_filter **out);
 /** BB_REDIS_E_SERVER quoting an error (or unexpected) reply about `key`. */
 bb_redis_status bbr_reply_error(bb_redis *r, const char *key, const redisReply *rep);
+/** DEL of keys[0 .. n) (NULL entries skipped), pipelined. */
+bb_redis_status bbr_del_keys(bb_redis *r, char *const *keys, size_t n);
 /** An integer reply, a decimal bulk string, or nil (0). */
 bool bbr_reply_u64(const redisReply *rep, uint64_t *v);
 
