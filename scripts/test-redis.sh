@@ -70,6 +70,12 @@ $bb redis "${u[@]}" pull cli -o "$tmp/pulled.bbf" 2>/dev/null
 $bb build -n 50000 -p 0.01 -o "$tmp/local.bbf" "$tmp/keys" "$tmp/keys" 2>/dev/null
 cmp "$tmp/pulled.bbf" "$tmp/local.bbf" || fail "pull differs from the local build"
 
+# build --slice refuses what cannot be a slice.
+expect_exit 2 'needs -n' $bb build --slice 0/3 -o "$tmp/x" "$tmp/keys"
+expect_exit 2 "invalid value '3/3'" $bb build -n 10 --slice 3/3 -o "$tmp/x" "$tmp/keys"
+expect_exit 2 'more slices than' $bb build -n 10 --slice 0/100 -o "$tmp/x" "$tmp/keys"
+[[ ! -e $tmp/x ]] || fail "a refused build --slice wrote a file"
+
 # Slices on the cluster: three machines' worth of `build --slice`, pushed one by one.
 c=(--cluster "127.0.0.1:${cl_ports[0]}")
 for i in 0 1 2; do
