@@ -588,6 +588,19 @@ BB_API const void *bb_slice_data(const bb_slice *s, uint64_t *len_bytes);
 /** Free a slice. NULL is ignored. */
 BB_API void bb_slice_free(bb_slice *s);
 
+/**
+ * Test hashes against blocks kept elsewhere (e.g. fetched from Redis by GETRANGE):
+ * out[i] = 1 if all k probes of hashes[i] are set in the 64 bytes at blocks + 64 i, which
+ * the caller filled with the block of hashes[i] (block floor(h * blocks / 2^64) of its
+ * filter, see bb_add_hash), else 0; *n_present (may be NULL) counts the 1s. Uses the active
+ * kernel, so answers equal bb_contains_hash on the whole filter. blocks may have any
+ * alignment; 64-byte-aligned blocks are tested in place, others are copied first. n = 0 is
+ * valid. Thread-safe (reads only).
+ * @return BB_OK, or BB_E_INVAL (NULL arrays with n > 0, k outside 1..BB_MAX_K).
+ */
+BB_API bb_status bb_blocks_test(const void *blocks, const uint64_t *hashes, size_t n, unsigned k,
+                                uint8_t *out, size_t *n_present);
+
 #ifdef __cplusplus
 }
 #endif

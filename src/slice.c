@@ -4,11 +4,13 @@
  * among all `blocks` (fastrange, internal.h) exactly as in the whole filter and the key is
  * dropped when its block lies outside the range. The bits are set with the reference
  * bb_block_set, which every kernel matches bit for bit (tests/test_kernels.c), so slice i's
- * bytes are bytes [64 first, 64 (first + n)) of the whole filter's payload.
+ * bytes are bytes [64 first, 64 (first + n)) of the whole filter's payload. bb_blocks_test
+ * is the reading side of the same idea: the kernel's block test on blocks fetched elsewhere.
  */
 #include "internal.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 struct bb_slice {
     bb_slice_info info;
@@ -105,4 +107,23 @@ void bb_slice_free(bb_slice *s) {
     if (!s) return;
     bb_mem_free(s->map_base, s->map_len);
     free(s);
+}
+
+bb_status bb_blocks_test(const void *blocks, const uint64_t *hashes, size_t n, unsigned k,
+                         uint8_t *out, size_t *n_present) {
+    if ((n && (!blocks || !hashes || !out)) || k == 0 || k > BB_MAX_K) return BB_E_INVAL;
+    bool (*test)(const uint8_t *, uint32_t, unsigned) = bb_kernel_active()->block_test;
+    _Alignas(64) uint8_t line[BB_BLOCK_BYTES];
+    size_t hits = 0;
+    for (size_t i = 0; i < n; i++) {
+        const uint8_t *b = (const uint8_t *)blocks + i * BB_BLOCK_BYTES;
+        if ((uintptr_t)b % BB_BLOCK_BYTES) { /* kernels load whole aligned lines */
+            memcpy(line, b, BB_BLOCK_BYTES);
+            b = line;
+        }
+        out[i] = test(b, (uint32_t)hashes[i], k);
+        hits += out[i];
+    }
+    if (n_present) *n_present = hits;
+    return BB_OK;
 }

@@ -2,7 +2,8 @@
  * test_slice.c - bb_slice (a blocked filter built in parts): N slices built from the whole
  * key stream concatenate into exactly the payload of the filter bb_create + bb_add_batch
  * build from the same keys, for several N including ones that leave a short last slice;
- * the split rule; and the refusals (other kinds, index >= n, more slices than blocks).
+ * the split rule; the refusals (other kinds, index >= n, more slices than blocks); and
+ * bb_blocks_test on copied blocks answering as bb_contains_hash, with every kernel.
  */
 #include "testutil.h"
 
@@ -76,4 +77,49 @@ Test(slice, split_rule_and_refusals) {
     cr_assert_eq(bb_slice_create(&s, &blocked, 0, 1000), BB_E_INVAL);
     cr_assert_eq(bb_slice_add_hashes(NULL, NULL, 0), BB_E_INVAL);
     cr_assert_null(bb_slice_data(NULL, NULL));
+}
+
+Test(slice, blocks_test_matches_contains_with_every_kernel) {
+    enum { N = 4000 };
+    bb_filter *f;
+    cr_assert_eq(bb_create_for(&f, BB_BLOCKED, 1000, 0.05, 3), BB_OK);
+    uint64_t st = 11, *h = malloc(N * sizeof *h);
+    for (size_t i = 0; i < N; i++) h[i] = tu_splitmix64(&st);
+    cr_assert_eq(bb_add_hashes(f, h, N / 4), BB_OK); /* a quarter present, the rest mostly not */
+    uint64_t size;
+    cr_assert_eq(bb_serialized_size(f, &size), BB_OK);
+    /* blocks + 1: unaligned on purpose (the copying path); blocks + 64 ... aligned below. */
+    uint8_t *file = malloc(size), *mem = aligned_alloc(64, (size_t)N * 64 + 64), *out = malloc(N);
+    uint8_t *blocks = mem + 1;
+    cr_assert_eq(bb_serialize(f, file, size, NULL), BB_OK);
+    bb_info in;
+    cr_assert_eq(bb_get_info(f, &in), BB_OK);
+    for (size_t i = 0; i < N; i++) { /* block floor(h * blocks / 2^64), as documented */
+        uint64_t b = (uint64_t)(((unsigned __int128)h[i] * in.blocks) >> 64);
+        memcpy(blocks + i * 64, file + 128 + b * 64, 64);
+    }
+    for (size_t t = 0; t < 2 * TU_N_ISAS; t++) {
+        if (t == TU_N_ISAS) { /* again, 64-byte aligned */
+            memmove(mem, blocks, (size_t)N * 64);
+            blocks = mem;
+        }
+        if (!tu_use_isa(tu_isas[t % TU_N_ISAS])) continue;
+        size_t hits = 0, want = 0;
+        cr_assert_eq(bb_blocks_test(blocks, h, N, in.k, out, &hits), BB_OK);
+        for (size_t i = 0; i < N; i++) {
+            cr_assert_eq(out[i], bb_contains_hash(f, h[i]), "hash %zu, kernel %s", i, bb_isa_name());
+            want += out[i];
+        }
+        cr_assert_eq(hits, want);
+        cr_assert(hits >= N / 4, "every added hash is present");
+    }
+    bb_set_isa(BB_ISA_AUTO);
+    cr_assert_eq(bb_blocks_test(NULL, NULL, 0, in.k, NULL, NULL), BB_OK);
+    cr_assert_eq(bb_blocks_test(blocks, h, 1, 0, out, NULL), BB_E_INVAL);
+    cr_assert_eq(bb_blocks_test(NULL, h, 1, in.k, out, NULL), BB_E_INVAL);
+    free(file);
+    free(mem);
+    free(out);
+    free(h);
+    bb_free(f);
 }

@@ -3,7 +3,8 @@
  * meta codec (meta.c): reserve, add/madd, exists/mexists, info/card, del, pull, push and
  * push of slices. A key with hash h lives in block b = fastrange(h, blocks) (internal.h),
  * i.e. in shard b / per at byte offset 64 (b % per); its k in-block positions are those of
- * the core's probe scheme, so Redis bits are exactly the file format's bytes. Redis numbers
+ * the core's probe scheme, so Redis bits are exactly the file format's bytes, and a fetched
+ * block is tested by the core's kernel (bb_blocks_test). Redis numbers
  * the bits of a string from the most significant bit of byte 0 (BITFIELD, SETBIT), the
  * format from the least significant: in-block position p is Redis bit offset
  * 8 (64 (b % per) + p / 8) + 7 - p % 8 of the shard.
@@ -51,7 +52,7 @@ void bb_redis_free(bb_redis *r) {
 
 uint64_t bbr_shard_len(const bbr_filter *f, uint64_t s) {
     uint64_t left = f->blocks - s * f->per_shard;
-    return (left < f->per_shard ? left : f->per_shard) * BB_BLOCK_BYTES;
+    return (left < f->per_shard ? left : f->per_shard) * BBR_BLOCK_BYTES;
 }
 
 /* Key names and the hasher of a decoded geometry. */
@@ -138,21 +139,12 @@ bb_redis_status bbr_open_filter(bb_redis *r, const char *name, bbr_filter **out)
 
 typedef struct key_place {
     uint64_t shard, offset; /* byte offset of the key's block in its shard */
-    uint32_t lo;            /* low half of the hash: the in-block probes */
+    uint64_t hash;          /* its low half gives the in-block probes */
 } key_place;
 
 static key_place place(const bbr_filter *f, const void *key, size_t len) {
     uint64_t h = bb_hash(f->hasher, key, len), b = bb_block_index(h, f->blocks);
-    return (key_place){b / f->per_shard, (b % f->per_shard) * BB_BLOCK_BYTES, (uint32_t)h};
-}
-
-static bool block_has(const uint8_t *block, uint32_t lo, unsigned k) {
-    uint32_t x = lo;
-    for (unsigned j = 0; j < k; j++) {
-        uint32_t p = bb_probe_next(&x);
-        if (!(block[p >> 3] >> (p & 7) & 1)) return false;
-    }
-    return true;
+    return (key_place){b / f->per_shard, (b % f->per_shard) * BBR_BLOCK_BYTES, h};
 }
 
 static bool keys_valid(const void *const *keys, const size_t *lens, size_t n) {
@@ -169,24 +161,27 @@ bb_redis_status bbr_reply_error(bb_redis *r, const char *key, const redisReply *
 
 /* ---- add / madd ------------------------------------------------------------------------------------- */
 
+/* BITFIELD SET of the key's distinct probe positions (bb_block_positions: a position probed
+ * twice is set once). */
 static void add_cmd(const bbr_filter *f, bbr_cmd *c, const void *key, size_t len) {
     key_place pl = place(f, key, len);
+    uint16_t pos[BB_MAX_K];
+    unsigned n = bb_block_positions((uint32_t)pl.hash, f->k, pos);
     bbr_arg_str(c, "BITFIELD");
     bbr_arg_str(c, f->shard_keys[pl.shard]);
-    uint32_t x = pl.lo;
-    for (unsigned j = 0; j < f->k; j++) {
-        uint32_t p = bb_probe_next(&x);
+    for (unsigned j = 0; j < n; j++) {
         bbr_arg_str(c, "SET");
         bbr_arg_str(c, "u1");
-        bbr_arg_u64(c, 8 * (pl.offset + (p >> 3)) + 7 - (p & 7));
+        bbr_arg_u64(c, 8 * (pl.offset + (pos[j] >> 3u)) + 7u - (pos[j] & 7u));
         bbr_arg_str(c, "1");
     }
 }
 
-/* BITFIELD's reply: the old bits; the key was new if one of them was 0. */
-static bb_redis_status add_reply(bb_redis *r, const bbr_filter *f, const bbr_cmd *c, bool *was_new) {
+/* BITFIELD's reply: the old bits, one per SET; the key was new if one of them was 0. */
+static bb_redis_status add_reply(bb_redis *r, const bbr_cmd *c, bool *was_new) {
     const redisReply *rep = c->reply;
-    if (rep->type != REDIS_REPLY_ARRAY || rep->elements != f->k) return bbr_reply_error(r, c->argv[1], rep);
+    if (rep->type != REDIS_REPLY_ARRAY || rep->elements != (size_t)(c->argc - 2) / 4)
+        return bbr_reply_error(r, c->argv[1], rep);
     *was_new = false;
     for (size_t j = 0; j < rep->elements; j++) {
         if (rep->element[j]->type != REDIS_REPLY_INTEGER) return bbr_reply_error(r, c->argv[1], rep);
@@ -211,7 +206,7 @@ bb_redis_status bb_redis_madd(bb_redis *r, const char *name, const void *const *
     s = bbr_exec(r, c, n + 1);
     for (size_t i = 0; s == BB_REDIS_OK && i < n; i++) {
         bool nw = false;
-        s = add_reply(r, f, &c[i], &nw);
+        s = add_reply(r, &c[i], &nw);
         if (was_new) was_new[i] = nw;
     }
     if (s == BB_REDIS_OK && c[n].reply->type != REDIS_REPLY_INTEGER)
@@ -230,6 +225,29 @@ bb_redis_status bb_redis_add(bb_redis *r, const char *name, const void *key, siz
 
 /* ---- exists / mexists ----------------------------------------------------------------------------- */
 
+/* The 64-byte blocks of the replies, then the core's kernel (bb_blocks_test) on them. */
+static bb_redis_status test_replies(bb_redis *r, const char *name, const bbr_filter *f,
+                                    const bbr_cmd *c, const uint64_t *h, size_t n, uint8_t *out,
+                                    size_t *hits) {
+    uint8_t *blocks = aligned_alloc(BBR_BLOCK_BYTES, n ? n * BBR_BLOCK_BYTES : BBR_BLOCK_BYTES);
+    if (!blocks) return bbr_fail(r, BB_REDIS_E_NOMEM, "redis: out of memory");
+    bb_redis_status s = BB_REDIS_OK;
+    for (size_t i = 0; s == BB_REDIS_OK && i < n; i++) {
+        const redisReply *rep = c[i].reply;
+        if (rep->type == REDIS_REPLY_STRING && rep->len == BBR_BLOCK_BYTES)
+            memcpy(blocks + i * BBR_BLOCK_BYTES, rep->str, BBR_BLOCK_BYTES);
+        else if (rep->type == REDIS_REPLY_STRING)
+            s = bbr_fail(r, BB_REDIS_E_BAD_SHARD, "redis: shard '%s' of '%s' is shorter than "
+                         "its layout (deleted or replaced?)", c[i].argv[1], name);
+        else
+            s = bbr_reply_error(r, c[i].argv[1], rep);
+    }
+    if (s == BB_REDIS_OK && bb_blocks_test(blocks, h, n, f->k, out, hits) != BB_OK)
+        s = bbr_fail(r, BB_REDIS_E_FILTER, "redis: block test failed");
+    free(blocks);
+    return s;
+}
+
 bb_redis_status bb_redis_mexists(bb_redis *r, const char *name, const void *const *keys,
                                  const size_t *lens, size_t n, uint8_t *out, size_t *n_present) {
     bbr_filter *f;
@@ -238,36 +256,25 @@ bb_redis_status bb_redis_mexists(bb_redis *r, const char *name, const void *cons
     if (!keys_valid(keys, lens, n) || (n && !out))
         return bbr_fail(r, BB_REDIS_E_INVAL, "redis: bad key or answer array");
     bbr_cmd *c = bbr_cmds_get(r, n ? n : 1);
-    uint32_t *lo = malloc((n ? n : 1) * sizeof *lo);
-    if (!c || !lo) {
-        free(lo);
+    uint64_t *h = malloc((n ? n : 1) * sizeof *h);
+    if (!c || !h) {
+        free(h);
         return bbr_fail(r, BB_REDIS_E_NOMEM, "redis: out of memory");
     }
     for (size_t i = 0; i < n; i++) {
         key_place pl = place(f, keys[i], lens[i]);
-        lo[i] = pl.lo;
+        h[i] = pl.hash;
         bbr_arg_str(&c[i], "GETRANGE");
         bbr_arg_str(&c[i], f->shard_keys[pl.shard]);
         bbr_arg_u64(&c[i], pl.offset);
-        bbr_arg_u64(&c[i], pl.offset + BB_BLOCK_BYTES - 1);
+        bbr_arg_u64(&c[i], pl.offset + BBR_BLOCK_BYTES - 1);
     }
-    s = bbr_exec(r, c, n);
     size_t hits = 0;
-    for (size_t i = 0; s == BB_REDIS_OK && i < n; i++) {
-        const redisReply *rep = c[i].reply;
-        if (rep->type != REDIS_REPLY_STRING || rep->len != BB_BLOCK_BYTES) {
-            s = rep->type == REDIS_REPLY_STRING
-                    ? bbr_fail(r, BB_REDIS_E_BAD_SHARD, "redis: shard '%s' of '%s' is shorter "
-                               "than its layout (deleted or replaced?)", c[i].argv[1], name)
-                    : bbr_reply_error(r, c[i].argv[1], rep);
-            break;
-        }
-        out[i] = block_has((const uint8_t *)rep->str, lo[i], f->k);
-        hits += out[i];
-    }
+    s = bbr_exec(r, c, n);
+    if (s == BB_REDIS_OK) s = test_replies(r, name, f, c, h, n, out, &hits);
     if (n_present) *n_present = s == BB_REDIS_OK ? hits : 0;
     bbr_cmds_clear(c, n);
-    free(lo);
+    free(h);
     return s;
 }
 

@@ -249,6 +249,77 @@ Test(standalone, reconnects) {
     bb_redis_free(r);
 }
 
+/* docs/REDIS.md's recipe, computed here from its text (not the binding's code): the bits of
+ * added keys read 1 with raw BITFIELD GET, and a key written with raw BITFIELD SET, as a
+ * client in another language would, is found by the binding. */
+static void doc_offsets(const bb_filter *hasher, const bb_redis_info *in, const char *key,
+                        uint64_t *shard, uint64_t off[BB_MAX_K]) {
+    uint64_t h = bb_hash(hasher, key, strlen(key));
+    uint64_t b = (uint64_t)(((unsigned __int128)h * in->blocks) >> 64);
+    uint64_t o = 64 * (b % in->blocks_per_shard);
+    uint32_t x = (uint32_t)h;
+    *shard = b / in->blocks_per_shard;
+    for (unsigned j = 0; j < in->k; j++) {
+        x *= 0x9E3779B9u;
+        uint32_t p = x >> 23;
+        off[j] = 8 * (o + p / 8) + 7 - p % 8;
+    }
+}
+
+static redisReply *bitfield(redisContext *c, const char *name, uint64_t shard, unsigned k,
+                            const uint64_t *off, bool set) {
+    char key[64], nums[BB_MAX_K][24];
+    const char *argv[2 + 4 * BB_MAX_K];
+    size_t argl[2 + 4 * BB_MAX_K];
+    int argc = 0;
+    snprintf(key, sizeof key, "bb:{%llu:%s}", (unsigned long long)shard, name);
+    argv[argc++] = "BITFIELD";
+    argv[argc++] = key;
+    for (unsigned j = 0; j < k; j++) {
+        snprintf(nums[j], sizeof nums[j], "%llu", (unsigned long long)off[j]);
+        argv[argc++] = set ? "SET" : "GET";
+        argv[argc++] = "u1";
+        argv[argc++] = nums[j];
+        if (set) argv[argc++] = "1";
+    }
+    for (int i = 0; i < argc; i++) argl[i] = strlen(argv[i]);
+    redisReply *rep = redisCommandArgv(c, argc, argv, argl);
+    cr_assert(rep && rep->type == REDIS_REPLY_ARRAY && rep->elements == k, "BITFIELD failed");
+    return rep;
+}
+
+Test(standalone, documented_bit_offsets) {
+    bb_redis *r = standalone();
+    fresh(r, "doc");
+    must(r, bb_redis_reserve(r, "doc", 0.01, 3000, 3), "reserve");
+    keyset ks = keys_make("doc", 0, 200);
+    must(r, bb_redis_madd(r, "doc", ks.keys, ks.lens, ks.n, NULL), "madd");
+    bb_redis_info in;
+    must(r, bb_redis_info_get(r, "doc", &in), "info");
+    bb_filter *hasher;
+    cr_assert_eq(bb_create_for(&hasher, BB_BLOCKED, 1, 0.5, in.seed), BB_OK);
+    redisContext *c = raw(getenv("BB_REDIS_URL"));
+    uint64_t shard, off[BB_MAX_K];
+    for (size_t i = 0; i < ks.n; i++) {
+        doc_offsets(hasher, &in, ks.keys[i], &shard, off);
+        redisReply *rep = bitfield(c, "doc", shard, in.k, off, false);
+        for (size_t j = 0; j < rep->elements; j++)
+            cr_assert_eq(rep->element[j]->integer, 1, "key %zu bit %zu not set where documented", i, j);
+        freeReplyObject(rep);
+    }
+    bool present;
+    must(r, bb_redis_exists(r, "doc", "foreign", 7, &present), "exists");
+    cr_assert(!present, "'foreign' before it is written");
+    doc_offsets(hasher, &in, "foreign", &shard, off);
+    freeReplyObject(bitfield(c, "doc", shard, in.k, off, true));
+    must(r, bb_redis_exists(r, "doc", "foreign", 7, &present), "exists");
+    cr_assert(present, "a key written by the documented recipe is found");
+    redisFree(c);
+    bb_free(hasher);
+    keys_free(&ks);
+    bb_redis_free(r);
+}
+
 /* ---- Standalone: bad input leaves everything untouched ---------------------------------------------- */
 
 static redisReply *cmd(redisContext *c, const char *fmt, const char *arg) {
