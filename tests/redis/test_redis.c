@@ -137,6 +137,17 @@ static void fresh(bb_redis *r, const char *name) {
     cr_assert(s == BB_REDIS_OK || s == BB_REDIS_E_NOT_FOUND, "del %s: %s", name, bb_redis_error(r));
 }
 
+/* A standalone handle with a new filter `name` holding keys "name:0 .. n-1" (*ks). */
+static bb_redis *filled(const char *name, double p, uint64_t cap, uint64_t shards, size_t n,
+                        keyset *ks) {
+    bb_redis *r = standalone();
+    fresh(r, name);
+    must(r, bb_redis_reserve(r, name, p, cap, shards), "reserve");
+    *ks = keys_make(name, 0, n);
+    must(r, bb_redis_madd(r, name, ks->keys, ks->lens, ks->n, NULL), "madd");
+    return r;
+}
+
 /* ---- Standalone: commands ------------------------------------------------------------------------- */
 
 Test(standalone, reserve_add_exists_semantics) {
@@ -203,11 +214,8 @@ Test(standalone, madd_mexists_fpr_and_card) {
 
 /* The shard strings are the file's payload bytes: read raw, not through the binding. */
 Test(standalone, shards_are_file_bytes) {
-    bb_redis *r = standalone();
-    fresh(r, "raw");
-    must(r, bb_redis_reserve(r, "raw", 0.02, 5000, 3), "reserve");
-    keyset ks = keys_make("raw", 0, 5000);
-    must(r, bb_redis_madd(r, "raw", ks.keys, ks.lens, ks.n, NULL), "madd");
+    keyset ks;
+    bb_redis *r = filled("raw", 0.02, 5000, 3, 5000, &ks);
     size_t len;
     uint8_t *local = local_bytes(&ks, 5000, 0.02, &len);
     redisContext *c = raw(getenv("BB_REDIS_URL"));
@@ -289,11 +297,8 @@ static redisReply *bitfield(redisContext *c, const char *name, uint64_t shard, u
 }
 
 Test(standalone, documented_bit_offsets) {
-    bb_redis *r = standalone();
-    fresh(r, "doc");
-    must(r, bb_redis_reserve(r, "doc", 0.01, 3000, 3), "reserve");
-    keyset ks = keys_make("doc", 0, 200);
-    must(r, bb_redis_madd(r, "doc", ks.keys, ks.lens, ks.n, NULL), "madd");
+    keyset ks;
+    bb_redis *r = filled("doc", 0.01, 3000, 3, 200, &ks);
     bb_redis_info in;
     must(r, bb_redis_info_get(r, "doc", &in), "info");
     bb_filter *hasher;
