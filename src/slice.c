@@ -32,8 +32,8 @@ bb_status bb_slice_create(bb_slice **out, const bb_config *cfg, uint64_t index,
     if (!out) return BB_E_INVAL;
     *out = NULL;
     if (!cfg || cfg->kind != BB_BLOCKED || index >= n_slices) return BB_E_INVAL;
-    if (cfg->growth != 0.0 || cfg->tightening != 0.0 || cfg->flags) return BB_E_INVAL;
-    uint64_t bits, per;
+    if (cfg->growth != 0.0 || cfg->tightening != 0.0) return BB_E_INVAL;
+    uint64_t bits, per; /* flags (BB_POW2_BYTES) are checked by the geometry, as in bb_create */
     unsigned k;
     bb_status s = bb_config_geometry(cfg, &bits, &k);
     if (s == BB_OK) s = bb_slice_split(bits / BB_BLOCK_BITS, n_slices, &per);
@@ -86,7 +86,7 @@ bb_status bb_slice_add_arrow64(bb_slice *s, const void *data, const int64_t *off
     uint64_t h[256];
     for (size_t i = 0; i < n; i += 256) {
         size_t c = n - i < 256 ? n - i : 256;
-        bb_hash_keys(&src, s->info.seed, i, c, h);
+        bb_hash_keys(&src, bb_kind_blocked.hash, s->info.seed, i, c, h);
         add_hashes(s, h, c);
     }
     return BB_OK;
