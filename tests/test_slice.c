@@ -20,12 +20,13 @@ static uint8_t *whole_bytes(const bb_config *cfg, const uint8_t *keys, size_t n,
     return b;
 }
 
-static void check_concat(uint64_t capacity, double fpr, uint64_t n_slices) {
+static void check_concat(uint64_t capacity, double fpr, uint64_t n_slices, unsigned flags) {
     const size_t n = 20000;
     uint8_t *keys = tu_keys(7, n);
     int64_t *off = malloc((n + 1) * sizeof *off);
     for (size_t i = 0; i <= n; i++) off[i] = (int64_t)(i * TU_KEY_BYTES);
-    bb_config cfg = {.kind = BB_BLOCKED, .capacity = capacity, .fpr = fpr, .seed = 99};
+    bb_config cfg = {.kind = BB_BLOCKED, .capacity = capacity, .fpr = fpr, .seed = 99,
+                     .flags = flags};
     size_t len;
     uint8_t *whole = whole_bytes(&cfg, keys, n, &len);
     uint64_t at = 128;
@@ -54,10 +55,11 @@ static void check_concat(uint64_t capacity, double fpr, uint64_t n_slices) {
 }
 
 Test(slice, concatenation_is_the_whole_filter) {
-    check_concat(20000, 0.01, 1);
-    check_concat(20000, 0.01, 3);  /* 376 blocks: 126 + 126 + 124 */
-    check_concat(20000, 0.01, 7);
-    check_concat(20000, 0.001, 8);
+    check_concat(20000, 0.01, 1, 0);
+    check_concat(20000, 0.01, 3, 0);  /* 376 blocks: 126 + 126 + 124 */
+    check_concat(20000, 0.01, 7, 0);
+    check_concat(20000, 0.001, 8, 0);
+    check_concat(20000, 0.01, 5, BB_POW2_BYTES); /* 512 blocks: 103 x 4 + 100 */
 }
 
 Test(slice, split_rule_and_refusals) {
