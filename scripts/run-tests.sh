@@ -2,19 +2,21 @@
 # The README's test command and what .ci/run calls: installs what is missing, then runs every
 # check that fits CI (about 8 minutes on 2 cores, less once packages are installed):
 #   1. unit      Release-with-debug-info build, the whole CTest suite (Criterion tests, CLI
-#                tests, the README example)
-#   2. sanitize  the same suite under AddressSanitizer + UndefinedBehaviorSanitizer, the
+#                tests, the README example, and parquet_oracle: `blockbloom parquet` against
+#                DuckDB, which scripts/setup-duckdb.sh installs from npm)
+#   2. redis     scripts/test-redis.sh: the Redis binding and `blockbloom redis` against a
+#                standalone redis-server and a 3-master cluster started on loopback (~40 s)
+#   3. sanitize  the same suite under AddressSanitizer + UndefinedBehaviorSanitizer, the
 #                threaded tests under ThreadSanitizer, a CLI round trip under valgrind
-#   3. fuzz      each libFuzzer target for 30 s from its committed corpus
-#   redis        scripts/test-redis.sh: the Redis binding against a standalone redis-server
-#                and a 3-master cluster started on loopback (about 20 s)
-#   4. cross     AArch64 and big-endian s390x builds under qemu-user (golden hashes, kernel
+#   4. fuzz      each libFuzzer target for 30 s from its committed corpus
+#   5. cross     AArch64 and big-endian s390x builds under qemu-user (golden hashes, kernel
 #                equivalence, filter files exchanged with x86-64), signed/unsigned char
 # Any failure stops the run with a non-zero exit. Longer runs are scripts/fuzz.sh SECONDS,
 # scripts/stress-cli.sh and the benchmark (README "Performance").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
+scripts/setup-duckdb.sh
 
 passed=0
 stage() { # stage NAME COMMAND...

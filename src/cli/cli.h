@@ -33,6 +33,9 @@ int bb_cmd_export(int argc, char **argv);
 int bb_cmd_demo(int argc, char **argv);
 int bb_cmd_bench(int argc, char **argv);
 int bb_cmd_redis(int argc, char **argv); /* redis.c, only with BB_HAVE_REDIS */
+#ifdef BB_WITH_PARQUET
+int bb_cmd_parquet(int argc, char **argv); /* parquet.c: info, probe, extract, index */
+#endif
 
 /* ---- Messages (common.c) ------------------------------------------------------------------ */
 
