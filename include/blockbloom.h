@@ -787,6 +787,76 @@ BB_API bb_status bb_load(bb_filter **out, const char *path);
  *  bb_free; the file must not be modified in place meanwhile (bb_save replaces, so is safe). */
 BB_API bb_status bb_open_mmap(bb_filter **out, const char *path);
 
+/* ============================================================================================
+ * Slices: a blocked filter built in parts (src/slice.c)
+ *
+ * Slice i of n of a blocked filter of B blocks is the contiguous block range
+ * [i * per, min((i + 1) * per, B)) with per = ceil(B / n) blocks per slice. A slice is built
+ * from the WHOLE key stream: each key's block is chosen among all B blocks, exactly as in the
+ * whole filter, and keys whose block falls outside the range are skipped. So a slice needs
+ * 64 * per bytes, about 1/n of the filter, and the n slices' bytes, concatenated in order, are
+ * byte for byte the whole filter's payload (the bytes after its 128-byte file header). The
+ * Redis binding (blockbloom_redis.h) stores shard i of a filter as slice i.
+ * ========================================================================================== */
+typedef struct bb_slice bb_slice;
+
+/** Blocks per slice for n_slices slices of `blocks` blocks: ceil(blocks / n_slices).
+ *  BB_E_INVAL if blocks or n_slices is 0, or if fewer slices would cover the blocks
+ *  (ceil(blocks / per) < n_slices: some slice would be empty), or per_out is NULL. */
+BB_API bb_status bb_slice_split(uint64_t blocks, uint64_t n_slices, uint64_t *per_out);
+
+/**
+ * Create slice `index` (0-based) of `n_slices` of the blocked filter bb_create(cfg) would
+ * make (cfg->kind must be BB_BLOCKED; same sizing rules). Only the slice's blocks are
+ * allocated (zeroed, 64-byte aligned).
+ * @return BB_OK, BB_E_INVAL (NULL, another kind, index >= n_slices, a split bb_slice_split
+ *         refuses, bad config), BB_E_TOO_LARGE, BB_E_NOMEM. *out is NULL on error.
+ */
+BB_API bb_status bb_slice_create(bb_slice **out, const bb_config *cfg, uint64_t index,
+                                 uint64_t n_slices);
+
+/** Add n keys (Arrow 64-bit offsets, as bb_add_arrow64): each key counts in keys_added, and
+ *  sets its bits only if its block is in the slice. Errors as bb_add_arrow64. */
+BB_API bb_status bb_slice_add_arrow64(bb_slice *s, const void *data, const int64_t *offsets,
+                                      size_t n);
+/** Add n pre-computed hashes (see bb_add_hash), as bb_slice_add_arrow64. */
+BB_API bb_status bb_slice_add_hashes(bb_slice *s, const uint64_t *hashes, size_t n);
+
+typedef struct bb_slice_info {
+    uint64_t index, n_slices;  /**< this slice, of how many */
+    uint64_t first_block;      /**< first block of the whole filter held here */
+    uint64_t n_blocks;         /**< blocks held here (the last slice may hold fewer) */
+    uint64_t blocks_per_slice; /**< ceil(blocks / n_slices) */
+    uint64_t blocks;           /**< blocks of the whole filter */
+    uint64_t bits;             /**< bits of the whole filter */
+    unsigned k;
+    uint64_t seed, capacity;
+    double fpr_target;
+    uint64_t keys_added;       /**< keys streamed through this slice, kept or skipped */
+} bb_slice_info;
+
+/** Fill *out. BB_E_INVAL on NULL. */
+BB_API bb_status bb_slice_get_info(const bb_slice *s, bb_slice_info *out);
+
+/** The slice's bytes: 64 * n_blocks of them (*len_bytes, may be NULL); NULL for NULL s. */
+BB_API const void *bb_slice_data(const bb_slice *s, uint64_t *len_bytes);
+
+/** Free a slice. NULL is ignored. */
+BB_API void bb_slice_free(bb_slice *s);
+
+/**
+ * Test hashes against blocks kept elsewhere (e.g. fetched from Redis by GETRANGE):
+ * out[i] = 1 if all k probes of hashes[i] are set in the 64 bytes at blocks + 64 i, which
+ * the caller filled with the block of hashes[i] (block floor(h * blocks / 2^64) of its
+ * filter, see bb_add_hash), else 0; *n_present (may be NULL) counts the 1s. Uses the active
+ * kernel, so answers equal bb_contains_hash on the whole filter. blocks may have any
+ * alignment; 64-byte-aligned blocks are tested in place, others are copied first. n = 0 is
+ * valid. Thread-safe (reads only).
+ * @return BB_OK, or BB_E_INVAL (NULL arrays with n > 0, k outside 1..BB_MAX_K).
+ */
+BB_API bb_status bb_blocks_test(const void *blocks, const uint64_t *hashes, size_t n, unsigned k,
+                                uint8_t *out, size_t *n_present);
+
 #ifdef __cplusplus
 }
 #endif

@@ -252,6 +252,10 @@ extern const bb_kind_ops bb_kind_blocked, bb_kind_classic, bb_kind_counting, bb_
 const bb_kind_ops *bb_kind_row(bb_kind kind);
 static inline const bb_kind_ops *bb_row(const bb_filter *f) { return bb_kind_row(f->kind); }
 
+/** Geometry (bits, k) that bb_create gives a flat kind's config (filter.c); also used by
+ *  slice.c so that a slice is exactly a range of the filter bb_create would make. */
+bb_status bb_config_geometry(const bb_config *cfg, uint64_t *bits, unsigned *k);
+
 /* ---- Object helpers (object.c), for the generic files and the rows ---------------------- */
 /** Allocate a filter object with a zeroed, aligned payload for (kind, bits, k): BB_E_INVAL for
  *  bits 0, k outside 1..BB_MAX_K, a nested kind or bits not whole blocks; BB_E_TOO_LARGE;

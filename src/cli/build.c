@@ -43,11 +43,15 @@ static const char usage[] =
     "                         model FPR for the keys added stays <= P (build large from an\n"
     "                         estimate, shrink to what the keys need)\n"
     "  -0, --null             keys end with NUL instead of newline; nothing is stripped\n"
+    "      --slice=I/N        write only slice I (0-based) of N of the blocked filter:\n"
+    "                         its blocks' bytes, no header, in 1/N of the memory; needs -n.\n"
+    "                         The N slice files concatenated are the filter's payload\n"
+    "                         (docs/REDIS.md); 'blockbloom redis push --slice' stores one\n"
     "  -h, --help             show this help and exit\n"
     "\n"
     "A summary goes to standard error. Exit status: 0 success, 1 error, 2 usage error.\n";
 
-enum { OPT_KIND = 256, OPT_BPK, OPT_HASHES, OPT_SEED, OPT_POW2, OPT_FOLD_TO };
+enum { OPT_KIND = 256, OPT_BPK, OPT_HASHES, OPT_SEED, OPT_POW2, OPT_FOLD_TO, OPT_SLICE };
 
 static const struct option long_opts[] = {
     {"output", required_argument, NULL, 'o'},   {"kind", required_argument, NULL, OPT_KIND},
@@ -55,6 +59,7 @@ static const struct option long_opts[] = {
     {"bits-per-key", required_argument, NULL, OPT_BPK},
     {"hashes", required_argument, NULL, OPT_HASHES},
     {"seed", required_argument, NULL, OPT_SEED}, {"null", no_argument, NULL, '0'},
+    {"slice", required_argument, NULL, OPT_SLICE},
     {"pow2", no_argument, NULL, OPT_POW2},      {"fold-to", required_argument, NULL, OPT_FOLD_TO},
     {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0}};
 
@@ -63,6 +68,7 @@ typedef struct build_opts {
     const char *out;
     double fold_to; /* 0 = no folding */
     bool nul, help;
+    uint64_t slice_i, slice_n; /* --slice I/N; slice_n 0 = the whole filter */
 } build_opts;
 
 /* ---- Shared with add ------------------------------------------------------------------------ */
@@ -158,6 +164,11 @@ static int parse_value(int c, const char *arg, build_opts *o) {
         o->cfg.k = (unsigned)k;
         break;
     case OPT_SEED: ok = cli_parse_u64(arg, 0, UINT64_MAX, true, &o->cfg.seed); break;
+    case OPT_SLICE:
+        if (!cli_parse_slice(arg, &o->slice_i, &o->slice_n))
+            return cli_usage_error("build", "invalid value '%s' for --slice: expected I/N with "
+                                   "0 <= I < N", arg);
+        break;
     case OPT_FOLD_TO: ok = cli_parse_double(arg, 0.0, 1.0, &o->fold_to); break;
     case OPT_POW2: o->cfg.flags |= BB_POW2_BYTES; break;
     }
@@ -185,6 +196,12 @@ static int parse_args(int argc, char **argv, build_opts *o) {
     if (o->cfg.kind == BB_SCALABLE && (o->cfg.bits_per_key != 0.0 || o->cfg.k))
         return cli_usage_error("build", "--bits-per-key and --hashes do not apply to --kind "
                                "scalable (each sub-filter is sized from -p)");
+    if (o->slice_n && (o->cfg.kind != BB_BLOCKED || !o->cfg.capacity))
+        return cli_usage_error("build", "--slice needs -n (the whole filter's capacity) and "
+                               "--kind blocked");
+    if (o->slice_n && o->fold_to != 0.0)
+        return cli_usage_error("build", "--fold-to does not apply to --slice (a slice cannot "
+                               "shrink alone)");
     bool folds = o->cfg.kind == BB_BLOCKED || o->cfg.kind == BB_SPLIT;
     if ((o->cfg.flags & BB_POW2_BYTES) && !folds)
         return cli_usage_error("build", "--pow2 applies to --kind split and blocked only");
@@ -239,6 +256,12 @@ int bb_cmd_build(int argc, char **argv) {
     cli_keybuf kb = {0};
     bb_filter *f = NULL;
     cli_keyreader_init(&r, argv + optind, (size_t)(argc - optind), o.nul, true);
+    if (o.slice_n) {
+        st = cli_build_slice(&o.cfg, o.slice_i, o.slice_n, &r, &kb, o.out);
+        cli_keyreader_close(&r);
+        cli_keybuf_free(&kb);
+        return st;
+    }
     st = o.cfg.capacity ? build_streaming(&o, &r, &kb, &f) : build_from_all(&o, &r, &kb, &f);
     cli_keyreader_close(&r);
     cli_keybuf_free(&kb);

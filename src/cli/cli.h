@@ -32,6 +32,7 @@ int bb_cmd_merge(int argc, char **argv);
 int bb_cmd_export(int argc, char **argv);
 int bb_cmd_demo(int argc, char **argv);
 int bb_cmd_bench(int argc, char **argv);
+int bb_cmd_redis(int argc, char **argv); /* redis.c, only with BB_HAVE_REDIS */
 #ifdef BB_WITH_PARQUET
 int bb_cmd_parquet(int argc, char **argv); /* parquet.c: info, probe, extract, index */
 #endif
@@ -151,5 +152,19 @@ int cli_add_stream(bb_filter *f, cli_keyreader *r, cli_keybuf *kb);
 
 /** Save `f` atomically to `path` and print the summary line on stderr. */
 int cli_save_and_report(const bb_filter *f, const char *path);
+
+/* ---- Slices (slice.c) ---------------------------------------------------------------------- */
+
+/** Parse "I/N" (decimal, 0 <= I < N); false if it is not that. */
+bool cli_parse_slice(const char *text, uint64_t *index, uint64_t *n);
+
+/** `build --slice I/N`: stream r's keys into slice I of N of cfg's filter and write its
+ *  bytes atomically to `path` (temporary file, fsync, rename). */
+int cli_build_slice(const bb_config *cfg, uint64_t index, uint64_t n, cli_keyreader *r,
+                    cli_keybuf *kb, const char *path);
+
+/** Write len bytes to `path` atomically (temporary file in the same directory, fsync,
+ *  rename); on error a message naming `path` is printed and `path` is untouched. */
+int cli_write_atomic(const char *path, const void *data, uint64_t len);
 
 #endif
