@@ -62,7 +62,8 @@ typedef enum bb_status {
     BB_E_MISMATCH = 11,    /**< filters differ in kind, size, k, seed or layout */
     BB_E_FULL = 12,        /**< a non-scaling filter is at capacity */
     BB_E_ABSENT = 13,      /**< remove of a key that is definitely not in the filter */
-    BB_E_READONLY = 14     /**< change requested on a read-only (memory-mapped) filter */
+    BB_E_READONLY = 14,    /**< change requested on a read-only (memory-mapped) filter */
+    BB_E_MALFORMED = 15    /**< malformed URL, domain name, address or CIDR range */
 } bb_status;
 
 /** Short English description of a status; never NULL (unknown codes get a generic text). */
@@ -530,6 +531,81 @@ BB_API bb_status bb_load(bb_filter **out, const char *path);
  *  and payload checksums) before use. Changes return BB_E_READONLY. The mapping lives until
  *  bb_free; the file must not be modified in place meanwhile (bb_save replaces, so is safe). */
 BB_API bb_status bb_open_mmap(bb_filter **out, const char *path);
+
+
+/* ============================================================================================
+ * Network keys: URL expressions, domains, IP/CIDR ranges (src/net/). These helpers turn the
+ * inputs of URL and packet filters into keys of an ordinary filter, with the canonical rules,
+ * and test many inputs with the batch kernels. They never allocate per input: the per-URL
+ * and per-domain calls write into caller buffers; a batch call allocates one work area.
+ * All are thread-safe on distinct buffers (read-only on the filter, like bb_contains).
+ * ========================================================================================== */
+
+/** A piece of a caller's buffer: bytes buf[off .. off + len). */
+typedef struct bb_span {
+    size_t off, len;
+} bb_span;
+
+/** Bytes a buffer needs for the canonical form of a URL of len bytes: every byte may come
+ *  back escaped (x3), plus "http://", the root "/" and a dotted-quad host grown from "1". */
+#define BB_URL_CANON_BOUND(len) (3 * (size_t)(len) + 24)
+/** At most 5 host suffixes x 6 path prefixes (Safe Browsing v4, "Suffix/Prefix Expressions"). */
+#define BB_URL_MAX_EXPRESSIONS 30
+/** bb_url_contains_batch's out[i] for a URL that cannot be canonicalised. */
+#define BB_URL_MALFORMED 2
+
+/**
+ * Canonicalise a URL as Safe Browsing v4 "URLs and Hashing" specifies: tab, CR and LF
+ * removed, surrounding spaces trimmed, the fragment dropped, percent-unescaped until no
+ * escape is left; host: user info and port dropped, leading and trailing dots removed, runs
+ * of dots collapsed, lowercased, an IPv4 address in decimal, octal, hex or with fewer than 4
+ * parts (inet_aton's forms) written as 4 decimals; path: "/./" and "/../" resolved, runs of
+ * slashes collapsed ("/" when empty); query kept; bytes <= 0x20, >= 0x7f, '#' and '%'
+ * re-escaped as %XX. A URL without "scheme://" gets "http://"; the scheme is lowercased.
+ * Internationalised host names must already be in their ASCII (Punycode) form (see
+ * bb_domain_normalize); their bytes >= 0x80 are escaped otherwise.
+ *
+ * @param url      len bytes, not NUL-terminated (NULL allowed when len is 0).
+ * @param out      cap bytes of working space and result, cap >= BB_URL_CANON_BOUND(len).
+ * @param out_len  receives the canonical length (0 on error). Not NULL.
+ * @return BB_OK; BB_E_MALFORMED (empty URL or host, unclosed "[", non-digit port);
+ *         BB_E_INVAL (NULL, or cap too small).
+ */
+BB_API bb_status bb_url_canonicalize(const char *url, size_t len, char *out, size_t cap,
+                                     size_t *out_len);
+
+/**
+ * Canonicalise url into buf (as bb_url_canonicalize) and list its host-suffix x path-prefix
+ * expressions as spans of buf, Safe Browsing's order: for each host (the exact host, then up
+ * to 4 made from its last 5 labels by removing leading labels while 2 remain; an IP address
+ * only as itself), each path (the exact path with its query, without it, then "/" and up to 3
+ * leading directories each with its trailing "/"; duplicates dropped). An expression has no
+ * scheme: "a.b.c/1/2.html?param=1", "b.c/1/". exprs[0] is the whole URL's expression (the
+ * key a blocklist entry adds, see bb_url_add).
+ * @return as bb_url_canonicalize; *n_exprs (1 .. 30, 0 on error) may not be NULL.
+ */
+BB_API bb_status bb_url_expressions(const char *url, size_t len, char *buf, size_t cap,
+                                    bb_span exprs[BB_URL_MAX_EXPRESSIONS], size_t *n_exprs);
+
+/** Add a blocklist entry: the exact expression (exprs[0]) of url. buf as bb_url_expressions. */
+BB_API bb_status bb_url_add(bb_filter *f, const char *url, size_t len, char *buf, size_t cap);
+
+/** Whether any expression of url is possibly in f: *found, and *match (may be NULL) the
+ *  first one found, a span of buf. Errors as bb_url_expressions (then *found is false). */
+BB_API bb_status bb_url_match(const bb_filter *f, const char *url, size_t len, char *buf,
+                              size_t cap, bb_span *match, bool *found);
+
+/**
+ * Test every expression of urls[i] (lens[i] bytes) for i < n: out[i] = 1 if one is possibly
+ * in f, 0 if none is, BB_URL_MALFORMED if the URL cannot be canonicalised. The hashes of 64
+ * URLs' expressions go to one bb_contains_hashes call (grouped and prefetched). Allocates one
+ * work area (3 x the longest URL + 32 KiB) per call. *n_present (may be NULL) counts the 1s.
+ * @return BB_OK, BB_E_INVAL (NULL arrays with n > 0, urls[i] NULL with lens[i] > 0),
+ *         BB_E_NOMEM.
+ */
+BB_API bb_status bb_url_contains_batch(const bb_filter *f, const char *const *urls,
+                                       const size_t *lens, size_t n, uint8_t *out,
+                                       size_t *n_present);
 
 #ifdef __cplusplus
 }
