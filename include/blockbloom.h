@@ -551,8 +551,9 @@ typedef struct bb_span {
 #define BB_URL_CANON_BOUND(len) (3 * (size_t)(len) + 24)
 /** At most 5 host suffixes x 6 path prefixes (Safe Browsing v4, "Suffix/Prefix Expressions"). */
 #define BB_URL_MAX_EXPRESSIONS 30
-/** bb_url_contains_batch's out[i] for a URL that cannot be canonicalised. */
-#define BB_URL_MALFORMED 2
+/** A network batch's out[i] for an input that cannot be read (a malformed URL, name or
+ *  address); 1 means possibly present, 0 definitely absent. */
+#define BB_NET_MALFORMED 2
 
 /**
  * Canonicalise a URL as Safe Browsing v4 "URLs and Hashing" specifies: tab, CR and LF
@@ -597,7 +598,7 @@ BB_API bb_status bb_url_match(const bb_filter *f, const char *url, size_t len, c
 
 /**
  * Test every expression of urls[i] (lens[i] bytes) for i < n: out[i] = 1 if one is possibly
- * in f, 0 if none is, BB_URL_MALFORMED if the URL cannot be canonicalised. The hashes of 64
+ * in f, 0 if none is, BB_NET_MALFORMED if the URL cannot be canonicalised. The hashes of 64
  * URLs' expressions go to one bb_contains_hashes call (grouped and prefetched). Allocates one
  * work area (3 x the longest URL + 32 KiB) per call. *n_present (may be NULL) counts the 1s.
  * @return BB_OK, BB_E_INVAL (NULL arrays with n > 0, urls[i] NULL with lens[i] > 0),
@@ -606,6 +607,64 @@ BB_API bb_status bb_url_match(const bb_filter *f, const char *url, size_t len, c
 BB_API bb_status bb_url_contains_batch(const bb_filter *f, const char *const *urls,
                                        const size_t *lens, size_t n, uint8_t *out,
                                        size_t *n_present);
+
+/* ---- Domains ------------------------------------------------------------------------------
+ * A query host matches when it or a parent domain is in the set, down to (never including)
+ * its public suffix: a.b.example.com tries a.b.example.com, b.example.com, example.com. The
+ * public suffix list (publicsuffix.org) is read at run time, by default from Debian's
+ * publicsuffix package. Internationalised names are mapped to their ASCII (Punycode) form
+ * with libidn2 (UTS #46 non-transitional processing, NFC input) when the library is built
+ * with it (CMake option BB_WITH_IDN2, on by default; without it they give
+ * BB_E_UNSUPPORTED). libidn2 allocates inside that one call, for non-ASCII names only. */
+
+/** Longest domain name in its ASCII form, in bytes (RFC 1035, without the final dot). */
+#define BB_DOMAIN_MAX_LEN 253
+/** Most parents a name can have (a 253-byte name has at most 127 labels). */
+#define BB_DOMAIN_MAX_CANDIDATES 127
+/** Where Debian's publicsuffix package installs the list (its README.Debian). */
+#define BB_PSL_DEFAULT_PATH "/usr/share/publicsuffix/public_suffix_list.dat"
+
+typedef struct bb_psl bb_psl;
+
+/** Read a public suffix list file (path NULL: BB_PSL_DEFAULT_PATH) into *out, for
+ *  bb_psl_free. @return BB_OK, BB_E_IO (cannot open or read; errno kept), BB_E_MALFORMED
+ *  (no rule in it), BB_E_NOMEM, BB_E_INVAL (NULL out). The list is read-only afterwards:
+ *  any number of threads may use it. */
+BB_API bb_status bb_psl_load(bb_psl **out, const char *path);
+BB_API void bb_psl_free(bb_psl *psl);
+/** Number of distinct rules read (0 for NULL). */
+BB_API size_t bb_psl_rules(const bb_psl *psl);
+
+/**
+ * Normalise a host name: surrounding spaces and one final dot removed, ASCII lowercased,
+ * non-ASCII names mapped to Punycode (libidn2). The result must be labels of 1 to 63 bytes of
+ * [a-z0-9_-] (underscores occur in real blocklists), at most BB_DOMAIN_MAX_LEN bytes, with a
+ * last label that is not all digits (that is an address, not a name).
+ * @param out  cap >= BB_DOMAIN_MAX_LEN + 1 bytes (not NUL-terminated on return).
+ * @return BB_OK, BB_E_MALFORMED, BB_E_UNSUPPORTED (non-ASCII name, library built without
+ *         libidn2), BB_E_INVAL (NULL, small cap).
+ */
+BB_API bb_status bb_domain_normalize(const char *name, size_t len, char *out, size_t cap,
+                                     size_t *out_len);
+
+/** The public suffix of a normalised name, as a span of it ("co.uk" of "a.b.co.uk"; the
+ *  whole name when it is a suffix itself). BB_E_INVAL on NULL or an empty name. */
+BB_API bb_status bb_domain_public_suffix(const bb_psl *psl, const char *name, size_t len,
+                                         bb_span *suffix);
+
+/** Normalise name into buf (cap >= BB_DOMAIN_MAX_LEN + 1) and list the names a query for it
+ *  tries, longest first, as spans of buf: the name and its parents above the public suffix.
+ *  A public suffix itself gives *n = 0. Errors as bb_domain_normalize. */
+BB_API bb_status bb_domain_candidates(const bb_psl *psl, const char *name, size_t len,
+                                      char *buf, size_t cap,
+                                      bb_span cands[BB_DOMAIN_MAX_CANDIDATES], size_t *n);
+
+/** For i < n: out[i] = 1 if a candidate of names[i] is possibly in f, 0 if none is,
+ *  BB_NET_MALFORMED if the name is malformed (or needs libidn2 that is missing). Hashes of
+ *  64 names' candidates go to one bb_contains_hashes call. Errors as bb_url_contains_batch. */
+BB_API bb_status bb_domain_contains_batch(const bb_filter *f, const bb_psl *psl,
+                                          const char *const *names, const size_t *lens,
+                                          size_t n, uint8_t *out, size_t *n_present);
 
 #ifdef __cplusplus
 }

@@ -29,7 +29,7 @@ san=address,undefined
 cflags="-g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,$san -fno-sanitize-recover=all"
 cmake -S . -B "$dir/lib" -DCMAKE_C_COMPILER="$cc" -DCMAKE_BUILD_TYPE=None \
   -DCMAKE_C_FLAGS="$cflags" -DBUILD_SHARED_LIBS=OFF -DBB_BUILD_TESTS=OFF -DBB_BUILD_BENCH=OFF \
-  -DBB_BUILD_CLI=OFF >/dev/null
+  -DBB_BUILD_CLI=OFF -DBB_WITH_IDN2=OFF >/dev/null
 cmake --build "$dir/lib" -j2 --target blockbloom >/dev/null
 for t in "${targets[@]}"; do
   extra=()

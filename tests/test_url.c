@@ -184,7 +184,7 @@ Test(url, batch_agrees_with_single) {
         "http://1.2.3.4/x",                     /* the query is part of the entry */
         "http://h:bad/",                        /* malformed */
     };
-    static const uint8_t want[] = {1, 1, 0, 1, 0, 1, 0, BB_URL_MALFORMED};
+    static const uint8_t want[] = {1, 1, 0, 1, 0, 1, 0, BB_NET_MALFORMED};
     size_t lens[8];
     for (size_t i = 0; i < 8; i++) lens[i] = strlen(urls[i]);
     uint8_t out[8];
@@ -196,7 +196,7 @@ Test(url, batch_agrees_with_single) {
         bool found;
         bb_span m;
         bb_status s = bb_url_match(f, urls[i], lens[i], buf, sizeof buf, &m, &found);
-        cr_expect_eq(s, want[i] == BB_URL_MALFORMED ? BB_E_MALFORMED : BB_OK);
+        cr_expect_eq(s, want[i] == BB_NET_MALFORMED ? BB_E_MALFORMED : BB_OK);
         cr_expect_eq(found, want[i] == 1);
     }
     bool found;

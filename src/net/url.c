@@ -23,7 +23,7 @@
  * its scheme it is one contiguous span (the host suffix ends where the path begins): the
  * expressions are (offset, length) spans into the canonical URL, again without allocation.
  */
-#include "blockbloom.h"
+#include "netutil.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -361,31 +361,20 @@ bb_status bb_url_expressions(const char *url, size_t len, char *buf, size_t cap,
 
 /* ---- Batches ----------------------------------------------------------------------------------- */
 
-/* URLs per group: their expression hashes (<= 30 each) go to one bb_contains_hashes call,
- * which prefetches across them. */
-#define GROUP_URLS 64u
-
-typedef struct url_work {
+typedef struct url_ctx {
+    const bb_filter *f;
+    const char *const *urls;
+    const size_t *lens;
     char *buf;
     size_t cap;
-    uint64_t hashes[GROUP_URLS * BB_URL_MAX_EXPRESSIONS];
-    uint8_t hit[GROUP_URLS * BB_URL_MAX_EXPRESSIONS];
-    size_t first[GROUP_URLS + 1]; /* expressions of URL g: first[g] .. first[g + 1] */
-    uint8_t malformed[GROUP_URLS];
-} url_work;
+} url_ctx;
 
-/* Hash the expressions of urls[b .. b + m) into w. */
-static void hash_group(const bb_filter *f, const char *const *urls, const size_t *lens,
-                       size_t b, size_t m, url_work *w) {
-    size_t n = 0;
-    for (size_t g = 0; g < m; g++) {
-        bb_span ex[BB_URL_MAX_EXPRESSIONS];
-        size_t ne = 0;
-        w->first[g] = n;
-        w->malformed[g] = bb_url_expressions(urls[b + g], lens[b + g], w->buf, w->cap, ex, &ne) != BB_OK;
-        for (size_t j = 0; j < ne; j++) w->hashes[n++] = bb_hash(f, w->buf + ex[j].off, ex[j].len);
-    }
-    w->first[m] = n;
+static bb_status url_keys(void *ctx, size_t i, uint64_t *hashes, size_t *n) {
+    url_ctx *c = ctx;
+    bb_span ex[BB_URL_MAX_EXPRESSIONS];
+    bb_status st = bb_url_expressions(c->urls[i], c->lens[i], c->buf, c->cap, ex, n);
+    for (size_t j = 0; j < *n; j++) hashes[j] = bb_hash(c->f, c->buf + ex[j].off, ex[j].len);
+    return st;
 }
 
 bb_status bb_url_contains_batch(const bb_filter *f, const char *const *urls, const size_t *lens,
@@ -398,31 +387,11 @@ bb_status bb_url_contains_batch(const bb_filter *f, const char *const *urls, con
         if (lens[i] > longest) longest = lens[i];
     }
     if (longest > (SIZE_MAX - 24) / 3) return BB_E_INVAL;
-    url_work *w = malloc(sizeof *w);
-    char *buf = malloc(BB_URL_CANON_BOUND(longest));
-    if (!w || !buf) {
-        free(w);
-        free(buf);
-        return BB_E_NOMEM;
-    }
-    w->buf = buf;
-    w->cap = BB_URL_CANON_BOUND(longest);
-    size_t present = 0;
-    for (size_t b = 0; b < n; b += GROUP_URLS) {
-        size_t m = n - b < GROUP_URLS ? n - b : GROUP_URLS;
-        hash_group(f, urls, lens, b, m, w);
-        bb_contains_hashes(f, w->hashes, w->first[m], w->hit, NULL);
-        for (size_t g = 0; g < m; g++) {
-            uint8_t any = 0;
-            for (size_t j = w->first[g]; j < w->first[g + 1]; j++) any |= w->hit[j];
-            out[b + g] = w->malformed[g] ? BB_URL_MALFORMED : any;
-            present += any;
-        }
-    }
-    free(buf);
-    free(w);
-    if (n_present) *n_present = present;
-    return BB_OK;
+    url_ctx c = {f, urls, lens, malloc(BB_URL_CANON_BOUND(longest)), BB_URL_CANON_BOUND(longest)};
+    if (!c.buf) return BB_E_NOMEM;
+    bb_status st = bb_net_any_batch(f, n, BB_URL_MAX_EXPRESSIONS, url_keys, &c, out, n_present);
+    free(c.buf);
+    return st;
 }
 
 bb_status bb_url_add(bb_filter *f, const char *url, size_t len, char *buf, size_t cap) {
