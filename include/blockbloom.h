@@ -666,6 +666,65 @@ BB_API bb_status bb_domain_contains_batch(const bb_filter *f, const bb_psl *psl,
                                           const char *const *names, const size_t *lens,
                                           size_t n, uint8_t *out, size_t *n_present);
 
+/* ---- IP addresses and CIDR ranges ---------------------------------------------------------
+ * Addresses are 16 bytes in network order. An IPv4 address a.b.c.d is the IPv4-mapped IPv6
+ * address ::ffff:a.b.c.d (RFC 4291 2.5.5.2), and the range a.b.c.d/n is ::ffff:a.b.c.d/(96+n):
+ * IPv4 and IPv4-mapped IPv6 spellings of an address are one key, and an IPv6 range covering
+ * ::ffff:0:0/96 contains IPv4 addresses. No other IPv6 form (::a.b.c.d, 64:ff9b::/96) is
+ * taken for IPv4. A range is stored as the 17-byte key (prefix length 0..128, address with the
+ * bits past the prefix zero); a query tests an address at each prefix length in the set. */
+
+#define BB_CIDR_KEY_BYTES 17
+/** Which prefix lengths 0..128 a set holds: bit l of words[l / 64] is length l. */
+typedef struct bb_prefix_set {
+    uint64_t words[3];
+} bb_prefix_set;
+
+/** out = ::ffff:v4 (v4 in network order). */
+BB_API void bb_ipv4_mapped(const uint8_t v4[4], uint8_t out[16]);
+/** Whether addr is IPv4-mapped (::ffff:0:0/96), i.e. an IPv4 address. */
+BB_API bool bb_addr_is_ipv4(const uint8_t addr[16]);
+
+/**
+ * Parse "ADDR" or "ADDR/LEN" (IPv4 dotted quad or IPv6 text as inet_pton(3) reads them;
+ * surrounding spaces ignored; ADDR alone is a single address, /32 or /128) into addr and the
+ * 128-bit prefix length (96 + n for IPv4).
+ * @param why  (may be NULL) on BB_E_MALFORMED, a static English reason: "not an IP address",
+ *             "the prefix length is not a whole number", "prefix length above 32 for IPv4",
+ *             "prefix length above 128 for IPv6", "host bits set beyond the prefix".
+ * @return BB_OK, BB_E_MALFORMED, BB_E_INVAL (NULL).
+ */
+BB_API bb_status bb_cidr_parse(const char *text, size_t len, uint8_t addr[16],
+                               unsigned *prefix_len, const char **why);
+
+/** The key of range addr/prefix_len (prefix_len <= 128; host bits are cleared). */
+BB_API void bb_cidr_key(const uint8_t addr[16], unsigned prefix_len,
+                        uint8_t key[BB_CIDR_KEY_BYTES]);
+
+/** Add range addr/prefix_len to f and its length to *set. BB_E_MALFORMED if host bits are
+ *  set past the prefix, BB_E_INVAL (NULL, prefix_len > 128), or bb_add's errors. */
+BB_API bb_status bb_cidr_add(bb_filter *f, bb_prefix_set *set, const uint8_t addr[16],
+                             unsigned prefix_len);
+
+/** For i < n: out[i] = 1 if address i (16 bytes at addrs + i * stride; stride 0 = 16) is
+ *  possibly in a range of f, tested at each length of *set, else 0. Errors: BB_E_INVAL (NULL
+ *  with n > 0, 0 < stride < 16), BB_E_NOMEM. */
+BB_API bb_status bb_cidr_contains_batch(const bb_filter *f, const bb_prefix_set *set,
+                                        const uint8_t *addrs, size_t stride, size_t n,
+                                        uint8_t *out, size_t *n_present);
+
+/* ---- 5-tuples: fixed-width keys for bb_add_fixed / bb_contains_fixed ----------------------- */
+#define BB_5TUPLE_KEY_BYTES 37
+typedef struct bb_5tuple {
+    uint8_t proto;              /**< IP protocol number: 6 TCP, 17 UDP */
+    uint8_t src[16], dst[16];   /**< addresses as above (IPv4 mapped) */
+    uint16_t src_port, dst_port;
+} bb_5tuple;
+
+/** key = proto, src, dst, src_port and dst_port big-endian: 37 bytes, the same on every
+ *  machine. */
+BB_API void bb_5tuple_key(const bb_5tuple *t, uint8_t key[BB_5TUPLE_KEY_BYTES]);
+
 #ifdef __cplusplus
 }
 #endif
