@@ -388,10 +388,11 @@ typedef enum bb_mismatch {
     BB_MISMATCH_BITS = 2,   /**< different bits (or counters) */
     BB_MISMATCH_K = 3,      /**< different probes per key */
     BB_MISMATCH_SEED = 4,   /**< different hash seeds */
-    BB_MISMATCH_LAYOUT = 5  /**< scalable: different number or geometry of sub-filters */
+    BB_MISMATCH_LAYOUT = 5, /**< scalable: different number or geometry of sub-filters */
+    BB_MISMATCH_KEYS = 6    /**< different key schemes (bb_key_scheme.keys) */
 } bb_mismatch;
 
-/** "match", "kind", "bits", "k", "seed", "layout"; "unknown" otherwise. */
+/** "match", "kind", "bits", "k", "seed", "layout", "keys"; "unknown" otherwise. */
 BB_API const char *bb_mismatch_name(bb_mismatch m);
 
 /**
@@ -500,6 +501,9 @@ BB_API bb_status bb_isa_from_string(const char *name, bb_isa *out);
  * Files and buffers (format: docs/FORMAT.md). Little-endian, versioned, checksummed.
  * ========================================================================================== */
 #define BB_FORMAT_VERSION 1u
+/** Version of files that carry a key-scheme record (bb_set_key_scheme; docs/FORMAT.md,
+ *  "Version 2: the key-scheme record"). Files without one are still written as version 1. */
+#define BB_FORMAT_VERSION_KEYS 2u
 
 /** Bytes bb_serialize needs for `f` (every kind is stored: blocked, classic, counting, and a
  *  scalable filter with all its sub-filters). BB_E_INVAL on NULL. */
@@ -701,14 +705,16 @@ BB_API bb_status bb_cidr_parse(const char *text, size_t len, uint8_t addr[16],
 BB_API void bb_cidr_key(const uint8_t addr[16], unsigned prefix_len,
                         uint8_t key[BB_CIDR_KEY_BYTES]);
 
-/** Add range addr/prefix_len to f and its length to *set. BB_E_MALFORMED if host bits are
- *  set past the prefix, BB_E_INVAL (NULL, prefix_len > 128), or bb_add's errors. */
+/** Add range addr/prefix_len to f and its length to *set, or with set NULL to f's own key
+ *  scheme (which becomes BB_KEYS_CIDR). BB_E_MALFORMED if host bits are set past the prefix,
+ *  BB_E_INVAL (NULL f or addr, prefix_len > 128, set NULL on a filter of another scheme), or
+ *  bb_add's errors. */
 BB_API bb_status bb_cidr_add(bb_filter *f, bb_prefix_set *set, const uint8_t addr[16],
                              unsigned prefix_len);
 
 /** For i < n: out[i] = 1 if address i (16 bytes at addrs + i * stride; stride 0 = 16) is
- *  possibly in a range of f, tested at each length of *set, else 0. Errors: BB_E_INVAL (NULL
- *  with n > 0, 0 < stride < 16), BB_E_NOMEM. */
+ *  possibly in a range of f, tested at each length of *set (NULL: of f's key scheme), else 0.
+ *  Errors: BB_E_INVAL (NULL with n > 0, 0 < stride < 16), BB_E_NOMEM. */
 BB_API bb_status bb_cidr_contains_batch(const bb_filter *f, const bb_prefix_set *set,
                                         const uint8_t *addrs, size_t stride, size_t n,
                                         uint8_t *out, size_t *n_present);
@@ -724,6 +730,33 @@ typedef struct bb_5tuple {
 /** key = proto, src, dst, src_port and dst_port big-endian: 37 bytes, the same on every
  *  machine. */
 BB_API void bb_5tuple_key(const bb_5tuple *t, uint8_t key[BB_5TUPLE_KEY_BYTES]);
+
+/* ---- Key schemes: what a filter's keys are, stored with it --------------------------------
+ * A filter built from network keys records their kind, and a CIDR filter the prefix lengths
+ * that occur, so that a reader tests an address only at those lengths. The scheme is saved in
+ * a versioned record after the payload (docs/FORMAT.md, "Version 2"); a filter without one
+ * (BB_KEYS_PLAIN, the default) is saved exactly as before, as format version 1. */
+typedef enum bb_keys {
+    BB_KEYS_PLAIN = 0,  /**< keys are whatever the caller added */
+    BB_KEYS_URL = 1,    /**< Safe Browsing expressions (bb_url_add) */
+    BB_KEYS_DOMAIN = 2, /**< normalised domain names (bb_domain_normalize) */
+    BB_KEYS_CIDR = 3,   /**< CIDR range keys (bb_cidr_add); prefixes says which lengths */
+    BB_KEYS_5TUPLE = 4  /**< 5-tuple keys (bb_5tuple_key) */
+} bb_keys;
+
+typedef struct bb_key_scheme {
+    bb_keys keys;
+    bb_prefix_set prefixes; /**< BB_KEYS_CIDR: lengths present; all zero for other schemes */
+} bb_key_scheme;
+
+/** Set f's key scheme (copied; bb_clone copies it, bb_clear keeps it, bb_union ORs the prefix
+ *  sets of two filters of one scheme). @return BB_OK, BB_E_INVAL (NULL, unknown keys, prefix
+ *  bits above 128, or prefixes for a scheme other than BB_KEYS_CIDR), BB_E_READONLY. */
+BB_API bb_status bb_set_key_scheme(bb_filter *f, const bb_key_scheme *ks);
+/** f's key scheme (BB_KEYS_PLAIN unless set or loaded). BB_E_INVAL on NULL. Thread-safe. */
+BB_API bb_status bb_get_key_scheme(const bb_filter *f, bb_key_scheme *out);
+/** "plain", "url", "domain", "cidr", "5tuple"; "unknown" otherwise. */
+BB_API const char *bb_keys_name(bb_keys keys);
 
 #ifdef __cplusplus
 }

@@ -145,6 +145,8 @@ struct bb_filter {
     size_t n_subs, subs_cap;
     double growth, tightening;
     unsigned flags;
+    /* What the keys are (keyscheme.c); saved as the version-2 record when not plain. */
+    bb_key_scheme scheme;
 };
 
 /* ---- The kinds table ----------------------------------------------------------------------
@@ -307,5 +309,15 @@ double bb_classic_fpr(double n_keys, uint64_t bits, unsigned k);
 bb_status bb_classic_size(uint64_t capacity, double fpr, uint64_t *bits, unsigned *k);
 bb_status bb_classic_size_for_k(uint64_t capacity, double fpr, unsigned k, uint64_t *bits);
 unsigned bb_classic_best_k(uint64_t capacity, uint64_t bits);
+
+/* ---- Key-scheme record (keyscheme.c; FORMAT.md, "Version 2") ----------------------------- */
+#define BB_SCHEME_RECORD_BYTES 64u
+/** The record of f's scheme (f->scheme.keys != BB_KEYS_PLAIN). */
+void bb_scheme_encode(const bb_filter *f, uint8_t rec[BB_SCHEME_RECORD_BYTES]);
+/** Validate a record into *out: BB_OK, BB_E_CORRUPT (checksum), BB_E_UNSUPPORTED (a record
+ *  type or scheme of a newer library), BB_E_INCONSISTENT (bad fields). */
+bb_status bb_scheme_decode(const uint8_t rec[BB_SCHEME_RECORD_BYTES], bb_key_scheme *out);
+/** Whether ks is a valid scheme (keys known, prefixes only for CIDR, lengths <= 128). */
+bool bb_scheme_valid(const bb_key_scheme *ks);
 
 #endif /* BB_INTERNAL_H */

@@ -59,7 +59,7 @@ typedef struct build_opts {
     bb_config cfg;
     const char *out;
     bool nul, help;
-    cli_keys keys;      /* --keys (netkeys.c) */
+    bb_keys keys;      /* --keys (netkeys.c) */
     bool skip_invalid;
 } build_opts;
 

@@ -149,15 +149,10 @@ int cli_add_stream(bb_filter *f, cli_keyreader *r, cli_keybuf *kb);
 /** Save `f` atomically to `path` and print the summary line on stderr. */
 int cli_save_and_report(const bb_filter *f, const char *path);
 
-/* ---- Network key kinds (netkeys.c, netquery.c, pcap.c, scheme.c) ------------------------ */
-
-typedef enum cli_keys {
-    CLI_KEYS_PLAIN = 0, CLI_KEYS_URL, CLI_KEYS_DOMAIN, CLI_KEYS_CIDR, CLI_KEYS_5TUPLE
-} cli_keys;
+/* ---- Network key kinds (netkeys.c, netquery.c, pcap.c) ------------------------ */
 
 /** "url", "domain", "cidr", "5tuple" (or "plain") into *out; a usage error otherwise. */
-int cli_parse_keys(const char *cmd, const char *text, cli_keys *out);
-const char *cli_keys_name(cli_keys k);
+int cli_parse_keys(const char *cmd, const char *text, bb_keys *out);
 
 /** Empty kb to no keys / append one key (keys.c). false when out of memory. */
 bool cli_keybuf_reset(cli_keybuf *kb);
@@ -183,7 +178,7 @@ void cli_lines_summary(const cli_lines *l, bool warning);
 void cli_net_trim(const char **s, size_t *len, bool inline_comment);
 
 typedef struct cli_netctx {
-    cli_keys keys;
+    bb_keys keys;
     bb_psl *psl;             /* domain */
     bb_prefix_set *prefixes; /* cidr: lengths seen (build) */
     char *buf;               /* url: canonicalisation space */
@@ -203,12 +198,12 @@ void cli_net_format_addr(const uint8_t a[16], char out[CLI_ADDR_TEXT]);
 int cli_load_psl(bb_psl **out);
 
 /** `build --keys KIND`: cfg as parsed (capacity 0 = the number of keys). */
-int cli_net_build(bb_config *cfg, cli_keys keys, const char *out, bool skip_invalid,
+int cli_net_build(bb_config *cfg, bb_keys keys, const char *out, bool skip_invalid,
                   char *const *paths, size_t n_paths);
 
 /** Query options of the network kinds. */
 typedef struct cli_netquery_opts {
-    cli_keys keys;          /* CLI_KEYS_PLAIN: take the filter's own */
+    bb_keys keys;          /* BB_KEYS_PLAIN: take the filter's own */
     bool invert, count, show_match;
     const char *pcap;       /* --pcap FILE */
     const char *match;      /* --match src|dst|any|5tuple (NULL: by the filter's kind) */
@@ -221,8 +216,8 @@ int cli_net_query(const bb_filter *f, const cli_netquery_opts *o, char *const *p
                   size_t n_paths);
 int cli_pcap_query(const bb_filter *f, const cli_netquery_opts *o);
 
-/** The key kind (and CIDR prefix lengths) a filter was built for (scheme.c). */
-bb_status cli_scheme_set(bb_filter *f, cli_keys keys, const bb_prefix_set *prefixes);
-void cli_scheme_get(const bb_filter *f, cli_keys *keys, bb_prefix_set *prefixes);
+/** The key kind a filter records (bb_get_key_scheme), and for CIDR its prefix lengths: those
+ *  recorded, or all 129 for a filter that records none. */
+void cli_scheme_get(const bb_filter *f, bb_keys *keys, bb_prefix_set *prefixes);
 
 #endif

@@ -22,19 +22,23 @@
 /* Messages about bad lines beyond this many are counted, not printed. */
 #define MAX_LINE_MESSAGES 20
 
-static const char *const key_names[] = {"plain", "url", "domain", "cidr", "5tuple"};
-
-int cli_parse_keys(const char *cmd, const char *text, cli_keys *out) {
-    for (size_t i = 0; i < sizeof key_names / sizeof *key_names; i++)
-        if (strcmp(text, key_names[i]) == 0) {
-            *out = (cli_keys)i;
+int cli_parse_keys(const char *cmd, const char *text, bb_keys *out) {
+    for (bb_keys k = BB_KEYS_PLAIN; k <= BB_KEYS_5TUPLE; k++)
+        if (strcmp(text, bb_keys_name(k)) == 0) {
+            *out = k;
             return BB_EXIT_OK;
         }
     return cli_usage_error(cmd, "unknown key kind '%s' (expected url, domain, cidr or 5tuple)",
                            text);
 }
 
-const char *cli_keys_name(cli_keys k) { return key_names[k]; }
+void cli_scheme_get(const bb_filter *f, bb_keys *keys, bb_prefix_set *prefixes) {
+    bb_key_scheme ks = {0};
+    bb_get_key_scheme(f, &ks);
+    *keys = ks.keys;
+    *prefixes = ks.prefixes;
+    if (ks.keys != BB_KEYS_CIDR) *prefixes = (bb_prefix_set){{UINT64_MAX, UINT64_MAX, 1}};
+}
 
 /* ---- Numbered lines ------------------------------------------------------------------------ */
 
@@ -220,20 +224,20 @@ const char *cli_net_entry(cli_netctx *c, const char *s, size_t len, cli_keybuf *
     bb_span ex[BB_URL_MAX_EXPRESSIONS];
     size_t n;
     switch (c->keys) {
-    case CLI_KEYS_URL:
+    case BB_KEYS_URL:
         if (!cli_net_reserve(c, BB_URL_CANON_BOUND(len))) return "out of memory";
         if (bb_url_expressions(s, len, c->buf, c->cap, ex, &n) != BB_OK) return "not a valid URL";
         return cli_keybuf_append(kb, c->buf + ex[0].off, ex[0].len) ? NULL : "out of memory";
-    case CLI_KEYS_DOMAIN: return domain_entry(c, s, len, kb);
-    case CLI_KEYS_CIDR:
+    case BB_KEYS_DOMAIN: return domain_entry(c, s, len, kb);
+    case BB_KEYS_CIDR:
         if (bb_cidr_parse(s, len, a, &plen, &why) != BB_OK) return why;
         bb_cidr_key(a, plen, key);
         c->prefixes->words[plen >> 6] |= UINT64_C(1) << (plen & 63);
         return cli_keybuf_append(kb, (char *)key, BB_CIDR_KEY_BYTES) ? NULL : "out of memory";
-    case CLI_KEYS_5TUPLE:
+    case BB_KEYS_5TUPLE:
         if ((why = cli_net_5tuple(s, len, key))) return why;
         return cli_keybuf_append(kb, (char *)key, BB_5TUPLE_KEY_BYTES) ? NULL : "out of memory";
-    case CLI_KEYS_PLAIN: break;
+    case BB_KEYS_PLAIN: break;
     }
     return "internal error: no key kind";
 }
@@ -286,7 +290,7 @@ static int read_entries(cli_netctx *c, cli_lines *l, cli_keybuf *kb, bool skip_i
     while ((st = cli_lines_next(l, &s, &len, &got)) == BB_EXIT_OK && got) {
         const char *t = s;
         size_t tl = len;
-        cli_net_trim(&t, &tl, c->keys != CLI_KEYS_URL);
+        cli_net_trim(&t, &tl, c->keys != BB_KEYS_URL);
         if (tl == 0) continue;
         const char *why = cli_net_entry(c, t, tl, kb);
         if (why) cli_line_error(l, skip_invalid, why, t, tl);
@@ -300,12 +304,12 @@ static int read_entries(cli_netctx *c, cli_lines *l, cli_keybuf *kb, bool skip_i
     return st;
 }
 
-int cli_net_build(bb_config *cfg, cli_keys keys, const char *out, bool skip_invalid,
+int cli_net_build(bb_config *cfg, bb_keys keys, const char *out, bool skip_invalid,
                   char *const *paths, size_t n_paths) {
     cli_netctx c = {.keys = keys};
     bb_prefix_set prefixes = {{0}};
     c.prefixes = &prefixes;
-    if (keys == CLI_KEYS_DOMAIN && cli_load_psl(&c.psl) != BB_EXIT_OK) return BB_EXIT_RUNTIME;
+    if (keys == BB_KEYS_DOMAIN && cli_load_psl(&c.psl) != BB_EXIT_OK) return BB_EXIT_RUNTIME;
     cli_lines l;
     cli_keybuf kb = {0};
     if (!cli_keybuf_reset(&kb)) {
@@ -320,7 +324,8 @@ int cli_net_build(bb_config *cfg, cli_keys keys, const char *out, bool skip_inva
         if (!cfg->capacity) cfg->capacity = kb.n ? kb.n : 1;
         bb_status s = bb_create(&f, cfg);
         if (s == BB_OK) s = bb_add_arrow64(f, kb.data, kb.off, kb.n);
-        if (s == BB_OK) s = cli_scheme_set(f, keys, &prefixes);
+        bb_key_scheme ks = {.keys = keys, .prefixes = prefixes};
+        if (s == BB_OK) s = bb_set_key_scheme(f, &ks);
         if (s != BB_OK) {
             cli_error("cannot build the filter: %s", bb_strerror(s));
             st = s == BB_E_NOMEM ? BB_EXIT_RUNTIME : BB_EXIT_USAGE;

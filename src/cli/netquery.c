@@ -32,7 +32,7 @@ typedef struct chunk {
 typedef struct netq {
     const bb_filter *f;
     const cli_netquery_opts *o;
-    cli_keys keys;
+    bb_keys keys;
     bb_prefix_set prefixes;
     cli_netctx ctx;
     unsigned long long bad, count;
@@ -73,7 +73,7 @@ nomem:
 static void parse_fixed(netq *q, chunk *c) {
     for (size_t i = 0; i < c->kb.n; i++) {
         unsigned plen;
-        if (q->keys == CLI_KEYS_5TUPLE) {
+        if (q->keys == BB_KEYS_5TUPLE) {
             c->why[i] = cli_net_5tuple(c->ptr[i], c->len[i], c->key[i]);
         } else if (memchr(c->ptr[i], '/', c->len[i])) {
             c->why[i] = "a single address was expected, not a range";
@@ -86,18 +86,18 @@ static void parse_fixed(netq *q, chunk *c) {
 static bb_status test_chunk(netq *q, chunk *c) {
     size_t n = c->kb.n;
     switch (q->keys) {
-    case CLI_KEYS_URL: return bb_url_contains_batch(q->f, c->ptr, c->len, n, c->out, NULL);
-    case CLI_KEYS_DOMAIN:
+    case BB_KEYS_URL: return bb_url_contains_batch(q->f, c->ptr, c->len, n, c->out, NULL);
+    case BB_KEYS_DOMAIN:
         return bb_domain_contains_batch(q->f, q->ctx.psl, c->ptr, c->len, n, c->out, NULL);
-    case CLI_KEYS_CIDR:
+    case BB_KEYS_CIDR:
         parse_fixed(q, c);
         return bb_cidr_contains_batch(q->f, &q->prefixes, &c->key[0][0], sizeof c->key[0], n,
                                       c->out, NULL);
-    case CLI_KEYS_5TUPLE:
+    case BB_KEYS_5TUPLE:
         parse_fixed(q, c);
         return bb_contains_fixed(q->f, c->key, BB_5TUPLE_KEY_BYTES, sizeof c->key[0], n, c->out,
                                  NULL);
-    case CLI_KEYS_PLAIN: break;
+    case BB_KEYS_PLAIN: break;
     }
     return BB_E_INVAL;
 }
@@ -108,16 +108,16 @@ static void print_match(netq *q, const chunk *c, size_t i) {
     bb_span sp[BB_DOMAIN_MAX_CANDIDATES];
     size_t n = 0;
     bool found = false;
-    if (q->keys == CLI_KEYS_URL && cli_net_reserve(&q->ctx, BB_URL_CANON_BOUND(c->len[i])) &&
+    if (q->keys == BB_KEYS_URL && cli_net_reserve(&q->ctx, BB_URL_CANON_BOUND(c->len[i])) &&
         bb_url_match(q->f, c->ptr[i], c->len[i], q->ctx.buf, q->ctx.cap, sp, &found) == BB_OK &&
         found)
         printf("\t%.*s", (int)sp[0].len, q->ctx.buf + sp[0].off);
-    if (q->keys == CLI_KEYS_DOMAIN &&
+    if (q->keys == BB_KEYS_DOMAIN &&
         bb_domain_candidates(q->ctx.psl, c->ptr[i], c->len[i], buf, sizeof buf, sp, &n) == BB_OK)
         for (size_t j = 0; j < n && !found; j++)
             if ((found = bb_contains(q->f, buf + sp[j].off, sp[j].len)))
                 printf("\t%.*s", (int)sp[j].len, buf + sp[j].off);
-    for (int l = 128; q->keys == CLI_KEYS_CIDR && l >= 0 && !found; l--) {
+    for (int l = 128; q->keys == BB_KEYS_CIDR && l >= 0 && !found; l--) {
         uint8_t key[BB_CIDR_KEY_BYTES];
         if (!(q->prefixes.words[l >> 6] >> (l & 63) & 1)) continue;
         bb_cidr_key(c->key[i], (unsigned)l, key);
@@ -135,7 +135,7 @@ static void report(netq *q, chunk *c) {
             if (++q->bad <= 20)
                 cli_error("%s:%llu: %s: '%.*s'", c->file[i], c->line[i],
                           c->why[i] ? c->why[i]
-                          : q->keys == CLI_KEYS_URL ? "not a valid URL" : "not a valid domain name",
+                          : q->keys == BB_KEYS_URL ? "not a valid URL" : "not a valid domain name",
                           (int)(c->len[i] > 200 ? 200 : c->len[i]), c->ptr[i]);
             continue;
         }
@@ -150,31 +150,31 @@ static void report(netq *q, chunk *c) {
 
 /* The key kind to use: the filter's, checked against --keys. */
 static int choose_keys(netq *q) {
-    cli_keys fk;
+    bb_keys fk;
     cli_scheme_get(q->f, &fk, &q->prefixes);
     q->keys = q->o->keys ? q->o->keys : fk;
-    if (q->keys == CLI_KEYS_PLAIN)
+    if (q->keys == BB_KEYS_PLAIN)
         return cli_usage_error("query", "the filter records no key kind: give --keys");
-    if (fk != CLI_KEYS_PLAIN && fk != q->keys) {
-        cli_error("the filter was built with --keys %s, not %s", cli_keys_name(fk),
-                  cli_keys_name(q->keys));
+    if (fk != BB_KEYS_PLAIN && fk != q->keys) {
+        cli_error("the filter was built with --keys %s, not %s", bb_keys_name(fk),
+                  bb_keys_name(q->keys));
         return BB_EXIT_USAGE;
     }
     return BB_EXIT_OK;
 }
 
 bool cli_uses_net_keys(const bb_filter *f, const cli_netquery_opts *o) {
-    cli_keys fk;
+    bb_keys fk;
     bb_prefix_set p;
     cli_scheme_get(f, &fk, &p);
-    return o->keys || o->show_match || o->match || fk != CLI_KEYS_PLAIN;
+    return o->keys || o->show_match || o->match || fk != BB_KEYS_PLAIN;
 }
 
 int cli_net_query(const bb_filter *f, const cli_netquery_opts *o, char *const *paths,
                   size_t n_paths) {
     netq q = {.f = f, .o = o};
     int st = choose_keys(&q);
-    if (st == BB_EXIT_OK && q.keys == CLI_KEYS_DOMAIN) st = cli_load_psl(&q.ctx.psl);
+    if (st == BB_EXIT_OK && q.keys == BB_KEYS_DOMAIN) st = cli_load_psl(&q.ctx.psl);
     chunk *c = st == BB_EXIT_OK ? calloc(1, sizeof *c) : NULL;
     if (st == BB_EXIT_OK && !c) {
         cli_error("out of memory");

@@ -223,25 +223,25 @@ static int flush(pcapq *q, batch *b) {
 /* ---- The command ----------------------------------------------------------------------------- */
 
 static int choose_match(pcapq *q) {
-    cli_keys fk;
+    bb_keys fk;
     cli_scheme_get(q->f, &fk, &q->prefixes);
-    cli_keys k = q->o->keys ? q->o->keys : fk;
+    bb_keys k = q->o->keys ? q->o->keys : fk;
     const char *m = q->o->match;
-    if (k != CLI_KEYS_CIDR && k != CLI_KEYS_5TUPLE)
+    if (k != BB_KEYS_CIDR && k != BB_KEYS_5TUPLE)
         return cli_usage_error("query", "--pcap needs a filter built with --keys cidr or "
                                "--keys 5tuple%s", k ? "" : " (or give --keys)");
-    if (fk != CLI_KEYS_PLAIN && fk != k) {
-        cli_error("the filter was built with --keys %s, not %s", cli_keys_name(fk),
-                  cli_keys_name(k));
+    if (fk != BB_KEYS_PLAIN && fk != k) {
+        cli_error("the filter was built with --keys %s, not %s", bb_keys_name(fk),
+                  bb_keys_name(k));
         return BB_EXIT_USAGE;
     }
-    if (!m) m = k == CLI_KEYS_CIDR ? "any" : "5tuple";
+    if (!m) m = k == BB_KEYS_CIDR ? "any" : "5tuple";
     static const char *const names[] = {"any", "src", "dst", "5tuple"};
     for (q->match = 0; q->match < 4 && strcmp(m, names[q->match]); q->match++) continue;
     if (q->match == 4) return cli_usage_error("query", "unknown --match '%s' (src, dst, any or 5tuple)", m);
-    if ((q->match == MATCH_5TUPLE) != (k == CLI_KEYS_5TUPLE))
+    if ((q->match == MATCH_5TUPLE) != (k == BB_KEYS_5TUPLE))
         return cli_usage_error("query", "--match %s does not apply to a %s filter", m,
-                               cli_keys_name(k));
+                               bb_keys_name(k));
     return BB_EXIT_OK;
 }
 

@@ -91,12 +91,20 @@ static bool set_has(const bb_prefix_set *s, unsigned l) { return s->words[l >> 6
 
 bb_status bb_cidr_add(bb_filter *f, bb_prefix_set *set, const uint8_t addr[16],
                       unsigned prefix_len) {
-    if (!f || !set || !addr || prefix_len > 128) return BB_E_INVAL;
+    if (!f || !addr || prefix_len > 128) return BB_E_INVAL;
+    bb_key_scheme ks;
+    bb_get_key_scheme(f, &ks);
+    if (!set && ks.keys != BB_KEYS_PLAIN && ks.keys != BB_KEYS_CIDR) return BB_E_INVAL;
     uint8_t key[BB_CIDR_KEY_BYTES];
     bb_cidr_key(addr, prefix_len, key);
     if (memcmp(key + 1, addr, 16) != 0) return BB_E_MALFORMED;
     bb_status st = bb_add(f, key, sizeof key);
-    if (st == BB_OK) set->words[prefix_len >> 6] |= UINT64_C(1) << (prefix_len & 63);
+    bb_prefix_set *s = set ? set : &ks.prefixes;
+    if (st == BB_OK) s->words[prefix_len >> 6] |= UINT64_C(1) << (prefix_len & 63);
+    if (st == BB_OK && !set) {
+        ks.keys = BB_KEYS_CIDR;
+        st = bb_set_key_scheme(f, &ks);
+    }
     return st;
 }
 
@@ -124,7 +132,10 @@ bb_status bb_cidr_contains_batch(const bb_filter *f, const bb_prefix_set *set,
                                  const uint8_t *addrs, size_t stride, size_t n, uint8_t *out,
                                  size_t *n_present) {
     if (n_present) *n_present = 0;
-    if (!f || !set || (n && (!addrs || !out)) || (stride && stride < 16)) return BB_E_INVAL;
+    if (!f || (n && (!addrs || !out)) || (stride && stride < 16)) return BB_E_INVAL;
+    bb_key_scheme ks;
+    bb_get_key_scheme(f, &ks);
+    if (!set) set = &ks.prefixes;
     cidr_ctx c = {.f = f, .addrs = addrs, .stride = stride ? stride : 16};
     for (unsigned l = 0; l <= 128; l++)
         if (set_has(set, l)) c.lens[c.n_lens++] = (uint8_t)l;
