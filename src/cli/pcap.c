@@ -269,7 +269,8 @@ static int read_all(pcapq *q, pcap_t *p, batch *b) {
         parse(q, dlt, h, d, b);
         if (b->n == BATCH) st = flush(q, b);
     }
-    return st == BB_EXIT_OK ? flush(q, b) : st;
+    int fl = flush(q, b); /* what was read before an error is still answered */
+    return st == BB_EXIT_OK ? fl : st;
 }
 
 int cli_pcap_query(const bb_filter *f, const cli_netquery_opts *o) {
