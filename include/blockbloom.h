@@ -679,9 +679,14 @@ BB_API bb_status bb_domain_contains_batch(const bb_filter *f, const bb_psl *psl,
  * bits past the prefix zero); a query tests an address at each prefix length in the set. */
 
 #define BB_CIDR_KEY_BYTES 17
-/** Which prefix lengths 0..128 a set holds: bit l of words[l / 64] is length l. */
+/** Which prefix lengths a set of ranges holds, IPv4 apart from IPv6 so that an address is only
+ *  tested at its own family's lengths: bit n of ipv4 (n = 0..32) for ranges inside
+ *  ::ffff:0:0/96 (IPv4 /n, 128-bit length 96 + n); bit l of words[l / 64] (l = 0..128) for
+ *  all other ranges. A range outside the mapped space that contains all of it (::/0) is also
+ *  stored as 0.0.0.0/0. */
 typedef struct bb_prefix_set {
     uint64_t words[3];
+    uint64_t ipv4;
 } bb_prefix_set;
 
 /** out = ::ffff:v4 (v4 in network order). */
@@ -706,11 +711,19 @@ BB_API void bb_cidr_key(const uint8_t addr[16], unsigned prefix_len,
                         uint8_t key[BB_CIDR_KEY_BYTES]);
 
 /** Add range addr/prefix_len to f and its length to *set, or with set NULL to f's own key
- *  scheme (which becomes BB_KEYS_CIDR). BB_E_MALFORMED if host bits are set past the prefix,
+ *  scheme (which becomes BB_KEYS_CIDR). A range containing all of ::ffff:0:0/96 from outside
+ *  it (::/0 .. ::/80) also adds 0.0.0.0/0, so two keys. BB_E_MALFORMED if host bits are set past the prefix,
  *  BB_E_INVAL (NULL f or addr, prefix_len > 128, set NULL on a filter of another scheme), or
  *  bb_add's errors. */
 BB_API bb_status bb_cidr_add(bb_filter *f, bb_prefix_set *set, const uint8_t addr[16],
                              unsigned prefix_len);
+
+/** The keys of range addr/prefix_len, into keys[0 .. *n_keys) (1, or 2 for a range that
+ *  contains all of ::ffff:0:0/96 from outside it), its length recorded in *set: what
+ *  bb_cidr_add adds, for callers that add keys in batches. Errors as bb_cidr_add. */
+BB_API bb_status bb_cidr_range_keys(const uint8_t addr[16], unsigned prefix_len,
+                                    bb_prefix_set *set, uint8_t keys[2][BB_CIDR_KEY_BYTES],
+                                    size_t *n_keys);
 
 /** For i < n: out[i] = 1 if address i (16 bytes at addrs + i * stride; stride 0 = 16) is
  *  possibly in a range of f, tested at each length of *set (NULL: of f's key scheme), else 0.

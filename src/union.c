@@ -43,5 +43,6 @@ bb_status bb_union(bb_filter *dst, const bb_filter *src) {
     if (dst->storage == BB_STORE_FILE) return BB_E_READONLY;
     bb_row(dst)->merge(dst, src);
     for (int i = 0; i < 3; i++) dst->scheme.prefixes.words[i] |= src->scheme.prefixes.words[i];
+    dst->scheme.prefixes.ipv4 |= src->scheme.prefixes.ipv4;
     return BB_OK;
 }

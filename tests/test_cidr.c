@@ -80,7 +80,7 @@ static void addr_of(const char *text, uint8_t out[16]) {
 Test(cidr, batch) {
     bb_filter *f;
     cr_assert_eq(bb_create_for(&f, BB_BLOCKED, 64, 1e-9, 5), BB_OK);
-    bb_prefix_set set = {{0}};
+    bb_prefix_set set = {{0}, 0};
     static const char *const ranges[] = {"10.0.0.0/8", "192.168.1.0/24", "2001:db8::/32",
                                          "203.0.113.9"};
     for (size_t i = 0; i < 4; i++) {
@@ -89,10 +89,11 @@ Test(cidr, batch) {
         cr_assert_eq(bb_cidr_parse(ranges[i], strlen(ranges[i]), a, &l, NULL), BB_OK);
         cr_assert_eq(bb_cidr_add(f, &set, a, l), BB_OK);
     }
-    /* Lengths 104, 120, 32 and 128 only. */
+    /* IPv4 /8, /24, /32; IPv6 /32 only. */
+    cr_expect_eq(set.ipv4, (UINT64_C(1) << 8) | (UINT64_C(1) << 24) | (UINT64_C(1) << 32));
     cr_expect_eq(set.words[0], UINT64_C(1) << 32);
-    cr_expect_eq(set.words[1], (UINT64_C(1) << (104 - 64)) | (UINT64_C(1) << (120 - 64)));
-    cr_expect_eq(set.words[2], 1);
+    cr_expect_eq(set.words[1], 0);
+    cr_expect_eq(set.words[2], 0);
     static const char *const q[] = {"10.200.3.4", "11.0.0.1", "192.168.1.255", "192.168.2.1",
                                     "::ffff:10.9.9.9", "2001:db8:ffff::1", "2001:db9::1",
                                     "203.0.113.9", "203.0.113.8", "::a00:1"};
@@ -104,7 +105,7 @@ Test(cidr, batch) {
     for (size_t i = 0; i < 10; i++) cr_expect_eq(out[i], want[i], "%s", q[i]);
     cr_expect_eq(present, 5);
     /* An empty set answers 0; a bad stride is refused; a host-bit range is not added. */
-    bb_prefix_set none = {{0}};
+    bb_prefix_set none = {{0}, 0};
     cr_assert_eq(bb_cidr_contains_batch(f, &none, &addrs[0][0], 0, 10, out, &present), BB_OK);
     cr_expect_eq(present, 0);
     cr_expect_eq(bb_cidr_contains_batch(f, &set, &addrs[0][0], 8, 10, out, NULL), BB_E_INVAL);
@@ -113,4 +114,40 @@ Test(cidr, batch) {
     cr_expect_eq(bb_cidr_add(f, &set, host, 104), BB_E_MALFORMED);
     cr_expect_eq(bb_cidr_add(f, &set, host, 129), BB_E_INVAL);
     bb_free(f);
+}
+
+/* IPv4 addresses are tested at IPv4 lengths only; a range holding all of ::ffff:0:0/96 from
+ * outside it must still match them (it also adds 0.0.0.0/0), one inside it is IPv4. */
+Test(cidr, ranges_covering_ipv4) {
+    static const struct {
+        const char *range, *addr;
+        unsigned n_keys;
+        uint64_t ipv4, word0, word1;
+    } cases[] = {
+        {"::/0", "192.0.2.1", 2, 1, 1, 0},
+        {"::/80", "10.0.0.1", 2, 1, UINT64_C(0), UINT64_C(1) << (80 - 64)},
+        {"::ffff:0:0/96", "10.0.0.1", 1, 1, 0, 0},
+        {"::ffff:10.0.0.0/104", "10.9.8.7", 1, UINT64_C(1) << 8, 0, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        bb_filter *f;
+        cr_assert_eq(bb_create_for(&f, BB_BLOCKED, 16, 1e-9, 2), BB_OK);
+        uint8_t a[16], q[2][16], keys[2][BB_CIDR_KEY_BYTES], out[2];
+        unsigned l;
+        size_t n;
+        bb_prefix_set set = {{0}, 0};
+        cr_assert_eq(bb_cidr_parse(cases[i].range, strlen(cases[i].range), a, &l, NULL), BB_OK);
+        cr_assert_eq(bb_cidr_range_keys(a, l, &set, keys, &n), BB_OK);
+        cr_expect_eq(n, cases[i].n_keys, "%s", cases[i].range);
+        cr_expect_eq(set.ipv4, cases[i].ipv4, "%s", cases[i].range);
+        cr_expect_eq(set.words[0], cases[i].word0, "%s", cases[i].range);
+        cr_expect_eq(set.words[1], cases[i].word1, "%s", cases[i].range);
+        cr_assert_eq(bb_cidr_add(f, NULL, a, l), BB_OK);
+        addr_of(cases[i].addr, q[0]);
+        addr_of("2001:db8::1", q[1]); /* outside all but ::/0 */
+        cr_assert_eq(bb_cidr_contains_batch(f, NULL, &q[0][0], 16, 2, out, NULL), BB_OK);
+        cr_expect_eq(out[0], 1, "%s in %s", cases[i].addr, cases[i].range);
+        cr_expect_eq(out[1], i == 0, "2001:db8::1 in %s", cases[i].range);
+        bb_free(f);
+    }
 }

@@ -1,7 +1,7 @@
 /*
  * test_keyscheme.c - the key-scheme record of format version 2 (src/keyscheme.c, format.c;
  * docs/FORMAT.md "Version 2"): a golden file (the golden blocked filter of test_format with a
- * CIDR scheme of lengths 104 and 128; both checksums in the literal computed with xxHash's
+ * CIDR scheme of IPv4 lengths /8 and /32; both checksums in the literal computed with xxHash's
  * own XXH3_64bits, and asserted here, not taken from the library), round trips through
  * buffers, files and mappings for every kind (a scalable filter's sub-records stay version
  * 1), filters without a scheme still written as version 1, the record's checks (checksum,
@@ -40,9 +40,9 @@ static const uint8_t golden_v2[256] = {
     [192] = 0x01,                                   /* type 1: key scheme                  */
     [196] = 0x40,                                   /* 64 bytes                            */
     [200] = 0x03,                                   /* scheme 3: cidr                      */
-    [221] = 0x01,                                   /* word 1 bit 40: length 104 (/8 IPv4) */
-    [224] = 0x01,                                   /* word 2 bit 0: length 128            */
-    [248] = 0xcf, 0x06, 0x6f, 0x4a, 0x01, 0x66, 0xe1, 0x4f, /* record XXH3 4fe166014a6f06cf */
+    [233] = 0x01,                                   /* IPv4 lengths: bit 8 (/8)            */
+    [236] = 0x01,                                   /*               bit 32 (/32)          */
+    [248] = 0xd9, 0x5b, 0x21, 0x7f, 0x62, 0x41, 0x27, 0x81, /* record XXH3 812741627f215bd9 */
 };
 
 static bb_filter *golden_filter(void) {
@@ -55,7 +55,7 @@ static bb_filter *golden_filter(void) {
     return f;
 }
 
-static const bb_key_scheme cidr_scheme = {BB_KEYS_CIDR, {{0, UINT64_C(1) << 40, 1}}};
+static const bb_key_scheme cidr_scheme = {BB_KEYS_CIDR, {{0, 0, 0}, (UINT64_C(1) << 8) | (UINT64_C(1) << 32)}};
 
 static void same_scheme(const bb_filter *f, const bb_key_scheme *want) {
     bb_key_scheme got;
@@ -66,7 +66,7 @@ static void same_scheme(const bb_filter *f, const bb_key_scheme *want) {
 
 Test(keyscheme, golden_bytes) {
     cr_assert_eq(XXH3_64bits(golden_v2, 120), UINT64_C(0x16d2f1ad8bf2d19c));
-    cr_assert_eq(XXH3_64bits(golden_v2 + 192, 56), UINT64_C(0x4fe166014a6f06cf));
+    cr_assert_eq(XXH3_64bits(golden_v2 + 192, 56), UINT64_C(0x812741627f215bd9));
     bb_filter *f = golden_filter();
     cr_assert_eq(bb_set_key_scheme(f, &cidr_scheme), BB_OK);
     size_t len;
@@ -109,7 +109,7 @@ Test(keyscheme, round_trips_every_kind) {
     close(fd);
     for (size_t k = 0; k < 4; k++) {
         bb_filter *f = kind_filter(kinds[k]), *g;
-        bb_key_scheme url = {BB_KEYS_URL, {{0}}};
+        bb_key_scheme url = {BB_KEYS_URL, {{0}, 0}};
         cr_assert_eq(bb_set_key_scheme(f, &url), BB_OK);
         size_t len;
         uint8_t *b = tu_serialize(f, &len);
@@ -173,7 +173,8 @@ Test(keyscheme, record_checks) {
     cr_expect_eq(edited(200, 0), BB_E_INCONSISTENT);  /* plain needs no record */
     cr_expect_eq(edited(196, 65), BB_E_INCONSISTENT); /* record size */
     cr_expect_eq(edited(204, 1), BB_E_INCONSISTENT);  /* reserved */
-    cr_expect_eq(edited(224, 3), BB_E_INCONSISTENT);  /* length 129 */
+    cr_expect_eq(edited(224, 2), BB_E_INCONSISTENT);  /* IPv6 length 129 */
+    cr_expect_eq(edited(236, 3), BB_E_INCONSISTENT);  /* IPv4 length 33 */
     cr_expect_eq(edited(200, 1), BB_E_INCONSISTENT);  /* prefixes on a url scheme */
     cr_expect_eq(edited(240, 1), BB_E_INCONSISTENT);  /* reserved */
     /* Files: cut in the record, and trailing data. */
@@ -198,11 +199,13 @@ Test(keyscheme, setters_union_and_cidr) {
     cr_assert_eq(bb_create_for(&a, BB_BLOCKED, 100, 0.01, 1), BB_OK);
     cr_assert_eq(bb_create_for(&b, BB_BLOCKED, 100, 0.01, 1), BB_OK);
     cr_assert_eq(bb_create_for(&p, BB_BLOCKED, 100, 0.01, 1), BB_OK);
-    bb_key_scheme bad = {BB_KEYS_URL, {{1, 0, 0}}};
+    bb_key_scheme bad = {BB_KEYS_URL, {{1, 0, 0}, 0}};
     cr_expect_eq(bb_set_key_scheme(a, &bad), BB_E_INVAL);
-    bad = (bb_key_scheme){BB_KEYS_CIDR, {{0, 0, 2}}};
+    bad = (bb_key_scheme){BB_KEYS_CIDR, {{0, 0, 2}, 0}};
     cr_expect_eq(bb_set_key_scheme(a, &bad), BB_E_INVAL);
-    bad = (bb_key_scheme){(bb_keys)5, {{0}}};
+    bad = (bb_key_scheme){BB_KEYS_CIDR, {{0}, UINT64_C(1) << 33}};
+    cr_expect_eq(bb_set_key_scheme(a, &bad), BB_E_INVAL);
+    bad = (bb_key_scheme){(bb_keys)5, {{0}, 0}};
     cr_expect_eq(bb_set_key_scheme(a, &bad), BB_E_INVAL);
     cr_expect_str_eq(bb_keys_name(BB_KEYS_5TUPLE), "5tuple");
     /* bb_cidr_add with no set records into the filter. */
@@ -217,7 +220,7 @@ Test(keyscheme, setters_union_and_cidr) {
     cr_expect_eq(m, BB_MISMATCH_KEYS);
     cr_expect_str_eq(bb_mismatch_name(m), "keys");
     cr_assert_eq(bb_union(a, b), BB_OK);
-    bb_key_scheme want = {BB_KEYS_CIDR, {{UINT64_C(1) << 32, UINT64_C(1) << 40, 0}}};
+    bb_key_scheme want = {BB_KEYS_CIDR, {{UINT64_C(1) << 32, 0, 0}, UINT64_C(1) << 8}};
     same_scheme(a, &want);
     /* The union answers both ranges, at the lengths it now records. */
     uint8_t q[2][16];
@@ -226,7 +229,7 @@ Test(keyscheme, setters_union_and_cidr) {
     uint8_t out[2];
     cr_assert_eq(bb_cidr_contains_batch(a, NULL, &q[0][0], 16, 2, out, NULL), BB_OK);
     cr_expect(out[0] && out[1]);
-    bb_key_scheme dom = {BB_KEYS_DOMAIN, {{0}}};
+    bb_key_scheme dom = {BB_KEYS_DOMAIN, {{0}, 0}};
     cr_assert_eq(bb_set_key_scheme(p, &dom), BB_OK);
     cr_expect_eq(bb_cidr_add(p, NULL, addr, len), BB_E_INVAL); /* not a CIDR filter */
     bb_free(a);

@@ -37,7 +37,8 @@ void cli_scheme_get(const bb_filter *f, bb_keys *keys, bb_prefix_set *prefixes) 
     bb_get_key_scheme(f, &ks);
     *keys = ks.keys;
     *prefixes = ks.prefixes;
-    if (ks.keys != BB_KEYS_CIDR) *prefixes = (bb_prefix_set){{UINT64_MAX, UINT64_MAX, 1}};
+    if (ks.keys != BB_KEYS_CIDR) /* no record: every length */
+        *prefixes = (bb_prefix_set){{UINT64_MAX, UINT64_MAX, 1}, (UINT64_C(1) << 33) - 1};
 }
 
 /* ---- Numbered lines ------------------------------------------------------------------------ */
@@ -217,7 +218,7 @@ static const char *domain_entry(cli_netctx *c, const char *s, size_t len, cli_ke
 }
 
 const char *cli_net_entry(cli_netctx *c, const char *s, size_t len, cli_keybuf *kb) {
-    uint8_t key[BB_5TUPLE_KEY_BYTES];
+    uint8_t key[BB_5TUPLE_KEY_BYTES], ranges[2][BB_CIDR_KEY_BYTES];
     uint8_t a[16];
     unsigned plen;
     const char *why = NULL;
@@ -231,9 +232,10 @@ const char *cli_net_entry(cli_netctx *c, const char *s, size_t len, cli_keybuf *
     case BB_KEYS_DOMAIN: return domain_entry(c, s, len, kb);
     case BB_KEYS_CIDR:
         if (bb_cidr_parse(s, len, a, &plen, &why) != BB_OK) return why;
-        bb_cidr_key(a, plen, key);
-        c->prefixes->words[plen >> 6] |= UINT64_C(1) << (plen & 63);
-        return cli_keybuf_append(kb, (char *)key, BB_CIDR_KEY_BYTES) ? NULL : "out of memory";
+        bb_cidr_range_keys(a, plen, c->prefixes, ranges, &n);
+        for (size_t i = 0; i < n; i++)
+            if (!cli_keybuf_append(kb, (char *)ranges[i], BB_CIDR_KEY_BYTES)) return "out of memory";
+        return NULL;
     case BB_KEYS_5TUPLE:
         if ((why = cli_net_5tuple(s, len, key))) return why;
         return cli_keybuf_append(kb, (char *)key, BB_5TUPLE_KEY_BYTES) ? NULL : "out of memory";
@@ -307,7 +309,7 @@ static int read_entries(cli_netctx *c, cli_lines *l, cli_keybuf *kb, bool skip_i
 int cli_net_build(bb_config *cfg, bb_keys keys, const char *out, bool skip_invalid,
                   char *const *paths, size_t n_paths) {
     cli_netctx c = {.keys = keys};
-    bb_prefix_set prefixes = {{0}};
+    bb_prefix_set prefixes = {{0}, 0};
     c.prefixes = &prefixes;
     if (keys == BB_KEYS_DOMAIN && cli_load_psl(&c.psl) != BB_EXIT_OK) return BB_EXIT_RUNTIME;
     cli_lines l;

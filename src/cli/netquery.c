@@ -117,9 +117,12 @@ static void print_match(netq *q, const chunk *c, size_t i) {
         for (size_t j = 0; j < n && !found; j++)
             if ((found = bb_contains(q->f, buf + sp[j].off, sp[j].len)))
                 printf("\t%.*s", (int)sp[j].len, buf + sp[j].off);
-    for (int l = 128; q->keys == BB_KEYS_CIDR && l >= 0 && !found; l--) {
+    bool v4 = bb_addr_is_ipv4(c->key[i]);
+    for (int l = 128; q->keys == BB_KEYS_CIDR && l >= 0 && !found; l--) { /* the longest */
         uint8_t key[BB_CIDR_KEY_BYTES];
-        if (!(q->prefixes.words[l >> 6] >> (l & 63) & 1)) continue;
+        bool has = v4 ? l >= 96 && (q->prefixes.ipv4 >> (l - 96) & 1)
+                      : (q->prefixes.words[l >> 6] >> (l & 63) & 1);
+        if (!has) continue;
         bb_cidr_key(c->key[i], (unsigned)l, key);
         if ((found = bb_contains(q->f, key, sizeof key))) {
             cli_net_format_addr(key + 1, text);

@@ -11,11 +11,15 @@
  * past the prefix zero). A filter of ranges answers an address by testing its key at each
  * prefix length that occurs in the set (a bb_prefix_set, which the caller keeps, or the
  * filter's key scheme keeps for it), so a set of /24s and /32s costs two probes per address,
- * not 129. Those keys go through the grouped batch of anybatch.c.
+ * not 129. The set keeps IPv4 lengths (ranges inside ::ffff:0:0/96) apart from the others,
+ * so an IPv4 address is never tested at an IPv6 range's length nor the reverse; a range
+ * outside the mapped space that contains all of it (::/0, ::/80, ::ffff:0:0/96 spelt as
+ * IPv6 is inside) also adds the key of 0.0.0.0/0, which IPv4 addresses do test.
  */
 #include "netutil.h"
 
 #include <arpa/inet.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const uint8_t mapped_prefix[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
@@ -87,20 +91,47 @@ bb_status bb_cidr_parse(const char *text, size_t len, uint8_t addr[16], unsigned
     return BB_OK;
 }
 
-static bool set_has(const bb_prefix_set *s, unsigned l) { return s->words[l >> 6] >> (l & 63) & 1; }
+/* Whether range addr/len lies inside ::ffff:0:0/96, the IPv4-mapped space. */
+static bool inside_ipv4(const uint8_t addr[16], unsigned len) { return len >= 96 && bb_addr_is_ipv4(addr); }
+
+/* Whether range addr/len (outside the mapped space) contains all of it. */
+static bool covers_ipv4(const uint8_t addr[16], unsigned len) {
+    static const uint8_t mapped[16] = {[10] = 0xff, [11] = 0xff};
+    uint8_t k[BB_CIDR_KEY_BYTES];
+    bb_cidr_key(mapped, len, k);
+    return len <= 96 && memcmp(k + 1, addr, 16) == 0;
+}
+
+bb_status bb_cidr_range_keys(const uint8_t addr[16], unsigned prefix_len, bb_prefix_set *set,
+                             uint8_t keys[2][BB_CIDR_KEY_BYTES], size_t *n_keys) {
+    static const uint8_t mapped[16] = {[10] = 0xff, [11] = 0xff};
+    if (n_keys) *n_keys = 0;
+    if (!addr || !set || !keys || !n_keys || prefix_len > 128) return BB_E_INVAL;
+    bb_cidr_key(addr, prefix_len, keys[0]);
+    if (memcmp(keys[0] + 1, addr, 16) != 0) return BB_E_MALFORMED;
+    *n_keys = 1;
+    if (inside_ipv4(addr, prefix_len)) {
+        set->ipv4 |= UINT64_C(1) << (prefix_len - 96);
+        return BB_OK;
+    }
+    set->words[prefix_len >> 6] |= UINT64_C(1) << (prefix_len & 63);
+    if (covers_ipv4(addr, prefix_len)) { /* IPv4 addresses find it as 0.0.0.0/0 */
+        bb_cidr_key(mapped, 96, keys[(*n_keys)++]);
+        set->ipv4 |= 1;
+    }
+    return BB_OK;
+}
 
 bb_status bb_cidr_add(bb_filter *f, bb_prefix_set *set, const uint8_t addr[16],
                       unsigned prefix_len) {
-    if (!f || !addr || prefix_len > 128) return BB_E_INVAL;
+    if (!f) return BB_E_INVAL;
     bb_key_scheme ks;
     bb_get_key_scheme(f, &ks);
     if (!set && ks.keys != BB_KEYS_PLAIN && ks.keys != BB_KEYS_CIDR) return BB_E_INVAL;
-    uint8_t key[BB_CIDR_KEY_BYTES];
-    bb_cidr_key(addr, prefix_len, key);
-    if (memcmp(key + 1, addr, 16) != 0) return BB_E_MALFORMED;
-    bb_status st = bb_add(f, key, sizeof key);
-    bb_prefix_set *s = set ? set : &ks.prefixes;
-    if (st == BB_OK) s->words[prefix_len >> 6] |= UINT64_C(1) << (prefix_len & 63);
+    uint8_t keys[2][BB_CIDR_KEY_BYTES];
+    size_t n;
+    bb_status st = bb_cidr_range_keys(addr, prefix_len, set ? set : &ks.prefixes, keys, &n);
+    for (size_t i = 0; st == BB_OK && i < n; i++) st = bb_add(f, keys[i], BB_CIDR_KEY_BYTES);
     if (st == BB_OK && !set) {
         ks.keys = BB_KEYS_CIDR;
         st = bb_set_key_scheme(f, &ks);
@@ -108,24 +139,46 @@ bb_status bb_cidr_add(bb_filter *f, bb_prefix_set *set, const uint8_t addr[16],
     return st;
 }
 
-typedef struct cidr_ctx {
-    const bb_filter *f;
-    const uint8_t *addrs;
-    size_t stride;
-    uint8_t lens[129];
-    size_t n_lens;
-} cidr_ctx;
+/* ---- The batch ----------------------------------------------------------------------------
+ * Addresses in groups of 64: every (address, length) key of a group is written to one array
+ * of 17-byte keys (masks precomputed per length, two 64-bit ANDs a key) and tested with one
+ * bb_contains_fixed call, which hashes the keys back to back (XXH3 inlined) and runs the
+ * prefetching kernel across all of them. An IPv4 address is tested at the IPv4 lengths, any
+ * other at the IPv6 ones. */
 
-static bb_status cidr_keys(void *ctx, size_t i, uint64_t *hashes, size_t *n) {
-    const cidr_ctx *c = ctx;
-    const uint8_t *a = c->addrs + i * c->stride;
-    for (size_t j = 0; j < c->n_lens; j++) {
-        uint8_t key[BB_CIDR_KEY_BYTES];
-        bb_cidr_key(a, c->lens[j], key);
-        hashes[j] = bb_hash(c->f, key, sizeof key);
+#define GROUP 64u
+
+typedef struct lengths {
+    uint8_t len[129];
+    uint8_t mask[129][16];
+    size_t n;
+} lengths;
+
+static void add_len(lengths *l, unsigned len) {
+    uint8_t ones[16];
+    memset(ones, 0xff, 16);
+    uint8_t key[BB_CIDR_KEY_BYTES];
+    bb_cidr_key(ones, len, key);
+    l->len[l->n] = (uint8_t)len;
+    memcpy(l->mask[l->n++], key + 1, 16);
+}
+
+static void lengths_of(const bb_prefix_set *s, lengths *v4, lengths *v6) {
+    v4->n = v6->n = 0;
+    for (unsigned l = 0; l <= 128; l++) {
+        if (s->words[l >> 6] >> (l & 63) & 1) add_len(v6, l);
+        if (l >= 96 && (s->ipv4 >> (l - 96) & 1)) add_len(v4, l);
     }
-    *n = c->n_lens;
-    return BB_OK;
+}
+
+static void put_key(uint8_t *key, const uint8_t *a, const lengths *l, size_t j) {
+    uint64_t x[2], m[2];
+    memcpy(x, a, 16);
+    memcpy(m, l->mask[j], 16);
+    x[0] &= m[0];
+    x[1] &= m[1];
+    key[0] = l->len[j];
+    memcpy(key + 1, x, 16);
 }
 
 bb_status bb_cidr_contains_batch(const bb_filter *f, const bb_prefix_set *set,
@@ -133,17 +186,37 @@ bb_status bb_cidr_contains_batch(const bb_filter *f, const bb_prefix_set *set,
                                  size_t *n_present) {
     if (n_present) *n_present = 0;
     if (!f || (n && (!addrs || !out)) || (stride && stride < 16)) return BB_E_INVAL;
+    if (!stride) stride = 16;
     bb_key_scheme ks;
     bb_get_key_scheme(f, &ks);
-    if (!set) set = &ks.prefixes;
-    cidr_ctx c = {.f = f, .addrs = addrs, .stride = stride ? stride : 16};
-    for (unsigned l = 0; l <= 128; l++)
-        if (set_has(set, l)) c.lens[c.n_lens++] = (uint8_t)l;
-    if (c.n_lens == 0) { /* an empty set holds no address */
-        if (n) memset(out, 0, n);
-        return BB_OK;
+    lengths *l = malloc(2 * sizeof *l);
+    uint8_t *keys = malloc(GROUP * 129 * BB_CIDR_KEY_BYTES), *hit = malloc(GROUP * 129);
+    if (!l || !keys || !hit) {
+        free(l), free(keys), free(hit);
+        return BB_E_NOMEM;
     }
-    return bb_net_any_batch(f, n, c.n_lens, cidr_keys, &c, out, n_present);
+    lengths_of(set ? set : &ks.prefixes, &l[0], &l[1]);
+    size_t present = 0, first[GROUP + 1];
+    for (size_t b = 0; b < n; b += GROUP) {
+        size_t m = n - b < GROUP ? n - b : GROUP, k = 0;
+        for (size_t g = 0; g < m; g++) {
+            const uint8_t *a = addrs + (b + g) * stride;
+            const lengths *use = bb_addr_is_ipv4(a) ? &l[0] : &l[1];
+            first[g] = k;
+            for (size_t j = 0; j < use->n; j++) put_key(keys + BB_CIDR_KEY_BYTES * k++, a, use, j);
+        }
+        first[m] = k;
+        bb_contains_fixed(f, keys, BB_CIDR_KEY_BYTES, 0, k, hit, NULL);
+        for (size_t g = 0; g < m; g++) {
+            uint8_t any = 0;
+            for (size_t j = first[g]; j < first[g + 1]; j++) any |= hit[j];
+            out[b + g] = any;
+            present += any;
+        }
+    }
+    free(l), free(keys), free(hit);
+    if (n_present) *n_present = present;
+    return BB_OK;
 }
 
 void bb_5tuple_key(const bb_5tuple *t, uint8_t key[BB_5TUPLE_KEY_BYTES]) {
