@@ -6,13 +6,14 @@
  *       tag, TCP and UDP; one source in five drawn from the ranges, so matches are real) and a
  *       file of RANGES_N random CIDR ranges (IPv6 /48 10%, IPv4 /16 1%, /24 49%, /32 40%;
  *       the few repeats among the /16s are kept), from a SplitMix64 stream with SEED;
- *   pcap-bench time CAPTURE FILTER CLI ROUNDS
+ *   pcap-bench time CAPTURE FILTER CLI MATCH ROUNDS
  *       times, ROUNDS times each, alternately: libpcap's read loop alone (pcap_open_offline,
  *       pcap_next_ex until the end, counting packets: the floor) in this process, and
- *       `CLI query --pcap CAPTURE -c FILTER` as a child process (wall clock from spawn to exit,
- *       so process start and the filter's mmap are included); prints the medians, packets per
- *       second and the ratio. Run it with the capture in the page cache (the script reads it
- *       first).
+ *       `CLI query --pcap CAPTURE --match MATCH -c FILTER` as a child process (from spawn to exit, so process
+ *       start and the filter's mmap are included); prints the medians of CPU time (user +
+ *       system, which other processes on a shared machine disturb less than the wall clock)
+ *       and of wall time, packets per second and the ratios. Run it with the capture in the
+ *       page cache (the script reads it first).
  */
 #define _GNU_SOURCE
 #include <pcap/pcap.h>
@@ -21,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -129,16 +131,23 @@ static int gen(const char *cap, const char *ranges_path, size_t packets, size_t 
     return 0;
 }
 
-static double now(void) {
+static double clock_s(clockid_t id) {
     struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
+    clock_gettime(id, &t);
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
+static double now(void) { return clock_s(CLOCK_MONOTONIC); }
+
+static double tv_s(struct timeval t) { return (double)t.tv_sec + (double)t.tv_usec * 1e-6; }
+
+typedef struct times {
+    double wall, cpu;
+} times;
 
 /* libpcap's loop alone: seconds, and the packet count into *n. */
-static double floor_loop(const char *cap, unsigned long long *n) {
+static times floor_loop(const char *cap, unsigned long long *n) {
     char err[PCAP_ERRBUF_SIZE];
-    double t0 = now();
+    double t0 = now(), c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
     pcap_t *p = pcap_open_offline(cap, err);
     if (!p) {
         fprintf(stderr, "%s\n", err);
@@ -150,19 +159,23 @@ static double floor_loop(const char *cap, unsigned long long *n) {
     while (pcap_next_ex(p, &h, &d) == 1) c++, sum += d[0]; /* touch the packet */
     pcap_close(p);
     *n = c + (sum == UINT64_MAX); /* keep sum alive */
-    return now() - t0;
+    return (times){now() - t0, clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0};
 }
 
-static double cli_run(char *const argv[]) {
+static times cli_run(char *const argv[]) {
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", 1, 0);
     pid_t pid;
     double t0 = now();
-    if (posix_spawn(&pid, argv[0], &fa, NULL, argv, environ) != 0) return perror(argv[0]), -1;
+    if (posix_spawn(&pid, argv[0], &fa, NULL, argv, environ) != 0) {
+        perror(argv[0]);
+        exit(1);
+    }
     int ws;
-    waitpid(pid, &ws, 0);
-    double t = now() - t0;
+    struct rusage ru;
+    wait4(pid, &ws, 0, &ru);
+    times t = {now() - t0, tv_s(ru.ru_utime) + tv_s(ru.ru_stime)};
     posix_spawn_file_actions_destroy(&fa);
     if (!WIFEXITED(ws) || WEXITSTATUS(ws) != 0) fprintf(stderr, "%s failed\n", argv[0]);
     return t;
@@ -173,22 +186,31 @@ static int cmp(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-static int timing(const char *cap, const char *filter, const char *cli, int rounds) {
-    double fl[64], cl[64];
+static double median(double *v, int n) {
+    qsort(v, (size_t)n, sizeof *v, cmp);
+    return v[n / 2];
+}
+
+static int timing(const char *cap, const char *filter, const char *cli, const char *match,
+                  int rounds) {
+    double fw[64], fc[64], cw[64], cc[64];
     unsigned long long n = 0;
-    char *argv[] = {(char *)cli, "query", "--pcap", (char *)cap, "-c", (char *)filter, NULL};
+    char *argv[] = {(char *)cli, "query", "--pcap", (char *)cap, "--match", (char *)match, "-c",
+                    (char *)filter, NULL};
     if (rounds > 64) rounds = 64;
     for (int i = 0; i < rounds; i++) {
-        fl[i] = floor_loop(cap, &n);
-        cl[i] = cli_run(argv);
+        times f = floor_loop(cap, &n), c = cli_run(argv);
+        fw[i] = f.wall, fc[i] = f.cpu, cw[i] = c.wall, cc[i] = c.cpu;
     }
-    qsort(fl, (size_t)rounds, sizeof *fl, cmp);
-    qsort(cl, (size_t)rounds, sizeof *cl, cmp);
-    double f = fl[rounds / 2], c = cl[rounds / 2];
-    printf("packets: %llu, rounds: %d (medians)\n", n, rounds);
-    printf("libpcap read loop alone:        %.3f s  %.2f M packets/s\n", f, (double)n / f / 1e6);
-    printf("blockbloom query --pcap -c:     %.3f s  %.2f M packets/s\n", c, (double)n / c / 1e6);
-    printf("ratio (query / read loop):      %.2f\n", c / f);
+    double a = median(fc, rounds), b = median(cc, rounds), x = median(fw, rounds),
+           y = median(cw, rounds);
+    printf("packets: %llu, --match %s, rounds: %d (medians; CPU = user + system)\n", n, match,
+           rounds);
+    printf("libpcap read loop alone:  CPU %.3f s (%.2f M packets/s), wall %.3f s\n", a,
+           (double)n / a / 1e6, x);
+    printf("blockbloom query --pcap:  CPU %.3f s (%.2f M packets/s), wall %.3f s\n", b,
+           (double)n / b / 1e6, y);
+    printf("ratio query / read loop:  CPU %.2f, wall %.2f\n", b / a, y / x);
     return 0;
 }
 
@@ -196,9 +218,9 @@ int main(int argc, char **argv) {
     if (argc == 7 && strcmp(argv[1], "gen") == 0)
         return gen(argv[2], argv[3], strtoull(argv[4], NULL, 10), strtoull(argv[5], NULL, 10),
                    strtoull(argv[6], NULL, 0));
-    if (argc == 6 && strcmp(argv[1], "time") == 0)
-        return timing(argv[2], argv[3], argv[4], atoi(argv[5]));
+    if (argc == 7 && strcmp(argv[1], "time") == 0)
+        return timing(argv[2], argv[3], argv[4], argv[5], atoi(argv[6]));
     fprintf(stderr, "usage: pcap-bench gen CAPTURE RANGES PACKETS RANGES_N SEED\n"
-                    "       pcap-bench time CAPTURE FILTER CLI ROUNDS\n");
+                    "       pcap-bench time CAPTURE FILTER CLI MATCH ROUNDS\n");
     return 2;
 }

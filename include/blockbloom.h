@@ -675,10 +675,14 @@ BB_API bb_status bb_domain_contains_batch(const bb_filter *f, const bb_psl *psl,
  * address ::ffff:a.b.c.d (RFC 4291 2.5.5.2), and the range a.b.c.d/n is ::ffff:a.b.c.d/(96+n):
  * IPv4 and IPv4-mapped IPv6 spellings of an address are one key, and an IPv6 range covering
  * ::ffff:0:0/96 contains IPv4 addresses. No other IPv6 form (::a.b.c.d, 64:ff9b::/96) is
- * taken for IPv4. A range is stored as the 17-byte key (prefix length 0..128, address with the
- * bits past the prefix zero); a query tests an address at each prefix length in the set. */
+ * taken for IPv4. A range is stored as a key of its prefix length and masked address: an IPv4
+ * range /n as 5 bytes (n, the 4 IPv4 bytes with the bits past n zero), any other range as 17
+ * bytes (the length 0..128, the 16 masked bytes); a query tests an address at each prefix
+ * length of its family in the set. */
 
+/** Longest range key (IPv6); IPv4 range keys have BB_CIDR4_KEY_BYTES. */
 #define BB_CIDR_KEY_BYTES 17
+#define BB_CIDR4_KEY_BYTES 5
 /** Which prefix lengths a set of ranges holds, IPv4 apart from IPv6 so that an address is only
  *  tested at its own family's lengths: bit n of ipv4 (n = 0..32) for ranges inside
  *  ::ffff:0:0/96 (IPv4 /n, 128-bit length 96 + n); bit l of words[l / 64] (l = 0..128) for
@@ -706,9 +710,14 @@ BB_API bool bb_addr_is_ipv4(const uint8_t addr[16]);
 BB_API bb_status bb_cidr_parse(const char *text, size_t len, uint8_t addr[16],
                                unsigned *prefix_len, const char **why);
 
-/** The key of range addr/prefix_len (prefix_len <= 128; host bits are cleared). */
-BB_API void bb_cidr_key(const uint8_t addr[16], unsigned prefix_len,
-                        uint8_t key[BB_CIDR_KEY_BYTES]);
+/** out = addr with the bits past prefix_len (<= 128) cleared. */
+BB_API void bb_cidr_mask(const uint8_t addr[16], unsigned prefix_len, uint8_t out[16]);
+
+/** The key of range addr/prefix_len (prefix_len <= 128; host bits are cleared) into key;
+ *  returns its length: BB_CIDR4_KEY_BYTES for a range inside ::ffff:0:0/96 with
+ *  prefix_len >= 96 (IPv4), else BB_CIDR_KEY_BYTES. */
+BB_API size_t bb_cidr_key(const uint8_t addr[16], unsigned prefix_len,
+                          uint8_t key[BB_CIDR_KEY_BYTES]);
 
 /** Add range addr/prefix_len to f and its length to *set, or with set NULL to f's own key
  *  scheme (which becomes BB_KEYS_CIDR). A range containing all of ::ffff:0:0/96 from outside
@@ -718,12 +727,13 @@ BB_API void bb_cidr_key(const uint8_t addr[16], unsigned prefix_len,
 BB_API bb_status bb_cidr_add(bb_filter *f, bb_prefix_set *set, const uint8_t addr[16],
                              unsigned prefix_len);
 
-/** The keys of range addr/prefix_len, into keys[0 .. *n_keys) (1, or 2 for a range that
- *  contains all of ::ffff:0:0/96 from outside it), its length recorded in *set: what
- *  bb_cidr_add adds, for callers that add keys in batches. Errors as bb_cidr_add. */
+/** The keys of range addr/prefix_len, into keys[0 .. *n_keys) with their lengths in
+ *  key_lens (1 key, or 2 for a range that contains all of ::ffff:0:0/96 from outside it), its
+ *  length recorded in *set: what bb_cidr_add adds, for callers that add keys in batches.
+ *  Errors as bb_cidr_add. */
 BB_API bb_status bb_cidr_range_keys(const uint8_t addr[16], unsigned prefix_len,
                                     bb_prefix_set *set, uint8_t keys[2][BB_CIDR_KEY_BYTES],
-                                    size_t *n_keys);
+                                    size_t key_lens[2], size_t *n_keys);
 
 /** For i < n: out[i] = 1 if address i (16 bytes at addrs + i * stride; stride 0 = 16) is
  *  possibly in a range of f, tested at each length of *set (NULL: of f's key scheme), else 0.

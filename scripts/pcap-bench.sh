@@ -3,7 +3,8 @@
 # PACKETS Ethernet frames and RANGES random CIDR ranges (bench/pcap-bench.c, fixed seed),
 # builds the CIDR filter with `blockbloom build --keys cidr`, reads the capture once so it is
 # in the page cache, then times libpcap's read loop alone against
-# `blockbloom query --pcap CAPTURE -c FILTER`, ROUNDS times each, and prints the medians.
+# `blockbloom query --pcap CAPTURE --match any|src -c FILTER`, ROUNDS times each, and prints the
+# medians of CPU and wall time.
 #   scripts/pcap-bench.sh [PACKETS (default 4000000)] [RANGES (default 1000000)] [ROUNDS (5)]
 # Files go to a temporary directory (removed at exit); BB_BUILD_PREFIX prefixes the build dir.
 set -euo pipefail
@@ -21,4 +22,6 @@ trap 'rm -rf "$tmp"' EXIT
 "$dir/blockbloom" build --keys cidr -o "$tmp/ranges.bbf" "$tmp/ranges.txt"
 cat "$tmp/cap.pcap" >/dev/null
 echo "capture: $(du -h "$tmp/cap.pcap" | cut -f1), CPU: $(lscpu | sed -n 's/^Model name: *//p'), kernel: $("$dir/blockbloom" info "$tmp/ranges.bbf" | sed -n 's/^isa: //p')"
-"$dir/bench/pcap-bench" time "$tmp/cap.pcap" "$tmp/ranges.bbf" "$dir/blockbloom" "$rounds"
+for match in any src; do
+  "$dir/bench/pcap-bench" time "$tmp/cap.pcap" "$tmp/ranges.bbf" "$dir/blockbloom" "$match" "$rounds"
+done

@@ -53,11 +53,22 @@ Test(cidr, parse) {
 Test(cidr, keys_by_hand) {
     uint8_t a[16], key[BB_CIDR_KEY_BYTES];
     cr_assert_eq(inet_pton(AF_INET6, "::ffff:10.1.2.3", a), 1);
-    bb_cidr_key(a, 96 + 12, key);
-    static const uint8_t want[17] = {108, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 10, 0, 0, 0};
-    cr_expect_eq(memcmp(key, want, 17), 0);
-    bb_cidr_key(a, 96 + 15, key);
-    cr_expect_eq(key[14], 0); /* 10.1/15 -> 10.0 (1 = 0000 0001, the 16th bit cleared) */
+    cr_expect_eq(bb_cidr_key(a, 96 + 12, key), 5); /* IPv4 /12: 12, then 10.0.0.0 */
+    static const uint8_t want4[5] = {12, 10, 0, 0, 0};
+    cr_expect_eq(memcmp(key, want4, 5), 0);
+    cr_expect_eq(bb_cidr_key(a, 96 + 16, key), 5);
+    static const uint8_t want16[5] = {16, 10, 1, 0, 0};
+    cr_expect_eq(memcmp(key, want16, 5), 0);
+    cr_expect_eq(bb_cidr_key(a, 96 + 15, key), 5);
+    cr_expect_eq(key[2], 0); /* 10.1/15 -> 10.0 (1 = 0000 0001, the 16th bit cleared) */
+    cr_expect_eq(bb_cidr_key(a, 80, key), 17); /* below 96: an IPv6 length */
+    static const uint8_t want80[17] = {80};
+    cr_expect_eq(memcmp(key, want80, 17), 0);
+    uint8_t b6[16];
+    cr_assert_eq(inet_pton(AF_INET6, "2001:db8:ffff::1", b6), 1);
+    cr_expect_eq(bb_cidr_key(b6, 36, key), 17);
+    static const uint8_t want6[17] = {36, 0x20, 0x01, 0x0d, 0xb8, 0xf0};
+    cr_expect_eq(memcmp(key, want6, 17), 0);
     cr_expect(bb_addr_is_ipv4(a));
     bb_5tuple t = {.proto = 6, .src_port = 0x1234, .dst_port = 80};
     memcpy(t.src, a, 16);
@@ -134,11 +145,12 @@ Test(cidr, ranges_covering_ipv4) {
         cr_assert_eq(bb_create_for(&f, BB_BLOCKED, 16, 1e-9, 2), BB_OK);
         uint8_t a[16], q[2][16], keys[2][BB_CIDR_KEY_BYTES], out[2];
         unsigned l;
-        size_t n;
+        size_t n, lens[2];
         bb_prefix_set set = {{0}, 0};
         cr_assert_eq(bb_cidr_parse(cases[i].range, strlen(cases[i].range), a, &l, NULL), BB_OK);
-        cr_assert_eq(bb_cidr_range_keys(a, l, &set, keys, &n), BB_OK);
+        cr_assert_eq(bb_cidr_range_keys(a, l, &set, keys, lens, &n), BB_OK);
         cr_expect_eq(n, cases[i].n_keys, "%s", cases[i].range);
+        cr_expect_eq(lens[n - 1], n == 2 || i >= 2 ? 5 : 17, "%s", cases[i].range);
         cr_expect_eq(set.ipv4, cases[i].ipv4, "%s", cases[i].range);
         cr_expect_eq(set.words[0], cases[i].word0, "%s", cases[i].range);
         cr_expect_eq(set.words[1], cases[i].word1, "%s", cases[i].range);

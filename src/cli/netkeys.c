@@ -219,6 +219,7 @@ static const char *domain_entry(cli_netctx *c, const char *s, size_t len, cli_ke
 
 const char *cli_net_entry(cli_netctx *c, const char *s, size_t len, cli_keybuf *kb) {
     uint8_t key[BB_5TUPLE_KEY_BYTES], ranges[2][BB_CIDR_KEY_BYTES];
+    size_t lens[2];
     uint8_t a[16];
     unsigned plen;
     const char *why = NULL;
@@ -232,9 +233,9 @@ const char *cli_net_entry(cli_netctx *c, const char *s, size_t len, cli_keybuf *
     case BB_KEYS_DOMAIN: return domain_entry(c, s, len, kb);
     case BB_KEYS_CIDR:
         if (bb_cidr_parse(s, len, a, &plen, &why) != BB_OK) return why;
-        bb_cidr_range_keys(a, plen, c->prefixes, ranges, &n);
+        bb_cidr_range_keys(a, plen, c->prefixes, ranges, lens, &n);
         for (size_t i = 0; i < n; i++)
-            if (!cli_keybuf_append(kb, (char *)ranges[i], BB_CIDR_KEY_BYTES)) return "out of memory";
+            if (!cli_keybuf_append(kb, (char *)ranges[i], lens[i])) return "out of memory";
         return NULL;
     case BB_KEYS_5TUPLE:
         if ((why = cli_net_5tuple(s, len, key))) return why;

@@ -123,10 +123,12 @@ static void print_match(netq *q, const chunk *c, size_t i) {
         bool has = v4 ? l >= 96 && (q->prefixes.ipv4 >> (l - 96) & 1)
                       : (q->prefixes.words[l >> 6] >> (l & 63) & 1);
         if (!has) continue;
-        bb_cidr_key(c->key[i], (unsigned)l, key);
-        if ((found = bb_contains(q->f, key, sizeof key))) {
-            cli_net_format_addr(key + 1, text);
-            printf("\t%s/%d", text, bb_addr_is_ipv4(key + 1) ? l - 96 : l);
+        uint8_t masked[16];
+        size_t kl = bb_cidr_key(c->key[i], (unsigned)l, key);
+        if ((found = bb_contains(q->f, key, kl))) {
+            bb_cidr_mask(c->key[i], (unsigned)l, masked);
+            cli_net_format_addr(masked, text);
+            printf("\t%s/%d", text, v4 ? l - 96 : l);
         }
     }
 }

@@ -44,6 +44,8 @@ typedef struct batch {
     uint8_t src[BATCH][16], dst[BATCH][16];
     uint8_t key[BATCH][BB_5TUPLE_KEY_BYTES];
     uint8_t hit[BATCH], hit2[BATCH];
+    uint8_t rest[BATCH][16]; /* --match any: destinations still to test, */
+    uint16_t idx[BATCH];     /* and their packets */
 } batch;
 
 typedef struct pcapq {
@@ -151,10 +153,12 @@ static void parse(pcapq *q, int dlt, const struct pcap_pkthdr *h, const uint8_t 
         return;
     }
     if (why) return;
-    bb_5tuple t = {.proto = p->proto, .src_port = p->sport, .dst_port = p->dport};
-    memcpy(t.src, b->src[b->n], 16);
-    memcpy(t.dst, b->dst[b->n], 16);
-    bb_5tuple_key(&t, b->key[b->n]);
+    if (q->match == MATCH_5TUPLE) {
+        bb_5tuple t = {.proto = p->proto, .src_port = p->sport, .dst_port = p->dport};
+        memcpy(t.src, b->src[b->n], 16);
+        memcpy(t.dst, b->dst[b->n], 16);
+        bb_5tuple_key(&t, b->key[b->n]);
+    }
     b->n++;
 }
 
@@ -170,8 +174,15 @@ static bb_status test_batch(pcapq *q, batch *b) {
     s = bb_cidr_contains_batch(q->f, &q->prefixes, q->match == MATCH_DST ? &b->dst[0][0]
                                : &b->src[0][0], 16, b->n, b->hit, NULL);
     if (s != BB_OK || q->match != MATCH_ANY) return s;
-    s = bb_cidr_contains_batch(q->f, &q->prefixes, &b->dst[0][0], 16, b->n, b->hit2, NULL);
-    for (size_t i = 0; i < b->n; i++) b->hit[i] |= b->hit2[i];
+    /* any: only the packets whose source did not match need their destination tested. */
+    size_t m = 0;
+    for (size_t i = 0; i < b->n; i++)
+        if (!b->hit[i]) {
+            memcpy(b->rest[m], b->dst[i], 16);
+            b->idx[m++] = (uint16_t)i;
+        }
+    s = bb_cidr_contains_batch(q->f, &q->prefixes, &b->rest[0][0], 16, m, b->hit2, NULL);
+    for (size_t j = 0; j < m; j++) b->hit[b->idx[j]] = b->hit2[j];
     return s;
 }
 
