@@ -115,6 +115,15 @@ Test(netcli, url_build_and_query) {
     expect(bb("http://ok.com/\nhttp://h:x/\n", "query u.bbf"), 1, "",
            "(standard input):2: not a valid URL: 'http://h:x/'");
     expect(bb(NULL, "query --keys domain u.bbf"), 2, "", "built with --keys url, not domain");
+    expect(bb(NULL, "query --match src u.bbf"), 2, "", "--match needs --pcap");
+    /* add takes lines of the filter's kind; a bad line adds nothing. */
+    put_file("more.txt", "http://WWW.Other.com/p/\nhttp://h:bad/\n");
+    expect(bb(NULL, "add u.bbf more.txt"), 1, "", "more.txt:2: not a valid URL");
+    expect(bb("http://www.other.com/p/q\n", "query -c u.bbf"), 0, "0\n", NULL);
+    put_file("more.txt", "http://WWW.Other.com/p/\n");
+    expect(bb(NULL, "add u.bbf more.txt"), 0, "", "wrote u.bbf");
+    expect(bb("http://www.other.com/p/q\n", "query -o u.bbf"), 0,
+           "http://www.other.com/p/q\twww.other.com/p/\n", NULL);
 }
 
 Test(netcli, url_bad_lines_write_nothing) {
@@ -174,6 +183,9 @@ Test(netcli, cidr_errors_and_query) {
            0, "10.20.30.40\t10.0.0.0/8\n::ffff:10.1.1.1\t10.0.0.0/8\n2001:db8:1::9\t2001:db8::/32\n"
               "192.0.2.7\t192.0.2.7/32\n", NULL);
     expect(bb("10.0.0.0/8\n", "query c.bbf"), 1, "", "a single address was expected");
+    /* add: new ranges and their lengths join the file's record. */
+    expect(bb("172.16.0.0/12\n", "add c.bbf"), 0, "", "wrote c.bbf");
+    expect(bb("172.20.1.1\n", "query -o c.bbf"), 0, "172.20.1.1\t172.16.0.0/12\n", NULL);
 }
 
 Test(netcli, five_tuple_lines) {

@@ -201,6 +201,10 @@ int cli_load_psl(bb_psl **out);
 int cli_net_build(bb_config *cfg, bb_keys keys, const char *out, bool skip_invalid,
                   char *const *paths, size_t n_paths);
 
+/** `add` to a filter built with --keys: its entries as by build (a bad line fails the add,
+ *  nothing is added), CIDR prefix lengths merged into its scheme. */
+int cli_net_add(bb_filter *f, char *const *paths, size_t n_paths);
+
 /** Query options of the network kinds. */
 typedef struct cli_netquery_opts {
     bb_keys keys;          /* BB_KEYS_PLAIN: take the filter's own */

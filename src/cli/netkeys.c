@@ -307,21 +307,45 @@ static int read_entries(cli_netctx *c, cli_lines *l, cli_keybuf *kb, bool skip_i
     return st;
 }
 
+/* Read the entries of the inputs into kb (reset first), prefix lengths into *prefixes. */
+static int read_all_entries(cli_netctx *c, cli_keybuf *kb, bool skip_invalid, char *const *paths,
+                            size_t n_paths) {
+    if (c->keys == BB_KEYS_DOMAIN && cli_load_psl(&c->psl) != BB_EXIT_OK) return BB_EXIT_RUNTIME;
+    if (!cli_keybuf_reset(kb)) {
+        cli_error("out of memory");
+        return BB_EXIT_RUNTIME;
+    }
+    cli_lines l;
+    cli_lines_init(&l, paths, n_paths);
+    int st = read_entries(c, &l, kb, skip_invalid);
+    cli_lines_close(&l);
+    return st;
+}
+
+int cli_net_add(bb_filter *f, char *const *paths, size_t n_paths) {
+    bb_key_scheme ks;
+    bb_get_key_scheme(f, &ks);
+    cli_netctx c = {.keys = ks.keys, .prefixes = &ks.prefixes};
+    cli_keybuf kb = {0};
+    int st = read_all_entries(&c, &kb, false, paths, n_paths);
+    bb_status s = st == BB_EXIT_OK ? bb_add_arrow64(f, kb.data, kb.off, kb.n) : BB_OK;
+    if (s == BB_OK && st == BB_EXIT_OK) s = bb_set_key_scheme(f, &ks);
+    if (s != BB_OK) {
+        cli_error("cannot add keys: %s", bb_strerror(s));
+        st = BB_EXIT_RUNTIME;
+    }
+    cli_keybuf_free(&kb);
+    cli_netctx_free(&c);
+    return st;
+}
+
 int cli_net_build(bb_config *cfg, bb_keys keys, const char *out, bool skip_invalid,
                   char *const *paths, size_t n_paths) {
     cli_netctx c = {.keys = keys};
     bb_prefix_set prefixes = {{0}, 0};
     c.prefixes = &prefixes;
-    if (keys == BB_KEYS_DOMAIN && cli_load_psl(&c.psl) != BB_EXIT_OK) return BB_EXIT_RUNTIME;
-    cli_lines l;
     cli_keybuf kb = {0};
-    if (!cli_keybuf_reset(&kb)) {
-        cli_error("out of memory");
-        return BB_EXIT_RUNTIME;
-    }
-    cli_lines_init(&l, paths, n_paths);
-    int st = read_entries(&c, &l, &kb, skip_invalid);
-    cli_lines_close(&l);
+    int st = read_all_entries(&c, &kb, skip_invalid, paths, n_paths);
     bb_filter *f = NULL;
     if (st == BB_EXIT_OK) {
         if (!cfg->capacity) cfg->capacity = kb.n ? kb.n : 1;

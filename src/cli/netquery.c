@@ -178,6 +178,7 @@ bool cli_uses_net_keys(const bb_filter *f, const cli_netquery_opts *o) {
 int cli_net_query(const bb_filter *f, const cli_netquery_opts *o, char *const *paths,
                   size_t n_paths) {
     netq q = {.f = f, .o = o};
+    if (o->match) return cli_usage_error("query", "--match needs --pcap");
     int st = choose_keys(&q);
     if (st == BB_EXIT_OK && q.keys == BB_KEYS_DOMAIN) st = cli_load_psl(&q.ctx.psl);
     chunk *c = st == BB_EXIT_OK ? calloc(1, sizeof *c) : NULL;
