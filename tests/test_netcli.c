@@ -177,6 +177,7 @@ Test(netcli, cidr_errors_and_query) {
     expect(bb(NULL, "build --keys cidr --skip-invalid -o c.bbf ranges"), 0, "", "3 keys");
     res r = bb(NULL, "info c.bbf");
     cr_expect(strstr(r.out, "format_version: 2"), "%s", r.out);
+    cr_expect(strstr(r.out, "keys: cidr"), "%s", r.out);
     res_free(&r);
     expect(bb("10.20.30.40\n11.0.0.1\n::ffff:10.1.1.1\n2001:db8:1::9\n192.0.2.7\n192.0.2.8\n",
               "query -o c.bbf"),

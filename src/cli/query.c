@@ -108,6 +108,9 @@ static int parse_args(int argc, char **argv, query_opts *o) {
         }
         if (st != BB_EXIT_OK) return st;
     }
+    if (o->nul && (o->net.keys || o->net.pcap))
+        return cli_usage_error("query", "-0 does not apply to --keys or --pcap (they read lines "
+                               "or packets)");
     o->net.invert = o->invert;
     o->net.count = o->count;
     if (!o->help && optind >= argc)
