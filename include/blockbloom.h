@@ -567,8 +567,10 @@ typedef struct bb_span {
  * parts (inet_aton's forms) written as 4 decimals; path: "/./" and "/../" resolved, runs of
  * slashes collapsed ("/" when empty); query kept; bytes <= 0x20, >= 0x7f, '#' and '%'
  * re-escaped as %XX. A URL without "scheme://" gets "http://"; the scheme is lowercased.
- * Internationalised host names must already be in their ASCII (Punycode) form (see
- * bb_domain_normalize); their bytes >= 0x80 are escaped otherwise.
+ * An internationalised host name becomes its ASCII (Punycode) form through libidn2, as
+ * bb_domain_normalize does (the document asks for it; libidn2 allocates inside that one call);
+ * a host libidn2 cannot map, or any host in a build without libidn2, keeps its bytes >= 0x80,
+ * escaped.
  *
  * @param url      len bytes, not NUL-terminated (NULL allowed when len is 0).
  * @param out      cap bytes of working space and result, cap >= BB_URL_CANON_BOUND(len).

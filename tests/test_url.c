@@ -90,6 +90,8 @@ Test(url, host_rules) {
     check_canon("http://..A..B..com../", "http://a.b.com/");
     check_canon("HTTP://user:pw@Host.COM:8080/p", "http://host.com/p");
     check_canon("http://[2001:DB8::1]:80/", "http://[2001:db8::1]/");
+    check_canon("http://Bücher.de/ü", "http://xn--bcher-kva.de/%C3%BC"); /* IDNA: host only */
+    check_canon("http://b%C3%BCcher.de/", "http://xn--bcher-kva.de/");    /* after unescaping */
 }
 
 Test(url, path_rules) {

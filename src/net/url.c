@@ -12,9 +12,10 @@
  *   3. move the raw bytes to the end of the buffer and write the canonical URL from its start:
  *      scheme (lowercased; "http" when the URL has none), "://", the host (dots trimmed and
  *      collapsed, lowercased, an IPv4 address in any inet_aton spelling rewritten as four
- *      decimals), the path (runs of '/' collapsed, "." and ".." segments resolved; "/" when
- *      empty) and the query, untouched, with bytes <= 0x20, >= 0x7f, '#' and '%' re-escaped
- *      as %XX (uppercase). User info and port are dropped.
+ *      decimals, an internationalised name in Punycode when libidn2 maps it), the path
+ *      (runs of '/' collapsed, "." and ".." segments resolved; "/" when empty) and the query,
+ *      untouched, with bytes <= 0x20, >= 0x7f, '#' and '%' re-escaped as %XX (uppercase).
+ *      User info and port are dropped.
  * The writer never overtakes the reader in step 3 when the buffer holds 3 len + 24 bytes
  * (BB_URL_CANON_BOUND): it has written at most 24 + 3 i bytes when it has read i of the r <=
  * len raw bytes, which start at cap - r >= 2 r + 24.
@@ -150,6 +151,24 @@ static size_t write_u8_decimal(char *out, unsigned v) {
     return n;
 }
 
+/* An internationalised host h[0 .. *n) replaced by its Punycode form, as the document asks
+ * ("convert the URL to the ASCII Punycode representation"), when libidn2 can map it and the
+ * result fits the room the escaped form would have had (3 bytes a byte). Otherwise false, and
+ * its bytes >= 0x80 are escaped (the document's "http://\x01\x80.com/" example). */
+static bool idna_host(char *h, size_t *n) {
+    bool ascii = true;
+    for (size_t i = 0; i < *n; i++) {
+        if ((unsigned char)h[i] <= 0x20) return false; /* not a name libidn2 should trim */
+        ascii &= (unsigned char)h[i] < 0x80;
+    }
+    char a[BB_DOMAIN_MAX_LEN + 1];
+    size_t m;
+    if (ascii || bb_net_domain_ascii(h, *n, a, &m) != BB_OK || m > 3 * *n) return false;
+    memcpy(h, a, m);
+    *n = m;
+    return true;
+}
+
 /* Write the canonical host of raw[0 .. len) at out + *w (raw lies beyond what is written). */
 static bb_status write_host(const char *raw, size_t len, char *out, size_t *w) {
     size_t start = *w;
@@ -171,8 +190,12 @@ static bb_status write_host(const char *raw, size_t len, char *out, size_t *w) {
         }
         return BB_OK;
     }
-    /* Escape in place, from the back (the escaped host is at most 3x, within the bound). */
     size_t n = *w - start, extra = 0;
+    if (idna_host(out + start, &n)) {
+        *w = start + n;
+        return BB_OK;
+    }
+    /* Escape in place, from the back (the escaped host is at most 3x, within the bound). */
     for (size_t i = 0; i < n; i++) extra += needs_escape((unsigned char)out[start + i]) ? 2 : 0;
     size_t r = start + n, dst = start + n + extra;
     *w = dst;
