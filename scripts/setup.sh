@@ -6,7 +6,8 @@
 #   scripts/setup.sh [EXTRA-PACKAGE...]
 set -euo pipefail
 pkgs=(cmake make gcc pkg-config libxxhash-dev libsimde-dev libcriterion-dev libbloom-dev
-  libidn2-dev publicsuffix libpcap-dev tcpdump "$@")
+  libsnappy-dev libzstd-dev zlib1g-dev # libblockbloom_parquet's codecs
+  libidn2-dev publicsuffix libpcap-dev tcpdump "$@") # the last four: network keys and pcap
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
