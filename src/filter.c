@@ -134,7 +134,9 @@ bb_status bb_clone(bb_filter **out, const bb_filter *f) {
     *out = NULL;
     if (!f) return BB_E_INVAL;
     const bb_kind_ops *row = bb_row(f);
-    return row->clone ? row->clone(out, f) : bb_flat_clone(out, f);
+    bb_status s = row->clone ? row->clone(out, f) : bb_flat_clone(out, f);
+    if (s == BB_OK) (*out)->scheme = f->scheme;
+    return s;
 }
 
 void bb_free(bb_filter *f) {
