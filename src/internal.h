@@ -147,6 +147,8 @@ struct bb_filter {
     size_t n_subs, subs_cap;
     double growth, tightening;
     unsigned flags;
+    /* What the keys are (keyscheme.c); saved as the version-2 record when not plain. */
+    bb_key_scheme scheme;
 };
 
 /* ---- Hashing (hash.c, the only file that includes xxhash.h) ------------------------------ */
@@ -251,6 +253,10 @@ extern const bb_kind_ops bb_kind_blocked, bb_kind_classic, bb_kind_counting, bb_
 /** The row of `kind`, or NULL for a value that is not a kind (table.c). */
 const bb_kind_ops *bb_kind_row(bb_kind kind);
 static inline const bb_kind_ops *bb_row(const bb_filter *f) { return bb_kind_row(f->kind); }
+
+/** Geometry (bits, k) that bb_create gives a flat kind's config (filter.c); also used by
+ *  slice.c so that a slice is exactly a range of the filter bb_create would make. */
+bb_status bb_config_geometry(const bb_config *cfg, uint64_t *bits, unsigned *k);
 
 /* ---- Object helpers (object.c), for the generic files and the rows ---------------------- */
 /** Allocate a filter object with a zeroed, aligned payload for (kind, bits, k): BB_E_INVAL for
@@ -373,5 +379,15 @@ extern const bb_split_kernel bb_split_kernel_scalar, bb_split_kernel_neon;
 #if defined(__x86_64__) || defined(__i386__)
 extern const bb_split_kernel bb_split_kernel_avx2;
 #endif
+
+/* ---- Key-scheme record (keyscheme.c; FORMAT.md, "Version 2") ----------------------------- */
+#define BB_SCHEME_RECORD_BYTES 64u
+/** The record of f's scheme (f->scheme.keys != BB_KEYS_PLAIN). */
+void bb_scheme_encode(const bb_filter *f, uint8_t rec[BB_SCHEME_RECORD_BYTES]);
+/** Validate a record into *out: BB_OK, BB_E_CORRUPT (checksum), BB_E_UNSUPPORTED (a record
+ *  type or scheme of a newer library), BB_E_INCONSISTENT (bad fields). */
+bb_status bb_scheme_decode(const uint8_t rec[BB_SCHEME_RECORD_BYTES], bb_key_scheme *out);
+/** Whether ks is a valid scheme (keys known, prefixes only for CIDR, lengths <= 128). */
+bool bb_scheme_valid(const bb_key_scheme *ks);
 
 #endif /* BB_INTERNAL_H */
