@@ -5,6 +5,8 @@
 #   fuzz_load       bb_deserialize, bb_load and bb_open_mmap on the input
 #   fuzz_keyreader  the CLI key reader (src/cli/keys.c), line and NUL mode
 #   fuzz_diff       operations on a filter against a reference filter and an exact key set
+#   fuzz_arrow      validation of Arrow arrays (offsets, views, dictionary indices) against
+#                   an independent verdict, buffers allocated at their exact sizes
 # Each starts from its committed seeds, tests/fuzz/corpus/<target>/, and keeps what it finds
 # in <prefix>fuzz/corpus/<target>/ (not committed). A finding (crash, sanitizer report,
 # failed invariant, leak, timeout) stops that target, leaves the input in
@@ -16,7 +18,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-30}
 shift || true
 targets=("$@")
-((${#targets[@]})) || targets=(fuzz_load fuzz_keyreader fuzz_diff)
+((${#targets[@]})) || targets=(fuzz_load fuzz_keyreader fuzz_diff fuzz_arrow)
 dir=${BB_BUILD_PREFIX:-build-}fuzz
 cc=clang-14
 
