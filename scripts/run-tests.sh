@@ -3,6 +3,8 @@
 # check that fits CI (about 8 minutes on 2 cores, less once packages are installed):
 #   1. unit      Release-with-debug-info build, the whole CTest suite (Criterion tests, CLI
 #                tests, the README example)
+#   1b. python  the Python package built, installed into a temporary directory and tested
+#                with pytest on Debian's /usr/bin/python3 (scripts/test-python.sh)
 #   2. sanitize  the same suite under AddressSanitizer + UndefinedBehaviorSanitizer, the
 #                threaded tests under ThreadSanitizer, a CLI round trip under valgrind
 #   3. fuzz      each libFuzzer target for 30 s from its committed corpus
@@ -31,6 +33,7 @@ unit() {
 }
 
 stage unit unit
+stage python scripts/test-python.sh
 stage sanitize scripts/sanitize.sh
 stage fuzz scripts/fuzz.sh 30
 stage cross scripts/cross-arch.sh
