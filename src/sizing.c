@@ -116,26 +116,11 @@ double bb_blocked_fpr_model(double n_keys, uint64_t blocks, unsigned k) {
     return sum > 1.0 ? 1.0 : sum;
 }
 
-static double classic_fpr(double n, double m, unsigned k) {
-    return pow(-expm1(-(double)k * n / m), k);
-}
+/* ---- Classic ------------------------------------------------------------------------------ */
 
-bb_status bb_fpr_model(bb_kind kind, uint64_t n_keys, uint64_t bits, unsigned k,
-                       double *fpr_out) {
-    if (!fpr_out || bits == 0 || k == 0 || k > BB_MAX_K) return BB_E_INVAL;
-    switch (kind) {
-    case BB_CLASSIC: *fpr_out = classic_fpr((double)n_keys, (double)bits, k); return BB_OK;
-    case BB_BLOCKED:
-    case BB_COUNTING: /* the same positions, so the same FPR */
-        if (bits % BB_BLOCK_BITS) return BB_E_INVAL;
-        *fpr_out = bb_blocked_fpr_model((double)n_keys, bits / BB_BLOCK_BITS, k);
-        return BB_OK;
-    case BB_SCALABLE: break; /* no single geometry: see scalable.c */
-    }
-    return BB_E_INVAL;
+double bb_classic_fpr(double n_keys, uint64_t bits, unsigned k) {
+    return pow(-expm1(-(double)k * n_keys / (double)bits), k);
 }
-
-static bool valid_p(double p) { return p > 0.0 && p < 1.0; } /* false for NaN */
 
 static unsigned classic_k(double bits_per_key) {
     double k = round(bits_per_key * M_LN2);
@@ -144,15 +129,50 @@ static unsigned classic_k(double bits_per_key) {
     return (unsigned)k;
 }
 
-static unsigned blocked_best_k(double n, uint64_t blocks, double *fpr_out) {
+unsigned bb_classic_best_k(uint64_t capacity, uint64_t bits) {
+    return classic_k((double)bits / (double)capacity);
+}
+
+bb_status bb_classic_size(uint64_t capacity, double fpr, uint64_t *bits_out, unsigned *k_out) {
+    double n = (double)capacity;
+    double m = ceil(-n * log(fpr) / (M_LN2 * M_LN2));
+    unsigned k = classic_k(m / n);
+    /* Below p ~ 1.5e-5 the optimal k passes BB_MAX_K; with k capped, solve
+     * (1 - e^{-kn/m})^k = p for m instead, so the filter still meets p. */
+    if (k == BB_MAX_K && round(m / n * M_LN2) > BB_MAX_K)
+        m = ceil(-(double)k * n / log1p(-pow(fpr, 1.0 / k)));
+    if (!(m <= (double)BB_MAX_BITS)) return BB_E_TOO_LARGE;
+    *bits_out = (uint64_t)m;
+    *k_out = k;
+    return BB_OK;
+}
+
+bb_status bb_classic_size_for_k(uint64_t capacity, double fpr, unsigned k, uint64_t *bits_out) {
+    /* solve (1 - e^{-kn/m})^k = p for m */
+    double m = ceil(-(double)k * (double)capacity / log1p(-pow(fpr, 1.0 / k)));
+    if (!(m <= (double)BB_MAX_BITS)) return BB_E_TOO_LARGE;
+    *bits_out = (uint64_t)m;
+    return BB_OK;
+}
+
+/* ---- Blocked ------------------------------------------------------------------------------ */
+
+double bb_blocked_fpr(double n_keys, uint64_t bits, unsigned k) {
+    return bb_blocked_fpr_model(n_keys, bits / BB_BLOCK_BITS, k);
+}
+
+static unsigned blocked_best_k(double n, uint64_t blocks) {
     unsigned best = 1;
     double best_f = 2.0;
     for (unsigned k = 1; k <= BB_MAX_K; k++) {
         double f = bb_blocked_fpr_model(n, blocks, k);
         if (f < best_f) { best_f = f; best = k; }
     }
-    if (fpr_out) *fpr_out = best_f;
     return best;
+}
+
+unsigned bb_blocked_best_k(uint64_t capacity, uint64_t bits) {
+    return blocked_best_k((double)capacity, (bits + BB_BLOCK_BITS - 1) / BB_BLOCK_BITS);
 }
 
 /* Smallest block count with model FPR <= p for this k, or 0 if none <= max_blocks. The model
@@ -174,29 +194,19 @@ static uint64_t blocked_min_blocks(double n, double p, unsigned k, uint64_t star
     return hi;
 }
 
-bb_status bb_size(bb_kind kind, uint64_t capacity, double fpr, uint64_t *bits_out,
-                  unsigned *k_out) {
-    if (!bits_out || !k_out || capacity == 0 || !valid_p(fpr)) return BB_E_INVAL;
-    double n = (double)capacity;
-    if (kind == BB_CLASSIC) {
-        double m = ceil(-n * log(fpr) / (M_LN2 * M_LN2));
-        unsigned k = classic_k(m / n);
-        /* Below p ~ 1.5e-5 the optimal k passes BB_MAX_K; with k capped, solve
-         * (1 - e^{-kn/m})^k = p for m instead, so the filter still meets p. */
-        if (k == BB_MAX_K && round(m / n * M_LN2) > BB_MAX_K)
-            m = ceil(-(double)k * n / log1p(-pow(fpr, 1.0 / k)));
-        if (!(m <= (double)BB_MAX_BITS)) return BB_E_TOO_LARGE;
-        *bits_out = (uint64_t)m;
-        *k_out = k;
-        return BB_OK;
-    }
-    if (kind != BB_BLOCKED && kind != BB_COUNTING) return BB_E_INVAL;
-    /* Any k at the classic size is already a little above p: start the search there. */
+/* Any k at the classic size is already a little above p: searches start there. */
+static bb_status classic_start(double n, double fpr, uint64_t *start) {
     double classic_m = -n * log(fpr) / (M_LN2 * M_LN2);
     if (!(classic_m <= (double)BB_MAX_BITS)) return BB_E_TOO_LARGE;
-    uint64_t max_blocks = BB_MAX_BITS / BB_BLOCK_BITS;
-    uint64_t start = (uint64_t)(classic_m / BB_BLOCK_BITS);
-    uint64_t best_blocks = 0;
+    *start = (uint64_t)(classic_m / BB_BLOCK_BITS);
+    return BB_OK;
+}
+
+bb_status bb_blocked_size(uint64_t capacity, double fpr, uint64_t *bits_out, unsigned *k_out) {
+    double n = (double)capacity;
+    uint64_t start, max_blocks = BB_MAX_BITS / BB_BLOCK_BITS, best_blocks = 0;
+    bb_status s = classic_start(n, fpr, &start);
+    if (s != BB_OK) return s;
     for (unsigned k = 1; k <= BB_MAX_K; k++) {
         uint64_t b = blocked_min_blocks(n, fpr, k, start, best_blocks ? best_blocks : max_blocks);
         if (b && (!best_blocks || b < best_blocks)) best_blocks = b;
@@ -205,33 +215,16 @@ bb_status bb_size(bb_kind kind, uint64_t capacity, double fpr, uint64_t *bits_ou
     /* Several k may fit p in that many blocks (always so for tiny n, where one block holds
      * everything): take the one with the lowest FPR there, not merely the first that fits. */
     *bits_out = best_blocks * BB_BLOCK_BITS;
-    *k_out = blocked_best_k(n, best_blocks, NULL);
+    *k_out = blocked_best_k(n, best_blocks);
     return BB_OK;
 }
 
-bb_status bb_best_k(bb_kind kind, uint64_t capacity, uint64_t bits, unsigned *k_out) {
-    if (!k_out || capacity == 0 || bits == 0) return BB_E_INVAL;
-    if (kind == BB_CLASSIC) { *k_out = classic_k((double)bits / (double)capacity); return BB_OK; }
-    if (kind != BB_BLOCKED && kind != BB_COUNTING) return BB_E_INVAL;
-    uint64_t blocks = (bits + BB_BLOCK_BITS - 1) / BB_BLOCK_BITS;
-    *k_out = blocked_best_k((double)capacity, blocks, NULL);
-    return BB_OK;
-}
-
-bb_status bb_size_for_k(bb_kind kind, uint64_t capacity, double fpr, unsigned k,
-                        uint64_t *bits_out) {
-    if (capacity == 0 || !valid_p(fpr) || k == 0 || k > BB_MAX_K) return BB_E_INVAL;
+bb_status bb_blocked_size_for_k(uint64_t capacity, double fpr, unsigned k, uint64_t *bits_out) {
     double n = (double)capacity;
-    if (kind == BB_CLASSIC) { /* solve (1 - e^{-kn/m})^k = p for m */
-        double m = ceil(-(double)k * n / log1p(-pow(fpr, 1.0 / k)));
-        if (!(m <= (double)BB_MAX_BITS)) return BB_E_TOO_LARGE;
-        *bits_out = (uint64_t)m;
-        return BB_OK;
-    }
-    double classic_m = -n * log(fpr) / (M_LN2 * M_LN2);
-    if (!(classic_m <= (double)BB_MAX_BITS)) return BB_E_TOO_LARGE;
-    uint64_t b = blocked_min_blocks(n, fpr, k, (uint64_t)(classic_m / BB_BLOCK_BITS),
-                                    BB_MAX_BITS / BB_BLOCK_BITS);
+    uint64_t start;
+    bb_status s = classic_start(n, fpr, &start);
+    if (s != BB_OK) return s;
+    uint64_t b = blocked_min_blocks(n, fpr, k, start, BB_MAX_BITS / BB_BLOCK_BITS);
     if (!b) return BB_E_TOO_LARGE;
     *bits_out = b * BB_BLOCK_BITS;
     return BB_OK;
