@@ -147,6 +147,14 @@ static bb_status check_offsets(const column *c, bool have_data) {
     return BB_OK;
 }
 
+/* Offsets are the one check the batch calls of batch.c repeat (bb_keysrc_validate: the same
+ * rules, before anything is added), so an array that goes straight to them is not walked
+ * twice; every other path calls this first. */
+static bb_status check_offsets_now(const column *c) {
+    if ((c->form != F_OFF32 && c->form != F_OFF64) || c->n == 0) return BB_OK;
+    return check_offsets(c, c->data != NULL);
+}
+
 static bb_status check_views(const column *c) {
     for (size_t i = 0; i < c->n; i++) {
         if (!row_valid(c, i)) continue; /* a null slot's view is undefined */
@@ -184,10 +192,10 @@ static bb_status check_buffers(const struct ArrowArray *a, column *c) {
         c->data = buf[1];
         return BB_OK;
     case F_OFF32:
-    case F_OFF64:
+    case F_OFF64: /* checked by check_offsets_now, or by the batch call itself */
         if (c->form == F_OFF32) c->off32 = buf[1]; else c->off64 = buf[1];
         c->data = buf[2];
-        return check_offsets(c, buf[2] != NULL);
+        return BB_OK;
     case F_VIEW:
         c->views = buf[1];
         c->n_vbufs = (size_t)(a->n_buffers - 3);
@@ -225,6 +233,7 @@ static bb_status check_dictionary(const struct ArrowArray *a, const struct Arrow
     if (!a->dictionary) return fail("dictionary-encoded schema but the array has no dictionary");
     if (s->dictionary->dictionary) return fail("nested dictionaries are not supported");
     bb_status st = check_array(a->dictionary, s->dictionary, &p->values);
+    if (st == BB_OK) st = check_offsets_now(&p->values);
     if (st != BB_OK) return st;
     for (size_t i = 0; i < p->col.n; i++) {
         if (!row_valid(&p->col, i)) continue;
@@ -377,11 +386,18 @@ static size_t contains_rows(const bb_filter *f, const parsed *p, uint8_t *out) {
     return total;
 }
 
+/* A batch call refused the offsets: say where (check_offsets finds the same fault). */
+static bb_status explain(const column *c, bb_status s) {
+    if (s == BB_E_INVAL && check_offsets_now(c) == BB_OK) fail("bad offsets");
+    return s;
+}
+
 static bb_status add_parsed(bb_filter *f, parsed *p) {
     if (p->col.n == 0) return BB_OK;
     bool nulls = p->col.valid != NULL;
-    if (direct(p) && !nulls) return add_direct(f, &p->col);
-    bb_status s = prepare(p, f->seed);
+    if (direct(p) && !nulls) return explain(&p->col, add_direct(f, &p->col));
+    bb_status s = check_offsets_now(&p->col);
+    if (s == BB_OK) s = prepare(p, f->seed);
     return s == BB_OK ? add_rows(f, p) : s;
 }
 
@@ -391,14 +407,15 @@ static bb_status contains_parsed(const bb_filter *f, parsed *p, uint8_t *out, si
         /* nothing to write */
     } else if (direct(p)) {
         bb_status s = contains_direct(f, &p->col, out, &hits);
-        if (s != BB_OK) return s;
+        if (s != BB_OK) return explain(&p->col, s);
         for (size_t i = 0; p->col.valid && i < p->col.n; i++)
             if (!row_valid(&p->col, i) && out[i]) {
                 out[i] = 0;
                 hits--;
             }
     } else {
-        bb_status s = prepare(p, f->seed);
+        bb_status s = check_offsets_now(&p->col);
+        if (s == BB_OK) s = prepare(p, f->seed);
         if (s != BB_OK) return s;
         hits = contains_rows(f, p, out);
     }
@@ -509,6 +526,7 @@ static bb_status read_all(struct ArrowArrayStream *st, const struct ArrowSchema 
             return s;
         }
         s = check_parsed(&c->a[c->n - 1], schema, &c->p[c->n - 1]);
+        if (s == BB_OK) s = check_offsets_now(&c->p[c->n - 1].col); /* all before any add */
         if (s != BB_OK) return s;
     }
 }

@@ -99,10 +99,11 @@ def binary(values, fmt="u", offset=0):
     """utf8/binary ("u", "z") or large ("U", "Z"); `offset` junk rows come first."""
     values = [b"junk"] * offset + list(values)
     wide = fmt in ("U", "Z")
-    offs, data = [0], b""
+    offs, at = [0], 0
     for v in values:
-        data += v or b""
-        offs.append(len(data))
+        at += len(v or b"")
+        offs.append(at)
+    data = b"".join(v or b"" for v in values)
     valid, nulls = _validity(values)
     ob = struct.pack("<%d%s" % (len(offs), "q" if wide else "i"), *offs)
     return HandArray(fmt, [valid, ob, data], len(values) - offset, offset, nulls)
