@@ -403,9 +403,7 @@ static bb_status add_parsed(bb_filter *f, parsed *p) {
 
 static bb_status contains_parsed(const bb_filter *f, parsed *p, uint8_t *out, size_t *n_present) {
     size_t hits = 0;
-    if (p->col.n == 0) {
-        /* nothing to write */
-    } else if (direct(p)) {
+    if (p->col.n && direct(p)) {
         bb_status s = contains_direct(f, &p->col, out, &hits);
         if (s != BB_OK) return explain(&p->col, s);
         for (size_t i = 0; p->col.valid && i < p->col.n; i++)
@@ -413,7 +411,7 @@ static bb_status contains_parsed(const bb_filter *f, parsed *p, uint8_t *out, si
                 out[i] = 0;
                 hits--;
             }
-    } else {
+    } else if (p->col.n) {
         bb_status s = check_offsets_now(&p->col);
         if (s == BB_OK) s = prepare(p, f->seed);
         if (s != BB_OK) return s;

@@ -331,8 +331,14 @@ int bbpy_batch_prepare(PyObject *x, bool hashes, bbpy_batch *b) {
         PyErr_SetString(PyExc_TypeError, "hashes=True takes a buffer or an iterable of ints");
         return -1;
     }
-    if (arrow_array) return prepare_arrow_array(x, b);
-    if (arrow_stream) return prepare_arrow_stream(x, b);
+    if (arrow_array || arrow_stream) {
+        int rc = arrow_array ? prepare_arrow_array(x, b) : prepare_arrow_stream(x, b);
+        /* pandas defines the Arrow methods but needs pyarrow to run them: fall back */
+        if (rc == 0 || !PyErr_ExceptionMatches(PyExc_ImportError)) return rc;
+        PyErr_Clear();
+        bbpy_batch_release(b);
+        memset(b, 0, sizeof *b);
+    }
     if (PyObject_CheckBuffer(x)) {
         int rc = prepare_buffer(x, hashes, b);
         if (rc <= 0) return rc;
@@ -384,6 +390,7 @@ bb_status bbpy_batch_contains(const bb_filter *f, bbpy_batch *b, uint8_t *out) {
 typedef struct growing {
     uint8_t *p;
     size_t n, cap;
+    bool out_of_memory;
 } growing;
 
 static int append(void *ctx, const uint8_t *out, size_t n) {
@@ -392,7 +399,10 @@ static int append(void *ctx, const uint8_t *out, size_t n) {
         size_t cap = g->cap ? g->cap : 4096;
         while (cap - g->n < n) cap *= 2;
         uint8_t *p = realloc(g->p, cap); /* no GIL here: not PyMem */
-        if (!p) return 1;
+        if (!p) {
+            g->out_of_memory = true;
+            return 1;
+        }
         g->p = p;
         g->cap = cap;
     }
@@ -402,8 +412,9 @@ static int append(void *ctx, const uint8_t *out, size_t n) {
 }
 
 bb_status bbpy_batch_contains_stream(const bb_filter *f, bbpy_batch *b, uint8_t **out, size_t *n) {
-    growing g = {NULL, 0, 0};
+    growing g = {NULL, 0, 0, false};
     bb_status s = bb_contains_arrow_stream(f, b->stream, append, &g, NULL);
+    if (g.out_of_memory) s = BB_E_NOMEM;
     if (s != BB_OK) {
         free(g.p);
         g.p = NULL;

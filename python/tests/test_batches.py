@@ -167,3 +167,16 @@ def test_bytearray_result_without_numpy(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
+
+
+def test_arrow_methods_needing_pyarrow_fall_back():
+    class PandasLike:  # pandas >= 2.2 defines __arrow_c_stream__, which needs pyarrow
+        def __arrow_c_stream__(self, requested_schema=None):
+            raise ImportError("pyarrow is required")
+
+        def __array__(self, dtype=None):
+            return np.array([b"a", b"b"], dtype="S1")
+
+    f = Filter(100)
+    f.add_many(PandasLike())
+    assert b"a" in f and f.contains_many(PandasLike()).all()
