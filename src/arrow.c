@@ -257,28 +257,30 @@ static bb_status check_parsed(const struct ArrowArray *a, const struct ArrowSche
 
 /* ---- Hashing rows ----------------------------------------------------------------------------- */
 
-static uint64_t hash_bytes(const uint8_t *p, size_t len, uint64_t seed) {
-    return bb_xxh3(len ? p : NULL, len, seed);
+/* The filter's own key hash (bb_hash: the kind decides the algorithm, the filter the seed),
+ * so these rows hash exactly as bb_add would hash the same bytes. */
+static uint64_t hash_bytes(const uint8_t *p, size_t len, const bb_filter *f) {
+    return bb_hash(f, len ? p : NULL, len);
 }
 
 /* Hash of valid row i. Integers are hashed as their little-endian bytes. */
-static uint64_t row_hash(const column *c, size_t i, uint64_t seed) {
+static uint64_t row_hash(const column *c, size_t i, const bb_filter *f) {
     size_t r = c->offset + i;
     switch (c->form) {
     case F_OFF32:
         return c->off32[r + 1] == c->off32[r]
-                   ? hash_bytes(NULL, 0, seed)
-                   : hash_bytes(c->data + c->off32[r], (size_t)(c->off32[r + 1] - c->off32[r]), seed);
+                   ? hash_bytes(NULL, 0, f)
+                   : hash_bytes(c->data + c->off32[r], (size_t)(c->off32[r + 1] - c->off32[r]), f);
     case F_OFF64:
         return c->off64[r + 1] == c->off64[r]
-                   ? hash_bytes(NULL, 0, seed)
-                   : hash_bytes(c->data + c->off64[r], (size_t)(c->off64[r + 1] - c->off64[r]), seed);
+                   ? hash_bytes(NULL, 0, f)
+                   : hash_bytes(c->data + c->off64[r], (size_t)(c->off64[r + 1] - c->off64[r]), f);
     case F_VIEW: {
         const uint8_t *v = c->views + r * VIEW_BYTES;
         int32_t len = view_field(v, 0);
-        if (len <= VIEW_INLINE) return hash_bytes(v + 4, (size_t)len, seed);
+        if (len <= VIEW_INLINE) return hash_bytes(v + 4, (size_t)len, f);
         const uint8_t *b = c->vbufs[view_field(v, 8)];
-        return hash_bytes(b + view_field(v, 12), (size_t)len, seed);
+        return hash_bytes(b + view_field(v, 12), (size_t)len, f);
     }
     case F_FIXED:
         break;
@@ -288,17 +290,17 @@ static uint64_t row_hash(const column *c, size_t i, uint64_t seed) {
     if (c->integer) {
         uint8_t le[8];
         for (size_t j = 0; j < c->width; j++) le[j] = p[c->width - 1 - j];
-        return hash_bytes(le, c->width, seed);
+        return hash_bytes(le, c->width, f);
     }
 #endif
-    return hash_bytes(p, c->width, seed);
+    return hash_bytes(p, c->width, f);
 }
 
 /* false for a null row (or a valid index of a null dictionary value); else *h. */
-static bool row_key(const parsed *p, size_t i, uint64_t seed, uint64_t *h) {
+static bool row_key(const parsed *p, size_t i, const bb_filter *f, uint64_t *h) {
     if (!row_valid(&p->col, i)) return false;
     if (!p->dict) {
-        *h = row_hash(&p->col, i, seed);
+        *h = row_hash(&p->col, i, f);
         return true;
     }
     int64_t d = read_int(&p->col, p->col.offset + i);
@@ -308,7 +310,7 @@ static bool row_key(const parsed *p, size_t i, uint64_t seed, uint64_t *h) {
 }
 
 /* Hash each dictionary value once. */
-static bb_status prepare(parsed *p, uint64_t seed) {
+static bb_status prepare(parsed *p, const bb_filter *f) {
     if (!p->dict) return BB_OK;
     size_t n = p->values.n ? p->values.n : 1;
     p->dict_hash = malloc(n * sizeof *p->dict_hash);
@@ -316,7 +318,7 @@ static bb_status prepare(parsed *p, uint64_t seed) {
     if (!p->dict_hash || !p->dict_null) return BB_E_NOMEM;
     for (size_t d = 0; d < p->values.n; d++) {
         p->dict_null[d] = !row_valid(&p->values, d);
-        p->dict_hash[d] = p->dict_null[d] ? 0 : row_hash(&p->values, d, seed);
+        p->dict_hash[d] = p->dict_null[d] ? 0 : row_hash(&p->values, d, f);
     }
     return BB_OK;
 }
@@ -360,7 +362,7 @@ static bb_status add_rows(bb_filter *f, const parsed *p) {
     uint64_t h[ARROW_CHUNK];
     for (size_t i = 0; i < p->col.n;) {
         size_t m = 0, end = p->col.n - i < ARROW_CHUNK ? p->col.n : i + ARROW_CHUNK;
-        for (; i < end; i++) m += row_key(p, i, f->seed, &h[m]);
+        for (; i < end; i++) m += row_key(p, i, f, &h[m]);
         bb_status s = bb_add_hashes(f, h, m);
         if (s != BB_OK) return s;
     }
@@ -376,7 +378,7 @@ static size_t contains_rows(const bb_filter *f, const parsed *p, uint8_t *out) {
         size_t m = 0, count = p->col.n - start < ARROW_CHUNK ? p->col.n - start : ARROW_CHUNK;
         for (size_t j = 0; j < count; j++) {
             out[start + j] = 0;
-            if (row_key(p, start + j, f->seed, &h[m])) row[m++] = (uint16_t)j;
+            if (row_key(p, start + j, f, &h[m])) row[m++] = (uint16_t)j;
         }
         size_t hits = 0;
         bb_contains_hashes(f, h, m, ans, &hits);
@@ -397,7 +399,7 @@ static bb_status add_parsed(bb_filter *f, parsed *p) {
     bool nulls = p->col.valid != NULL;
     if (direct(p) && !nulls) return explain(&p->col, add_direct(f, &p->col));
     bb_status s = check_offsets_now(&p->col);
-    if (s == BB_OK) s = prepare(p, f->seed);
+    if (s == BB_OK) s = prepare(p, f);
     return s == BB_OK ? add_rows(f, p) : s;
 }
 
@@ -413,7 +415,7 @@ static bb_status contains_parsed(const bb_filter *f, parsed *p, uint8_t *out, si
             }
     } else if (p->col.n) {
         bb_status s = check_offsets_now(&p->col);
-        if (s == BB_OK) s = prepare(p, f->seed);
+        if (s == BB_OK) s = prepare(p, f);
         if (s != BB_OK) return s;
         hits = contains_rows(f, p, out);
     }
