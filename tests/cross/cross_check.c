@@ -22,8 +22,12 @@
  *  4. files: it saves each filter as OUTDIR/<name>.bbf; for each INDIR (files saved by a run
  *     on another machine) it loads <name>.bbf with bb_load and bb_open_mmap and requires the
  *     same serialized bytes as its own filter and the same answers on every kernel.
- *  5. Arrow integers: native-endian Arrow int16/int32/int64 columns (src/arrow.c) give the
- *     filter of the values' little-endian bytes, written out literally, on every machine.
+ *  5. split-block (Parquet) values that do not come from blockbloom (tests/split_vectors.h):
+ *     XXH64 published vectors, and the filter bytes of those keys worked out from the spec,
+ *     under every kernel; split filters (plain and BB_POW2_BYTES) also go through 2 to 4.
+ *  6. Arrow integers: native-endian Arrow int16/int32/int64 columns (src/arrow.c) give the
+ *     filter of the values' little-endian bytes, written out literally, on every machine,
+ *     for the blocked kind (XXH3) and the split kind (XXH64, so Parquet's PLAIN bytes).
  * It ends with "N passed, N failed" and exits 1 if any check failed, 2 on a usage error.
  */
 #include <stdio.h>
@@ -31,6 +35,8 @@
 #include <string.h>
 
 #include "blockbloom.h"
+
+#include "../split_vectors.h"
 
 static int n_pass, n_fail;
 
@@ -176,6 +182,9 @@ static const spec specs[] = {
     /* Sized for a quarter of the keys, so it grows to three sub-filters. */
     {"scalable", {.kind = BB_SCALABLE, .capacity = N_ADD / 4, .fpr = 0.01, .seed = 9},
      0x89579080a5bf6f0a},
+    {"split", {.kind = BB_SPLIT, .capacity = N_ADD, .fpr = 0.01}, 0x440e9113d449be67},
+    {"split_pow2", {.kind = BB_SPLIT, .capacity = N_ADD, .fpr = 0.001, .seed = 0x5EED,
+                    .flags = BB_POW2_BYTES}, 0xffb47085b1d5d583},
 };
 #define N_SPECS (sizeof specs / sizeof *specs)
 
@@ -318,7 +327,49 @@ static void check_foreign(const spec *sp, const keyset *ks, const reference *ref
 }
 
 /* ============================================================================================
- * 5. Arrow integer columns hash as little-endian bytes on every machine
+ * 5. Split-block values from outside blockbloom
+ * ========================================================================================== */
+
+static void check_split_vectors(void) {
+    char d[200];
+    for (size_t i = 0; i < N_XXH64_VECTORS; i++) {
+        bb_filter *f = NULL;
+        bb_config c = {.kind = BB_SPLIT, .bits = 256, .k = 8, .seed = xxh64_vectors[i].seed};
+        check(bb_create(&f, &c) == BB_OK, "create split", NULL);
+        if (!f) continue;
+        uint64_t h = bb_hash(f, xxh64_vectors[i].key, strlen(xxh64_vectors[i].key));
+        snprintf(d, sizeof d, "\"%s\": got 0x%016llx want 0x%016llx", xxh64_vectors[i].key,
+                 (unsigned long long)h, (unsigned long long)xxh64_vectors[i].h);
+        check(h == xxh64_vectors[i].h, "XXH64 published vector", d);
+        bb_free(f);
+    }
+    uint8_t want[SPEC_BLOCKS * 32];
+    spec_payload(want);
+    for (size_t i = 0; i < N_ISAS; i++) {
+        if (!bb_isa_available(all_isas[i])) continue;
+        bb_set_isa(all_isas[i]);
+        bb_filter *f = NULL;
+        bb_config c = {.kind = BB_SPLIT, .bits = SPEC_BLOCKS * 256, .k = 8};
+        const void *keys[N_SPEC], *data = NULL;
+        size_t lens[N_SPEC], len = 0;
+        for (size_t j = 0; j < N_SPEC; j++) {
+            keys[j] = spec_bits[j].key;
+            lens[j] = strlen(spec_bits[j].key);
+        }
+        int ok = bb_create(&f, &c) == BB_OK;
+        for (size_t j = 0; ok && j < N_SPEC / 2; j++) ok &= bb_add(f, keys[j], lens[j]) == BB_OK;
+        ok = ok && bb_add_batch(f, keys + N_SPEC / 2, lens + N_SPEC / 2, N_SPEC - N_SPEC / 2) == BB_OK;
+        ok = ok && bb_payload(f, &data, &len) == BB_OK;
+        snprintf(d, sizeof d, "%s kernel", bb_isa_name());
+        check(ok && len == sizeof want && memcmp(data, want, len) == 0,
+              "split filter bytes as the Parquet spec gives them", d);
+        bb_free(f);
+    }
+    bb_set_isa(BB_ISA_SCALAR);
+}
+
+/* ============================================================================================
+ * 6. Arrow integer columns hash as little-endian bytes on every machine
  * ========================================================================================== */
 static void arrow_noop_schema(struct ArrowSchema *sc) { sc->release = NULL; }
 static void arrow_noop_array(struct ArrowArray *a) { a->release = NULL; }
@@ -333,24 +384,28 @@ static void check_arrow_integers(void) {
                                            {0x2C, 0x01, 0, 0, 0, 0, 0, 0}};
     const void *data[3] = {v16, v32, v64};
     const char *formats[3] = {"s", "i", "l"};
-    for (int t = 0; t < 3; t++) {
-        size_t width = (size_t)2 << t;
-        const void *bufs[2] = {NULL, data[t]};
-        struct ArrowSchema sc = {.format = formats[t], .release = arrow_noop_schema};
+    const bb_kind kinds[2] = {BB_BLOCKED, BB_SPLIT};
+    for (int t = 0; t < 6; t++) {
+        size_t width = (size_t)2 << (t % 3);
+        bb_kind kind = kinds[t / 3];
+        const void *bufs[2] = {NULL, data[t % 3]};
+        struct ArrowSchema sc = {.format = formats[t % 3], .release = arrow_noop_schema};
         struct ArrowArray a = {.length = 3, .n_buffers = 2, .buffers = bufs,
                                .release = arrow_noop_array};
         bb_filter *f = NULL, *g = NULL;
-        check(bb_create_for(&f, BB_BLOCKED, 100, 0.01, 1) == BB_OK &&
-                  bb_create_for(&g, BB_BLOCKED, 100, 0.01, 1) == BB_OK, "arrow: create", NULL);
+        check(bb_create_for(&f, kind, 100, 0.01, 1) == BB_OK &&
+                  bb_create_for(&g, kind, 100, 0.01, 1) == BB_OK, "arrow: create", NULL);
         if (!f || !g) return;
-        check(bb_add_arrow_array(f, &a, &sc) == BB_OK, "arrow: add", formats[t]);
+        char what[40];
+        snprintf(what, sizeof what, "%s, %s", formats[t % 3], bb_kind_name(kind));
+        check(bb_add_arrow_array(f, &a, &sc) == BB_OK, "arrow: add", what);
         for (int i = 0; i < 3; i++) bb_add(g, le[i], width);
         size_t lf = 0, lg = 0;
-        static unsigned char bf[512], bg[512];
+        static unsigned char bf[4096], bg[4096];
         check(bb_serialize(f, bf, sizeof bf, &lf) == BB_OK &&
                   bb_serialize(g, bg, sizeof bg, &lg) == BB_OK && lf == lg &&
                   memcmp(bf, bg, lf) == 0,
-              "arrow: integer column is the filter of its little-endian bytes", formats[t]);
+              "arrow: integer column is the filter of its little-endian bytes", what);
         bb_free(f);
         bb_free(g);
     }
@@ -369,6 +424,7 @@ int main(int argc, char **argv) {
     printf("\n");
 
     check_golden_hashes();
+    check_split_vectors();
     check_arrow_integers();
     keyset *ks = malloc(sizeof *ks);
     if (!ks) return 2;
