@@ -6,8 +6,9 @@
  * byte for byte, and the same answers. Covers utf8/binary with 32- and 64-bit offsets, an
  * array offset, validity bitmaps (nulls skipped on add, 0 on contains), string and binary
  * views (inline and in variadic buffers), fixed_size_binary, the eight integer types,
- * dictionaries (with a null dictionary value), every kind, streams of several chunks, and
- * each kind of bad input (BB_E_INVAL, filter unchanged, a message naming the problem).
+ * dictionaries (with a null dictionary value), every kind (split hashes with XXH64), streams
+ * of several chunks, and each kind of bad input (BB_E_INVAL, filter unchanged, a message
+ * naming the problem).
  */
 #include "testutil.h"
 
@@ -44,7 +45,7 @@ static bb_filter *reference(bb_kind kind, const char *const *keys, const size_t 
 static void check_array(const struct ArrowArray *a, const struct ArrowSchema *s,
                         const char *const *keys, const size_t *lens, size_t n_keys,
                         const uint8_t *expect_out, const char *what) {
-    const bb_kind kinds[] = {BB_BLOCKED, BB_CLASSIC, BB_COUNTING, BB_SCALABLE};
+    const bb_kind kinds[] = {BB_BLOCKED, BB_CLASSIC, BB_COUNTING, BB_SCALABLE, BB_SPLIT};
     for (size_t t = 0; t < sizeof kinds / sizeof *kinds; t++) {
         bb_filter *f = make(kinds[t]), *ref = reference(kinds[t], keys, lens, n_keys);
         cr_assert_eq(bb_add_arrow_array(f, a, s), BB_OK, "%s: add: %s", what, bb_arrow_last_error());

@@ -48,13 +48,13 @@ static PyObject *create(PyTypeObject *type, const bb_config *cfg) {
 
 static PyObject *Filter_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
     static char *kwlist[] = {"capacity", "fpr", "kind", "seed", "bits", "k", "bits_per_key",
-                             "growth", "tightening", "scale", NULL};
+                             "growth", "tightening", "scale", "pow2", NULL};
     PyObject *capacity = NULL, *fpr = NULL, *seed = NULL, *bits = NULL, *k = NULL, *bpk = NULL;
     PyObject *growth = NULL, *tightening = NULL;
     const char *kind = "blocked";
-    int scale = 1;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "|OOsO$OOOOOp", kwlist, &capacity, &fpr, &kind,
-                                     &seed, &bits, &k, &bpk, &growth, &tightening, &scale))
+    int scale = 1, pow2 = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|OOsO$OOOOOpp", kwlist, &capacity, &fpr, &kind,
+                                     &seed, &bits, &k, &bpk, &growth, &tightening, &scale, &pow2))
         return NULL;
     bb_config c;
     memset(&c, 0, sizeof c);
@@ -66,7 +66,7 @@ static PyObject *Filter_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
         return NULL;
     if (k64 > BB_MAX_K) return bbpy_error(BB_E_INVAL, "k above 16", NULL);
     c.k = (unsigned)k64;
-    c.flags = scale ? 0 : BB_NO_SCALE;
+    c.flags = (scale ? 0 : BB_NO_SCALE) | (pow2 ? BB_POW2_BYTES : 0);
     if (!c.capacity && !c.bits) {
         PyErr_SetString(PyExc_TypeError, "Filter() needs a capacity (with fpr or bits_per_key) "
                                          "or bits (with k)");
@@ -352,6 +352,21 @@ static PyObject *Filter_to_blocked(FilterObject *self, PyObject *unused) {
     return bbpy_wrap(Py_TYPE(self), c);
 }
 
+static PyObject *Filter_fold(FilterObject *self, PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"fpr", NULL};
+    PyObject *fpr = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|O", kwlist, &fpr)) return NULL;
+    double p = 0.0;
+    if (fpr != Py_None && (p = PyFloat_AsDouble(fpr)) == -1.0 && PyErr_Occurred()) return NULL;
+    bbpy_lock_write_gil(self);
+    bb_status s = fpr == Py_None ? bb_fold(self->f) : bb_fold_to_fpr(self->f, p);
+    bbpy_unlock(self);
+    if (s != BB_OK)
+        return bbpy_error(s, s == BB_E_UNSUPPORTED ? "fold needs a blocked or split filter" : NULL,
+                          NULL);
+    Py_RETURN_NONE;
+}
+
 /* dst |= src with dst locked for writing and src for reading, in address order so that two
  * threads doing f |= g and g |= f cannot deadlock. */
 static bb_status merge_into(FilterObject *dst, FilterObject *src, bb_mismatch *what) {
@@ -482,13 +497,15 @@ static PyObject *Filter_reduce(FilterObject *self, PyObject *unused) {
 
 PyDoc_STRVAR(filter_doc,
 "Filter(capacity=None, fpr=0.01, kind='blocked', seed=0, *, bits=None, k=None,\n"
-"       bits_per_key=None, growth=None, tightening=None, scale=True)\n\n"
+"       bits_per_key=None, growth=None, tightening=None, scale=True, pow2=False)\n\n"
 "A Bloom filter (libblockbloom). Sized for `capacity` keys at false-positive rate `fpr`\n"
 "(or `bits_per_key`), or of explicit geometry `bits` (+ `k`); see also Filter.with_bits.\n"
 "kind is one of blockbloom.KINDS: 'blocked' (all probes of a key in one 64-byte block,\n"
-"the fastest), 'classic', 'counting' (supports remove) or 'scalable' (grows past its\n"
-"capacity; growth, tightening and scale=False apply to it alone). Keys are str (hashed\n"
-"as UTF-8), bytes or any buffer; they are hashed with XXH3-64 and `seed`.\n"
+"the fastest), 'classic', 'counting' (supports remove), 'scalable' (grows past its\n"
+"capacity; growth, tightening and scale=False apply to it alone) or 'split' (Apache\n"
+"Parquet's split-block filter, XXH64). pow2=True (blocked, split) rounds the payload up\n"
+"to a power of two bytes, as Parquet writers do, so that fold() can halve it. Keys are\n"
+"str (hashed as UTF-8), bytes or any buffer, hashed with the kind's hash and `seed`.\n"
 "Never a false negative. Thread-safe: batch calls release the GIL.");
 
 static PyMethodDef methods[] = {
@@ -521,6 +538,10 @@ static PyMethodDef methods[] = {
     {"__deepcopy__", (PyCFunction)Filter_deepcopy, METH_O, NULL},
     {"to_blocked", (PyCFunction)Filter_to_blocked, METH_NOARGS,
      "to_blocked() -> Filter: a counting filter's keys as a compact blocked filter."},
+    {"fold", (PyCFunction)(void (*)(void))Filter_fold, METH_VARARGS | METH_KEYWORDS,
+     "fold(fpr=None): halve the block count in place (bb_fold): the result is the filter\n"
+     "built with half the blocks from the same keys. With fpr, fold as long as the model\n"
+     "FPR at keys_added stays <= fpr (bb_fold_to_fpr). Blocked and split filters."},
     {"save", (PyCFunction)Filter_save, METH_O,
      "save(path): write atomically (temporary file, fsync, rename). OSError on failure."},
     {"load", (PyCFunction)Filter_load, METH_O | METH_CLASS,

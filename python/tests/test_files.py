@@ -11,7 +11,7 @@ import pytest
 
 from blockbloom import Filter
 
-KINDS = ("blocked", "classic", "counting", "scalable")
+KINDS = ("blocked", "classic", "counting", "scalable", "split")
 
 
 def filled(kind, n=3000):

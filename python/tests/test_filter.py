@@ -5,12 +5,13 @@ from docs/FORMAT.md (the same bytes as tests/test_format.c), the sizing facts of
 import errno
 import struct
 
+import numpy as np
 import pytest
 
 import blockbloom
 from blockbloom import Filter
 
-ALL_KINDS = ("blocked", "classic", "counting", "scalable")
+ALL_KINDS = ("blocked", "classic", "counting", "scalable", "split")
 
 # Blocked, bits 512, k 3, capacity 7, seed 0x0123456789abcdef, after add_hash(0xdeadbeef) and
 # add_hash(0xffffffff00000001); from tests/test_format.c (checksums from Debian's xxhsum).
@@ -196,3 +197,30 @@ def test_clear_copy_union():
     import copy
     e = copy.deepcopy(d)
     assert bytes(e) == bytes(d)
+
+
+@pytest.mark.parametrize("kind", ["blocked", "split"])
+def test_fold_halves_to_the_filter_built_with_half_the_blocks(kind):
+    big = Filter(4000, 0.01, kind=kind, seed=2, pow2=True)
+    keys_ = keys(b"f", 1000)
+    big.add_many(keys_)
+    bits = big.info()["bits"]
+    assert bits & (bits - 1) == 0  # a power of two
+    big.fold()
+    half = Filter(kind=kind, bits=bits // 2, k=big.info()["k"], seed=2)
+    half.add_many(keys_)
+    assert big.info()["bits"] == bits // 2 and all(k in big for k in keys_)
+    assert big.info()["bits_set"] == half.info()["bits_set"]
+    assert big.contains_many(keys(b"g", 5000)).tolist() == half.contains_many(keys(b"g", 5000)).tolist()
+    big.fold(fpr=0.05)
+    assert big.info()["fpr_estimate"] <= 0.05 and all(k in big for k in keys_)
+    with pytest.raises(ValueError, match="fold needs"):
+        Filter(100, kind="classic").fold()
+
+
+def test_split_kind_is_parquet_xxh64():
+    f = Filter(100, kind="split")
+    # XXH64 of the empty input with seed 0 is 0xEF46DB3751D8E999 (xxHash's published value)
+    assert f.hash(b"") == 0xEF46DB3751D8E999
+    f.add_many(np.array([7, -8], dtype=np.int64))  # Parquet PLAIN INT64 bytes
+    assert (7).to_bytes(8, "little") in f and (-8).to_bytes(8, "little", signed=True) in f
