@@ -14,7 +14,7 @@ scripts/setup.sh python3-dev python3-numpy
 dest=${1:-$("$py" -c "import sysconfig; print(sysconfig.get_path('platlib'))")}
 dir=build-python-install
 cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF -DBB_BUILD_PYTHON=ON \
-  -DBB_BUILD_TESTS=OFF -DBB_BUILD_BENCH=OFF -DBB_BUILD_CLI=OFF -DPython3_EXECUTABLE="$py" \
+  -DBB_BUILD_TESTS=OFF -DBB_BUILD_BENCH=OFF -DBB_BUILD_CLI=OFF -DBB_BUILD_PARQUET=OFF -DPython3_EXECUTABLE="$py" \
   -DBB_PYTHON_INSTALL_DIR="$dest" >/dev/null
 cmake --build "$dir" -j2 >/dev/null
 cmake --install "$dir" --component python

@@ -2,7 +2,8 @@
 # The README's test command and what .ci/run calls: installs what is missing, then runs every
 # check that fits CI (about 8 minutes on 2 cores, less once packages are installed):
 #   1. unit      Release-with-debug-info build, the whole CTest suite (Criterion tests, CLI
-#                tests, the README example)
+#                tests, the README example, and parquet_oracle: `blockbloom parquet` against
+#                DuckDB, which scripts/setup-duckdb.sh installs from npm)
 #   1b. python  the Python package built, installed into a temporary directory and tested
 #                with pytest on Debian's /usr/bin/python3 (scripts/test-python.sh)
 #   2. sanitize  the same suite under AddressSanitizer + UndefinedBehaviorSanitizer, the
@@ -15,6 +16,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
+scripts/setup-duckdb.sh
 
 passed=0
 stage() { # stage NAME COMMAND...

@@ -5,7 +5,8 @@
 # second run installs nothing and does not touch the network. Run as root.
 #   scripts/setup.sh [EXTRA-PACKAGE...]
 set -euo pipefail
-pkgs=(cmake make gcc pkg-config libxxhash-dev libsimde-dev libcriterion-dev libbloom-dev "$@")
+pkgs=(cmake make gcc pkg-config libxxhash-dev libsimde-dev libcriterion-dev libbloom-dev
+  libsnappy-dev libzstd-dev zlib1g-dev "$@") # the last three: libblockbloom_parquet's codecs
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -20,7 +20,7 @@ site=$(mktemp -d)
 trap 'rm -rf "$site"' EXIT
 cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBUILD_SHARED_LIBS=OFF \
   -DBB_BUILD_PYTHON=ON -DBB_BUILD_TESTS=OFF -DBB_BUILD_BENCH=OFF -DBB_BUILD_CLI=OFF \
-  -DPython3_EXECUTABLE="$py" -DBB_PYTHON_INSTALL_DIR="$site" >/dev/null
+  -DBB_BUILD_PARQUET=OFF -DPython3_EXECUTABLE="$py" -DBB_PYTHON_INSTALL_DIR="$site" >/dev/null
 cmake --build "$dir" -j2 >/dev/null
 cmake --install "$dir" --component python >/dev/null
 (cd / && PYTHONPATH="$site" "$py" -c 'import sys, blockbloom
@@ -42,7 +42,7 @@ asan_dir=${dir}-asan
 asan_site=$site/asan
 cmake -S . -B "$asan_dir" -DCMAKE_BUILD_TYPE=Debug -DBUILD_SHARED_LIBS=OFF \
   -DBB_BUILD_PYTHON=ON -DBB_BUILD_TESTS=OFF -DBB_BUILD_BENCH=OFF -DBB_BUILD_CLI=OFF \
-  -DBB_SANITIZE=address,undefined -DPython3_EXECUTABLE="$py" \
+  -DBB_BUILD_PARQUET=OFF -DBB_SANITIZE=address,undefined -DPython3_EXECUTABLE="$py" \
   -DBB_PYTHON_INSTALL_DIR="$asan_site" >/dev/null
 cmake --build "$asan_dir" -j2 >/dev/null
 cmake --install "$asan_dir" --component python >/dev/null
