@@ -8,6 +8,8 @@
 #   fuzz_url        URL canonicalisation and expressions (src/net/url.c)
 #   fuzz_parquet    the Parquet footer, Bloom filter header and Thrift compact parsers
 #                   (libblockbloom_parquet; needs libsnappy-dev, libzstd-dev, zlib1g-dev)
+#   fuzz_arrow      validation of Arrow arrays (offsets, views, dictionary indices) against
+#                   an independent verdict, buffers allocated at their exact sizes
 # Each starts from its committed seeds, tests/fuzz/corpus/<target>/, and keeps what it finds
 # in <prefix>fuzz/corpus/<target>/ (not committed). A finding (crash, sanitizer report,
 # failed invariant, leak, timeout) stops that target, leaves the input in
@@ -19,7 +21,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-30}
 shift || true
 targets=("$@")
-((${#targets[@]})) || targets=(fuzz_load fuzz_keyreader fuzz_diff fuzz_parquet fuzz_url)
+((${#targets[@]})) || targets=(fuzz_load fuzz_keyreader fuzz_diff fuzz_parquet fuzz_url fuzz_arrow)
 dir=${BB_BUILD_PREFIX:-build-}fuzz
 cc=clang-14
 

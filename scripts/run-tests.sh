@@ -6,10 +6,12 @@
 #                DuckDB, which scripts/setup-duckdb.sh installs from npm)
 #   2. redis     scripts/test-redis.sh: the Redis binding and `blockbloom redis` against a
 #                standalone redis-server and a 3-master cluster started on loopback (~40 s)
-#   3. sanitize  the same suite under AddressSanitizer + UndefinedBehaviorSanitizer, the
+#   3. python    the Python package built, installed into a temporary directory and tested
+#                with pytest on Debian's /usr/bin/python3 (scripts/test-python.sh)
+#   4. sanitize  the same suite under AddressSanitizer + UndefinedBehaviorSanitizer, the
 #                threaded tests under ThreadSanitizer, a CLI round trip under valgrind
-#   4. fuzz      each libFuzzer target for 30 s from its committed corpus
-#   5. cross     AArch64 and big-endian s390x builds under qemu-user (golden hashes, kernel
+#   5. fuzz      each libFuzzer target for 30 s from its committed corpus
+#   6. cross     AArch64 and big-endian s390x builds under qemu-user (golden hashes, kernel
 #                equivalence, filter files exchanged with x86-64), signed/unsigned char
 # Any failure stops the run with a non-zero exit. Longer runs are scripts/fuzz.sh SECONDS,
 # scripts/stress-cli.sh and the benchmark (README "Performance").
@@ -36,6 +38,7 @@ unit() {
 
 stage unit unit
 stage redis scripts/test-redis.sh
+stage python scripts/test-python.sh
 stage sanitize scripts/sanitize.sh
 stage fuzz scripts/fuzz.sh 30
 stage cross scripts/cross-arch.sh

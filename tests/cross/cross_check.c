@@ -25,6 +25,9 @@
  *  5. split-block (Parquet) values that do not come from blockbloom (tests/split_vectors.h):
  *     XXH64 published vectors, and the filter bytes of those keys worked out from the spec,
  *     under every kernel; split filters (plain and BB_POW2_BYTES) also go through 2 to 4.
+ *  6. Arrow integers: native-endian Arrow int16/int32/int64 columns (src/arrow.c) give the
+ *     filter of the values' little-endian bytes, written out literally, on every machine,
+ *     for the blocked kind (XXH3) and the split kind (XXH64, so Parquet's PLAIN bytes).
  * It ends with "N passed, N failed" and exits 1 if any check failed, 2 on a usage error.
  */
 #include <stdio.h>
@@ -365,6 +368,49 @@ static void check_split_vectors(void) {
     bb_set_isa(BB_ISA_SCALAR);
 }
 
+/* ============================================================================================
+ * 6. Arrow integer columns hash as little-endian bytes on every machine
+ * ========================================================================================== */
+static void arrow_noop_schema(struct ArrowSchema *sc) { sc->release = NULL; }
+static void arrow_noop_array(struct ArrowArray *a) { a->release = NULL; }
+
+static void check_arrow_integers(void) {
+    /* the values 1, -2 and 300 of each width, then their little-endian bytes */
+    int16_t v16[3] = {1, -2, 300};
+    int32_t v32[3] = {1, -2, 300};
+    int64_t v64[3] = {1, -2, 300};
+    static const unsigned char le[3][8] = {{1, 0, 0, 0, 0, 0, 0, 0},
+                                           {0xFE, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF},
+                                           {0x2C, 0x01, 0, 0, 0, 0, 0, 0}};
+    const void *data[3] = {v16, v32, v64};
+    const char *formats[3] = {"s", "i", "l"};
+    const bb_kind kinds[2] = {BB_BLOCKED, BB_SPLIT};
+    for (int t = 0; t < 6; t++) {
+        size_t width = (size_t)2 << (t % 3);
+        bb_kind kind = kinds[t / 3];
+        const void *bufs[2] = {NULL, data[t % 3]};
+        struct ArrowSchema sc = {.format = formats[t % 3], .release = arrow_noop_schema};
+        struct ArrowArray a = {.length = 3, .n_buffers = 2, .buffers = bufs,
+                               .release = arrow_noop_array};
+        bb_filter *f = NULL, *g = NULL;
+        check(bb_create_for(&f, kind, 100, 0.01, 1) == BB_OK &&
+                  bb_create_for(&g, kind, 100, 0.01, 1) == BB_OK, "arrow: create", NULL);
+        if (!f || !g) return;
+        char what[40];
+        snprintf(what, sizeof what, "%s, %s", formats[t % 3], bb_kind_name(kind));
+        check(bb_add_arrow_array(f, &a, &sc) == BB_OK, "arrow: add", what);
+        for (int i = 0; i < 3; i++) bb_add(g, le[i], width);
+        size_t lf = 0, lg = 0;
+        static unsigned char bf[4096], bg[4096];
+        check(bb_serialize(f, bf, sizeof bf, &lf) == BB_OK &&
+                  bb_serialize(g, bg, sizeof bg, &lg) == BB_OK && lf == lg &&
+                  memcmp(bf, bg, lf) == 0,
+              "arrow: integer column is the filter of its little-endian bytes", what);
+        bb_free(f);
+        bb_free(g);
+    }
+}
+
 int main(int argc, char **argv) {
     if (argc < 2) {
         fprintf(stderr, "usage: cross_check OUTDIR [INDIR...]\n");
@@ -379,6 +425,7 @@ int main(int argc, char **argv) {
 
     check_golden_hashes();
     check_split_vectors();
+    check_arrow_integers();
     keyset *ks = malloc(sizeof *ks);
     if (!ks) return 2;
     make_keys(ks);
