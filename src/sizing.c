@@ -6,7 +6,11 @@
  * with probability  f = (1 - e^{-kn/m})^k.  Minimising over k gives k = (m/n) ln 2 and then
  * f = 2^{-k}, so for a target p:  m = -n ln p / (ln 2)^2,  k = (m/n) ln 2.
  * Example: n = 1,000,000 and p = 1% give m = 9,585,059 bits (ceil) and k = 7; filled to 2n
- * the same filter drifts to (1 - e^{-14/9.585})^7 ~ 15.7%.
+ * the same filter drifts to (1 - e^{-14/9.585})^7 ~ 15.7%. A whole k is not the optimum,
+ * though: that m with k = 7 models 1.0039%, and where k is clamped (to 1 for p > 0.5, to
+ * BB_MAX_K for p < 1.5e-5) the textbook m misses p badly (0.99 at p = 0.9). bb_size therefore
+ * solves f = p for m at the two whole k next to log2(1/p) and keeps the smaller m
+ * (9,592,955 bits, k = 7 for the example), so the model never exceeds p.
  * Probe positions: enhanced double hashing, g_i = h1 + i h2 + (i^3 - i)/6 (Kirsch and
  * Mitzenmacher 2006, "Less hashing, same performance"; Dillinger and Manolios 2004), see
  * classic.c.
@@ -137,11 +141,13 @@ bb_status bb_fpr_model(bb_kind kind, uint64_t n_keys, uint64_t bits, unsigned k,
 
 static bool valid_p(double p) { return p > 0.0 && p < 1.0; } /* false for NaN */
 
-static unsigned classic_k(double bits_per_key) {
-    double k = round(bits_per_key * M_LN2);
-    if (k < 1) return 1;
-    if (k > BB_MAX_K) return BB_MAX_K;
-    return (unsigned)k;
+static unsigned clamp_k(double k) { return k < 1 ? 1 : k > BB_MAX_K ? BB_MAX_K : (unsigned)k; }
+
+static unsigned classic_k(double bits_per_key) { return clamp_k(round(bits_per_key * M_LN2)); }
+
+/* Fewest classic bits with exactly k probes: solve (1 - e^{-kn/m})^k = p for m. */
+static double classic_bits_for_k(double n, double p, unsigned k) {
+    return ceil(-(double)k * n / log1p(-pow(p, 1.0 / k)));
 }
 
 static unsigned blocked_best_k(double n, uint64_t blocks, double *fpr_out) {
@@ -179,15 +185,18 @@ bb_status bb_size(bb_kind kind, uint64_t capacity, double fpr, uint64_t *bits_ou
     if (!bits_out || !k_out || capacity == 0 || !valid_p(fpr)) return BB_E_INVAL;
     double n = (double)capacity;
     if (kind == BB_CLASSIC) {
-        double m = ceil(-n * log(fpr) / (M_LN2 * M_LN2));
-        unsigned k = classic_k(m / n);
-        /* Below p ~ 1.5e-5 the optimal k passes BB_MAX_K; with k capped, solve
-         * (1 - e^{-kn/m})^k = p for m instead, so the filter still meets p. */
-        if (k == BB_MAX_K && round(m / n * M_LN2) > BB_MAX_K)
-            m = ceil(-(double)k * n / log1p(-pow(fpr, 1.0 / k)));
+        /* The textbook m = -n ln p / (ln 2)^2 holds only at the real-valued optimum
+         * k = log2(1/p); a whole k off it needs more bits (at p = 1% and k = 7 the textbook
+         * size models 1.0039%), and k clamped to 1 for p > 0.5 or to BB_MAX_K for p < 1.5e-5
+         * needs far more (at p = 0.9 and k = 1 the textbook size models 0.99). So solve for m
+         * at the two whole k around the optimum, clamped, and keep the smaller. */
+        double k_opt = -log2(fpr);
+        unsigned k_lo = clamp_k(floor(k_opt)), k_hi = clamp_k(ceil(k_opt));
+        double m_lo = classic_bits_for_k(n, fpr, k_lo), m_hi = classic_bits_for_k(n, fpr, k_hi);
+        double m = m_hi <= m_lo ? m_hi : m_lo;
         if (!(m <= (double)BB_MAX_BITS)) return BB_E_TOO_LARGE;
         *bits_out = (uint64_t)m;
-        *k_out = k;
+        *k_out = m_hi <= m_lo ? k_hi : k_lo;
         return BB_OK;
     }
     if (kind != BB_BLOCKED && kind != BB_COUNTING) return BB_E_INVAL;
@@ -222,8 +231,8 @@ bb_status bb_size_for_k(bb_kind kind, uint64_t capacity, double fpr, unsigned k,
                         uint64_t *bits_out) {
     if (capacity == 0 || !valid_p(fpr) || k == 0 || k > BB_MAX_K) return BB_E_INVAL;
     double n = (double)capacity;
-    if (kind == BB_CLASSIC) { /* solve (1 - e^{-kn/m})^k = p for m */
-        double m = ceil(-(double)k * n / log1p(-pow(fpr, 1.0 / k)));
+    if (kind == BB_CLASSIC) {
+        double m = classic_bits_for_k(n, fpr, k);
         if (!(m <= (double)BB_MAX_BITS)) return BB_E_TOO_LARGE;
         *bits_out = (uint64_t)m;
         return BB_OK;
