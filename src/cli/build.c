@@ -212,7 +212,10 @@ int bb_cmd_build(int argc, char **argv) {
     st = o.cfg.capacity ? build_streaming(&o, &r, &kb, &f) : build_from_all(&o, &r, &kb, &f);
     cli_keyreader_close(&r);
     cli_keybuf_free(&kb);
+    int lock = -1;
+    if (st == BB_EXIT_OK) st = cli_lock_output(o.out, &lock);
     if (st == BB_EXIT_OK) st = cli_save_and_report(f, o.out);
+    cli_unlock(lock);
     bb_free(f);
     return st;
 }

@@ -83,6 +83,15 @@ int cli_parse_simple(const char *cmd, const char *usage, const char *allowed, in
  *  until closed (after the save). Returns BB_EXIT_OK, or BB_EXIT_RUNTIME after a message. */
 int cli_lock_filter(const char *path, int *fd_out);
 
+/** The same lock for a command that writes `path` without reading it first (build -o, merge
+ *  -o, export -o): taken when the file exists (so an add or remove in progress on it finishes
+ *  first and the next one loads what this command wrote), nothing (*fd_out = -1) when it
+ *  does not. Returns as cli_lock_filter. */
+int cli_lock_output(const char *path, int *fd_out);
+
+/** Release a lock of cli_lock_filter / cli_lock_output (fd -1: none was taken). */
+void cli_unlock(int fd);
+
 /* ---- Option values (common.c): usage error unless the whole text is a valid number ------ */
 
 /** Decimal digits only (or 0x + hex digits when `allow_hex`), value in [min, max]. */

@@ -173,3 +173,14 @@ int cli_lock_filter(const char *path, int *fd_out) {
         close(fd);
     }
 }
+
+int cli_lock_output(const char *path, int *fd_out) {
+    struct stat st;
+    *fd_out = -1;
+    if (stat(path, &st) != 0 && errno == ENOENT) return BB_EXIT_OK; /* a new file: no writer */
+    return cli_lock_filter(path, fd_out);
+}
+
+void cli_unlock(int fd) {
+    if (fd >= 0) close(fd);
+}
