@@ -109,17 +109,23 @@ typedef struct run_result {
     char *err;     /* stderr */
 } run_result;
 
-/* Run BB_CLI with args (NULL-terminated, without the program name). stdin gets in[0 .. in_len)
- * (empty when in is NULL); stdout goes to out_path (NULL: a file that is read back). */
-static inline run_result run_io(const char *in, size_t in_len, const char *out_path,
-                         const char *const *args) {
-    const char *argv[32] = {BB_CLI};
+/* argv[] = BB_CLI, then args (NULL-terminated, without the program name), then NULL. */
+static inline void make_argv(const char *const *args, const char *argv[32]) {
     size_t argc = 1;
+    argv[0] = BB_CLI;
     for (; args[argc - 1]; argc++) {
         cr_assert_lt(argc, 31);
         argv[argc] = args[argc - 1];
     }
     argv[argc] = NULL;
+}
+
+/* Run BB_CLI with args (NULL-terminated, without the program name). stdin gets in[0 .. in_len)
+ * (empty when in is NULL); stdout goes to out_path (NULL: a file that is read back). */
+static inline run_result run_io(const char *in, size_t in_len, const char *out_path,
+                                const char *const *args) {
+    const char *argv[32];
+    make_argv(args, argv);
     write_bytes(".stdin", in ? in : "", in ? in_len : 0);
     const char *stdout_path = out_path ? out_path : ".stdout";
     posix_spawn_file_actions_t fa;
@@ -167,13 +173,8 @@ static inline void expect_fail(const run_result *r, int status, const char *what
 /* Start BB_CLI with args (NULL-terminated, without the program name) in the background, stdin
  * from /dev/null, stdout and stderr to /dev/null; returns its pid (see wait_ok). */
 static inline pid_t spawn_bg(const char *const *args) {
-    const char *argv[32] = {BB_CLI};
-    size_t argc = 1;
-    for (; args[argc - 1]; argc++) {
-        cr_assert_lt(argc, 31);
-        argv[argc] = args[argc - 1];
-    }
-    argv[argc] = NULL;
+    const char *argv[32];
+    make_argv(args, argv);
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
