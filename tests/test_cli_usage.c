@@ -70,3 +70,46 @@ Test(usage, build_and_export_over_a_file_beside_an_add_keep_their_keys) {
         expect_count("F.bb", "new.txt", KEYS, t < TRIALS ? "the new build's keys" : "the export's keys");
     }
 }
+
+/* ==== The summary line ======================================================================== */
+
+/* The "model FPR X" of a summary line. */
+static double summary_model(const char *err) {
+    const char *p = strstr(err, "model FPR ");
+    cr_assert_not_null(p, "no model FPR in: %s", err);
+    return strtod(p + 10, NULL);
+}
+
+/* issue 13: the same keys added again made the summary's model FPR jump (0.123 for 3.5M keys
+ * added twice, real rate 1.05%), since a repeated key sets no bit. 30,000 distinct keys in a
+ * filter for 30,000 at 1%: after three more adds of the same keys keys_added is 120,000 (as
+ * documented) and the model stays at ~1% (the model at 120,000 keys would be ~0.42). */
+Test(usage, repeated_keys_keep_the_reported_model_at_the_distinct_count) {
+    free(make_keys("k.txt", "k-", 30000));
+    run_result r = RUN(NULL, "build", "-n", "30000", "-o", "f.bb", "k.txt");
+    expect_ok(&r, "build");
+    double first = summary_model(r.err);
+    cr_assert(first > 0.008 && first <= 0.01, "model after build: %g", first);
+    run_free(&r);
+    r = RUN(NULL, "add", "f.bb", "k.txt", "k.txt", "k.txt");
+    expect_ok(&r, "add");
+    double again = summary_model(r.err);
+    cr_assert(again > 0.008 && again <= 0.0105, "model after re-adding the keys: %g (%s)", again,
+              r.err);
+    cr_assert(strstr(r.err, "120000 keys (~"), "summary: %s", r.err);
+    run_free(&r);
+    expect_info("f.bb", "keys_added", "120000");
+}
+
+/* --bits-per-key 0.5 models an FPR of ~0.86: accepted, with a warning. */
+Test(usage, a_model_fpr_above_one_half_is_warned_about) {
+    free(make_keys("k.txt", "k-", 30000));
+    run_result r = RUN(NULL, "build", "--bits-per-key", "0.5", "-o", "f.bb", "k.txt");
+    expect_ok(&r, "build");
+    cr_assert(strstr(r.err, "blockbloom: warning: the model false-positive rate 0.8"), "%s", r.err);
+    run_free(&r);
+    r = RUN(NULL, "build", "-o", "g.bb", "k.txt");
+    expect_ok(&r, "build");
+    cr_assert_null(strstr(r.err, "warning"), "%s", r.err);
+    run_free(&r);
+}
