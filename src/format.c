@@ -585,13 +585,24 @@ static bb_status load_fd(bb_filter **out, int fd) {
     return BB_OK;
 }
 
-/* The argument checks of bb_load and bb_open_mmap, then open `path` for reading. */
+/* The argument checks of bb_load and bb_open_mmap, then open `path` for reading. O_NONBLOCK
+ * because opening a FIFO without it waits, forever, for a writer; the file type is known only
+ * after the open (fstat on the descriptor in the caller, not stat on the path, so no race).
+ * O_NONBLOCK is cleared again before anything is read: bb_load then reads a FIFO that has no
+ * writer as end of file at once (BB_E_TRUNCATED) and one being written as a pipe;
+ * bb_open_mmap refuses every type but a regular file before reading (map_fd). */
 static bb_status open_input(bb_filter **out, const char *path, int *fd) {
     if (!out) return BB_E_INVAL;
     *out = NULL;
     if (!path) return BB_E_INVAL;
-    *fd = open(path, O_RDONLY | O_CLOEXEC);
-    return *fd < 0 ? BB_E_IO : BB_OK;
+    *fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (*fd < 0) return BB_E_IO;
+    int flags = fcntl(*fd, F_GETFL);
+    if (flags < 0 || fcntl(*fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {
+        close_keep_errno(*fd);
+        return BB_E_IO;
+    }
+    return BB_OK;
 }
 
 bb_status bb_load(bb_filter **out, const char *path) {

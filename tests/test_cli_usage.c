@@ -113,3 +113,38 @@ Test(usage, a_model_fpr_above_one_half_is_warned_about) {
     cr_assert_null(strstr(r.err, "warning"), "%s", r.err);
     run_free(&r);
 }
+
+/* ==== Messages and special files ================================================================ */
+
+/* issue 13: "cannot write '/nonexistent/dir/x.bb': input/output error (No such file or
+ * directory)" now leads with the cause. */
+Test(usage, io_errors_lead_with_their_cause) {
+    run_result r = RUN("k\n", "build", "-o", "/nonexistent/dir/x.bb");
+    expect_fail(&r, 1, "build into a missing directory");
+    cr_assert_str_eq(r.err, "blockbloom: cannot write '/nonexistent/dir/x.bb': No such file or "
+                     "directory\n");
+    run_free(&r);
+    r = RUN(NULL, "info", "missing.bb");
+    expect_fail(&r, 1, "info of a missing file");
+    cr_assert_str_eq(r.err, "blockbloom: cannot open filter 'missing.bb': No such file or "
+                     "directory\n");
+    run_free(&r);
+}
+
+/* issue 13: `mkfifo p; blockbloom info p` blocked forever. Every command that takes FILTER
+ * now fails at once with exit 1 (a hang is a Criterion timeout, so a failure). */
+Test(usage, a_fifo_as_filter_fails_at_once, .timeout = 20) {
+    cr_assert_eq(mkfifo("p", 0600), 0);
+    write_text("k.txt", "a\nb\n");
+    static const char *const cmds[][6] = {
+        {"info", "p", NULL},           {"query", "p", "k.txt", NULL},
+        {"add", "p", "k.txt", NULL},   {"merge", "-o", "out.bb", "p", "p"},
+        {"export", "-o", "out.bb", "p", NULL}};
+    for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
+        run_result r = run_io(NULL, 0, NULL, cmds[i]);
+        expect_fail(&r, 1, cmds[i][0]);
+        cr_assert(strstr(r.err, "'p': "), "%s: %s", cmds[i][0], r.err);
+        run_free(&r);
+    }
+    cr_assert(!exists("out.bb"));
+}

@@ -46,8 +46,9 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
  *  because main passes argv[0] = "blockbloom"): print the --help hint, return BB_EXIT_USAGE. */
 int cli_bad_option(const char *cmd);
 
-/** Report a failed library call on `path`: "blockbloom: <what> '<path>': <bb_strerror>", with
- *  strerror(err) appended for BB_E_IO. Returns BB_EXIT_RUNTIME. */
+/** Report a failed library call on `path`: "blockbloom: <what> '<path>': <cause>", the cause
+ *  being strerror(err) for BB_E_IO (or "not a regular file ..."), else bb_strerror(s).
+ *  Returns BB_EXIT_RUNTIME. */
 int cli_lib_error(const char *what, const char *path, bb_status s, int err);
 
 /** Flush stdout and report a write error on it (full disk, closed pipe, /dev/full); returns

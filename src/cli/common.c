@@ -54,9 +54,16 @@ int cli_bad_option(const char *cmd) {
     return BB_EXIT_USAGE;
 }
 
+/* For BB_E_IO the cause is errno's, so it leads ("No such file or directory", not
+ * "input/output error (No such file or directory)"); a FIFO, socket or device, which the
+ * library refuses to map or replace (errno ENODEV or EINVAL), is named as such. */
 int cli_lib_error(const char *what, const char *path, bb_status s, int err) {
-    if (s == BB_E_IO && err)
-        cli_error("%s '%s': %s (%s)", what, path, bb_strerror(s), strerror(err));
+    struct stat st;
+    if (s == BB_E_IO && (err == ENODEV || err == EINVAL) && stat(path, &st) == 0 &&
+        !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+        cli_error("%s '%s': not a regular file (a FIFO, socket or device)", what, path);
+    else if (s == BB_E_IO && err)
+        cli_error("%s '%s': %s", what, path, strerror(err));
     else
         cli_error("%s '%s': %s", what, path, bb_strerror(s));
     return BB_EXIT_RUNTIME;
