@@ -12,7 +12,7 @@
 # scripts/stress-cli.sh and the benchmark (README "Performance").
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
+scripts/setup.sh nodejs npm # npm: tests/scripts/npm_setup.sh (kept if on PATH)
 
 passed=0
 stage() { # stage NAME COMMAND...
