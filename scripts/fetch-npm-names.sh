@@ -2,18 +2,27 @@
 # Fetches the real-data half of `blockbloom demo`: every public npm package name (about 4.5
 # million strings), from the npm registry package `all-the-package-names`, whose tarball holds
 # package/names.json, one JSON array of strings. Writes them verbatim, one per line, to
-# data/npm-names.txt (data/ is git-ignored; BB_DATA_DIR names another directory) and the
-# package version used to data/npm-names.version. Idempotent: an existing non-empty
-# data/npm-names.txt is kept. Needs npm (and the node that comes with it; scripts/setup.sh
+# data/npm-names.txt (data/ is git-ignored; installed: ~/.local/share/blockbloom/; BB_DATA_DIR
+# names another directory) and the package version used to data/npm-names.version.
+# Idempotent: an existing non-empty data/npm-names.txt is kept. Needs npm (and the node that comes with it; scripts/setup.sh
 # nodejs npm installs them). Exits 1 with a message if npm is missing, at once (npm ping,
 # no retries, 10 s timeout) if the registry cannot be reached, and after 120 s at most if
 # the download stalls.
 #   scripts/fetch-npm-names.sh
 set -euo pipefail
-cd "$(dirname "$0")/.."
+# In a source tree (scripts/ beside CMakeLists.txt) the default is its data/; installed (as
+# blockbloom-fetch-npm-names) it is the per-user data directory, where the installed demo
+# and benchmark look (src/cli/datadir.h).
+here=$(dirname "$(realpath "$0")")
+if [[ -f $here/../CMakeLists.txt && -d $here/../src/cli ]]; then
+  cd "$here/.."
+  default_dir=data
+else
+  default_dir=${XDG_DATA_HOME:-$HOME/.local/share}/blockbloom
+fi
 
 pkg=all-the-package-names
-dir=${BB_DATA_DIR:-data}
+dir=${BB_DATA_DIR:-$default_dir}
 out=$dir/npm-names.txt
 ver_file=$dir/npm-names.version
 

@@ -148,3 +148,124 @@ Test(usage, a_fifo_as_filter_fails_at_once, .timeout = 20) {
     }
     cr_assert(!exists("out.bb"));
 }
+
+/* ==== Files as grep users expect ================================================================= */
+
+/* `build -o -` writes the filter to stdout (it used to create a file named "-"); that stream
+ * is a filter file that query reads. */
+Test(usage, build_to_dash_writes_the_filter_to_stdout) {
+    run_io("x\ny\n", 4, "s.bb", ARGS("build", "-o", "-"));
+    cr_assert(!exists("-"), "a file named '-' was created");
+    expect_query("s.bb", "x\nz\ny\n", "x\ny\n");
+}
+
+/* `build -o keys.txt keys.txt` silently replaced the key file; now a usage error (2), the
+ * keys untouched, also when OUT is a link to a key file. */
+Test(usage, build_refuses_an_output_that_is_an_input) {
+    write_text("keys.txt", "a\nb\n");
+    cr_assert_eq(symlink("keys.txt", "link.txt"), 0);
+    run_result r = RUN(NULL, "build", "-o", "keys.txt", "keys.txt");
+    expect_fail(&r, 2, "build -o keys.txt keys.txt");
+    cr_assert(strstr(r.err, "refusing"), "%s", r.err);
+    run_free(&r);
+    r = RUN(NULL, "build", "-o", "link.txt", "other.txt", "keys.txt");
+    expect_fail(&r, 2, "build -o link-to-keys");
+    run_free(&r);
+    size_t len;
+    char *text = read_bytes("keys.txt", &len);
+    cr_assert_str_eq(text, "a\nb\n", "the key file changed");
+    free(text);
+    /* The filter being updated is not an input in that sense: merge -o F F G is allowed. */
+    build_from("F.bb", "a\n");
+    build_from("G.bb", "b\n");
+    r = RUN(NULL, "merge", "-o", "F.bb", "F.bb", "G.bb");
+    expect_ok(&r, "merge -o F F G");
+    run_free(&r);
+    expect_query("F.bb", "a\nb\n", "a\nb\n");
+}
+
+/* query -q: nothing printed, grep's status (0 some key present, 1 none, 2 error); -H: each
+ * key (and with -c each file's count) prefixed with its file's name. */
+Test(usage, query_quiet_status_and_with_filename) {
+    build_from("f.bb", "k1\nk2\n");
+    write_text("in.txt", "zz\nk1\n");
+    write_text("out.txt", "zz\nyy\n");
+    run_result r = RUN(NULL, "query", "-q", "f.bb", "in.txt");
+    cr_assert_eq(r.status, 0, "-q with a present key: %d", r.status);
+    cr_assert_str_eq(r.out, "");
+    run_free(&r);
+    r = RUN(NULL, "query", "-q", "f.bb", "out.txt");
+    cr_assert_eq(r.status, 1, "-q with no present key: %d", r.status);
+    cr_assert_str_eq(r.out, "");
+    run_free(&r);
+    r = RUN(NULL, "query", "-q", "-v", "f.bb", "in.txt");
+    cr_assert_eq(r.status, 0, "-q -v with an absent key: %d", r.status);
+    run_free(&r);
+    r = RUN(NULL, "query", "-q", "missing.bb", "in.txt");
+    expect_fail(&r, 2, "-q on a missing filter");
+    run_free(&r);
+    r = RUN(NULL, "query", "-H", "f.bb", "in.txt", "out.txt");
+    expect_ok(&r, "-H");
+    cr_assert_str_eq(r.out, "in.txt:k1\n");
+    run_free(&r);
+    r = RUN(NULL, "query", "-H", "-c", "-v", "f.bb", "in.txt", "out.txt");
+    expect_ok(&r, "-H -c -v");
+    cr_assert_str_eq(r.out, "in.txt:1\nout.txt:2\n");
+    run_free(&r);
+}
+
+/* ==== Messages ================================================================================== */
+
+Test(usage, too_large_names_the_limit) {
+    run_result r = RUN("k\n", "build", "-n", "1e15", "-p", "1e-9", "-o", "f.bb");
+    expect_fail(&r, 2, "build of 10^15 keys at 1e-9");
+    cr_assert(strstr(r.err, "more than 2^56 bits (8 PiB)"), "%s", r.err);
+    run_free(&r);
+}
+
+/* The progress line (forced on with BB_PROGRESS, stderr not being a terminal here) has the
+ * prefix and a rate. */
+Test(usage, progress_line_has_prefix_and_rate) {
+    free(make_keys("k.txt", "k-", 1000001));
+    setenv("BB_PROGRESS", "1", 1);
+    run_result r = RUN(NULL, "build", "-o", "f.bb", "k.txt");
+    unsetenv("BB_PROGRESS");
+    expect_ok(&r, "build");
+    cr_assert(strstr(r.err, "\rblockbloom: read 1000000 keys ("), "%s", r.err);
+    cr_assert(strstr(r.err, " keys/s)"), "%s", r.err);
+    run_free(&r);
+}
+
+/* demo --data FILE that does not exist is an error (it exited 0 after a warning). */
+Test(usage, demo_with_a_missing_data_file_fails) {
+    run_result r = RUN(NULL, "demo", "--quick", "--data", "/nonexistent/names.txt");
+    expect_fail(&r, 1, "demo --data /nonexistent");
+    cr_assert(strstr(r.err, "'/nonexistent/names.txt': No such file or directory"), "%s", r.err);
+    run_free(&r);
+}
+
+/* ==== Number forms ================================================================================ */
+
+/* -n takes 1e6, 1_000_000 and 1M, all meaning 10^6 (the capacity field shows it); 1.5, 1__0
+ * and 1M5 stay usage errors. -p 5e-324 (subnormal, inside (0, 1)) is a valid p: the filter is
+ * then too large, not the value out of range. */
+Test(usage, counts_in_the_obvious_forms) {
+    static const char *const ok[] = {"1e6", "1_000_000", "1M", "1000k"};
+    for (size_t i = 0; i < sizeof ok / sizeof *ok; i++) {
+        run_result r = RUN("k\n", "build", "-n", ok[i], "-o", "f.bb");
+        expect_ok(&r, ok[i]);
+        run_free(&r);
+        expect_info("f.bb", "capacity", "1000000");
+    }
+    static const char *const bad[] = {"1.5", "1__0", "1M5", "_1", "1e30", "0"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        run_result r = RUN("k\n", "build", "-n", bad[i], "-o", "f.bb");
+        expect_fail(&r, 2, bad[i]);
+        cr_assert(strstr(r.err, "invalid value"), "%s: %s", bad[i], r.err);
+        run_free(&r);
+    }
+    run_result r = RUN("k\n", "build", "-p", "5e-324", "-o", "g.bb");
+    expect_fail(&r, 2, "-p 5e-324");
+    cr_assert(strstr(r.err, "more than 2^56 bits"), "-p 5e-324: %s", r.err);
+    run_free(&r);
+}

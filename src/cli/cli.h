@@ -99,6 +99,10 @@ void cli_unlock(int fd);
 bool cli_parse_u64(const char *text, uint64_t min, uint64_t max, bool allow_hex, uint64_t *out);
 /** A finite decimal number with lo < value < hi (both bounds exclusive). */
 bool cli_parse_double(const char *text, double lo, double hi, double *out);
+/** A count of keys in [min, max]: digits, optionally grouped with '_' (1_000_000), optionally
+ *  with an SI suffix k/K, M, G or T (x 10^3 .. 10^12: 1M), or a whole number in exponent form
+ *  (1e6, 2.5e6). */
+bool cli_parse_count(const char *text, uint64_t min, uint64_t max, uint64_t *out);
 
 /* ---- Keys (keys.c) -------------------------------------------------------------------------
  * Keys are read one per line (LF ends a key, one CR before it is dropped; a NUL byte is an
@@ -122,8 +126,9 @@ typedef struct cli_keyreader {
     FILE *in;           /* current input or NULL */
     const char *name;   /* its name for messages */
     int delim;          /* '\n' or '\0' */
-    bool progress;      /* show "read N keys" on stderr every CLI_PROGRESS_EVERY keys */
+    bool progress;      /* show "read N keys (R keys/s)" every CLI_PROGRESS_EVERY keys */
     uint64_t total;     /* keys read so far */
+    double start;       /* CLOCK_MONOTONIC seconds at init, for the rate */
     char *line;         /* getdelim's buffer */
     size_t line_cap;
 } cli_keyreader;
@@ -136,7 +141,8 @@ typedef struct cli_keyreader {
 #define CLI_CHUNK_BYTES ((size_t)16 << 20)
 
 /** Prepare to read the files paths[0 .. n_paths) in order (stdin when n_paths is 0). The
- *  progress line is shown only when asked for and stderr is a terminal. */
+ *  progress line is shown only when asked for and stderr is a terminal (or the environment
+ *  has BB_PROGRESS, for tests). Reading a terminal's stdin is announced on stderr. */
 void cli_keyreader_init(cli_keyreader *r, char *const *paths, size_t n_paths, bool nul_delim,
                         bool progress);
 
