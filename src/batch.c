@@ -1,11 +1,11 @@
 /*
  * batch.c - the public batch entry points. Every batch shape (pointer arrays, Arrow columns,
  * fixed-width keys) is validated first, then hashed in chunks of BB_CHUNK keys into a small
- * stack buffer and handed to the kind's hash-batch routine.
+ * stack buffer and handed to the batch calls of the kind's row.
  *
- * For blocked filters beyond L2 the chunks are software-pipelined: chunk c+1 is hashed
- * BB_HASH_GROUP keys at a time, each group's blocks prefetched into L2 right after it is
- * hashed, and only then is chunk c tested or added. So a chunk's lines travel while the CPU
+ * For filters with one line per key (blocked) beyond L2 the chunks are software-pipelined:
+ * chunk c+1 is hashed BB_HASH_GROUP keys at a time, each group's blocks prefetched into L2
+ * right after it is hashed, and only then is chunk c tested or added. So a chunk's lines travel while the CPU
  * hashes, instead of the kernel's rolling prefetch starting cold at every chunk with the
  * memory system idle during hashing. The early prefetch goes to L2 (_MM_HINT_T1, locality 2):
  * two chunks of lines (32 KiB) brought into L1 would evict each other before use; the
@@ -19,32 +19,25 @@
 #define BB_CHUNK 256
 #define BB_HASH_GROUP 16 /* keys hashed between two bursts of prefetches */
 
-/* Counting and scalable filters go key by key through the single-hash calls (filter.c). */
+/* The row's batch calls, or its one-hash calls key by key (for kinds without a batch path). */
 static size_t contains_hashes(const bb_filter *f, const uint64_t *h, size_t n, uint8_t *out) {
-    if (f->kind == BB_BLOCKED)
-        return bb_kernel_active()->contains_hashes(f->data, f->blocks, f->k, h, n, out);
-    if (f->kind == BB_CLASSIC) return bb_classic_contains_hashes(f, h, n, out);
+    const bb_kind_ops *row = bb_row(f);
+    if (row->contains_hashes) return row->contains_hashes(f, h, n, out);
     size_t hits = 0;
     for (size_t i = 0; i < n; i++) {
-        out[i] = bb_contains_hash(f, h[i]);
+        out[i] = row->contains(f, h[i]);
         hits += out[i];
     }
     return hits;
 }
 
 static bb_status add_hashes(bb_filter *f, const uint64_t *h, size_t n) {
-    if (f->kind == BB_BLOCKED)
-        bb_kernel_active()->add_hashes(f->data, f->blocks, f->k, h, n);
-    else if (f->kind == BB_CLASSIC)
-        bb_classic_add_hashes(f, h, n);
-    else {
-        for (size_t i = 0; i < n; i++) {
-            bb_status s = bb_add_hash(f, h[i]); /* scalable may be full or out of memory */
-            if (s != BB_OK) return s;
-        }
-        return BB_OK; /* bb_add_hash counted the keys */
+    const bb_kind_ops *row = bb_row(f);
+    if (row->add_hashes) return row->add_hashes(f, h, n); /* the row counts the keys */
+    for (size_t i = 0; i < n; i++) {
+        bb_status s = row->add(f, h[i]); /* a scalable filter may be full or out of memory */
+        if (s != BB_OK) return s;
     }
-    f->keys_added = bb_sat_add(f->keys_added, n);
     return BB_OK;
 }
 
@@ -100,11 +93,13 @@ bb_status bb_keysrc_validate(const bb_keysrc *src, size_t n) {
     return BB_E_INVAL;
 }
 
-/* hashes[0 .. count) = hashes of keys first .. first+count-1; for a blocked filter beyond L2
- * the blocks are prefetched into L2 group by group as they are hashed. */
+/* hashes[0 .. count) = hashes of keys first .. first+count-1; for a filter with one line per
+ * key (a row with line_of) beyond L2 the lines are prefetched into L2 group by group as they
+ * are hashed. */
 static void hash_chunk(const bb_filter *f, const bb_keysrc *src, size_t first, size_t count,
                        uint64_t *hashes) {
-    if (f->kind != BB_BLOCKED || !bb_pipeline_worth(f->blocks)) {
+    const bb_kind_ops *row = bb_row(f);
+    if (!row->line_of || !bb_pipeline_worth(f->payload_bytes / BB_BLOCK_BYTES)) {
         bb_hash_keys(src, f->seed, first, count, hashes);
         return;
     }
@@ -112,7 +107,7 @@ static void hash_chunk(const bb_filter *f, const bb_keysrc *src, size_t first, s
         size_t g = count - j < BB_HASH_GROUP ? count - j : BB_HASH_GROUP;
         bb_hash_keys(src, f->seed, first + j, g, hashes + j);
         for (size_t q = j; q < j + g; q++)
-            __builtin_prefetch(bb_block_of(f->data, f->blocks, hashes[q]), 0, 2);
+            __builtin_prefetch(row->line_of(f, hashes[q]), 0, 2);
     }
 }
 

@@ -2,9 +2,10 @@
  * format.c - the file format of docs/FORMAT.md: a 128-byte little-endian header, then the
  * filter's payload (bit array, or counter array of a counting filter) exactly as it is in
  * memory. Here are its encoder, its validator, and the four ways in and out: buffers, atomic
- * saves, loads and read-only memory mappings. Kinds stored: blocked, classic, counting, and
- * scalable, whose payload is its sub-filters, each a complete blocked record (FORMAT.md,
- * "Kind 3: scalable"; the "Scalable filters" section below).
+ * saves, loads and read-only memory mappings. Every kind with a row is stored; a row supplies
+ * its own header fields and payload checks (internal.h, "The kinds table"), and a nested
+ * kind's payload is its sub-filters, each a complete record of a flat kind (FORMAT.md,
+ * "Kind 3: scalable"; the "Nested kinds" section below).
  *
  * Invariants: integers are encoded and decoded byte by byte, so a file is the same on little-
  * and big-endian machines; the payload needs no conversion because its bit i is bit (i & 7)
@@ -14,7 +15,7 @@
  * the length actually present before anything is allocated or read. Checksums are XXH3-64
  * with seed 0, through bb_xxh3 (hash.c keeps xxhash.h private).
  */
-#include "internal.h"
+#include "format.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -27,81 +28,24 @@
 
 _Static_assert(sizeof(double) == 8, "fpr_target is stored as an IEEE-754 binary64");
 
-/* ============================================================================================
- * Layout (FORMAT.md, "Header"). The header is a multiple of 64 bytes so that the payload of a
- * memory-mapped file (mmap returns page-aligned memory) is 64-byte aligned like a heap one.
- * ========================================================================================== */
-#define HDR_SIZE 128u
-enum {
-    OFF_MAGIC = 0,
-    OFF_VERSION = 8,
-    OFF_HDR_SIZE = 12,
-    OFF_KIND = 16,
-    OFF_K = 20,
-    OFF_BITS = 24,
-    OFF_BLOCKS = 32,
-    OFF_CAPACITY = 40,
-    OFF_FPR = 48,
-    OFF_SEED = 56,
-    OFF_KEYS = 64,
-    OFF_PAYLOAD_LEN = 72,
-    OFF_PAYLOAD_SUM = 80,
-    OFF_RESERVED = 88,
-    /* Kind 3 (scalable) gives reserved bytes 88 .. 111 a meaning; 112 .. 119 stay zero. */
-    OFF_GROWTH = 88,
-    OFF_TIGHTENING = 96,
-    OFF_FLAGS = 104,
-    OFF_N_SUBS = 108,
-    OFF_SCALABLE_RESERVED = 112,
-    OFF_HDR_SUM = 120 /* the header checksum covers bytes [0, OFF_HDR_SUM) */
-};
-
 /* PNG's trick (PNG spec, section 12.12): a high-bit byte catches 7-bit channels, CR LF and LF
  * catch line-ending conversion, and ^Z stops an accidental `type` on DOS. */
 static const uint8_t bb_magic[8] = {0x89, 'B', 'B', 'F', '\r', '\n', 0x1A, '\n'};
 
-static void put32(uint8_t *p, uint32_t v) {
-    for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
-}
-static void put64(uint8_t *p, uint64_t v) {
-    for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
-}
-static uint32_t get32(const uint8_t *p) {
-    uint32_t v = 0;
-    for (int i = 3; i >= 0; i--) v = (v << 8) | p[i];
-    return v;
-}
-static uint64_t get64(const uint8_t *p) {
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--) v = (v << 8) | p[i];
-    return v;
-}
-
 static uint64_t checksum(const void *p, uint64_t len) { return bb_xxh3(p, (size_t)len, 0); }
 
-/* Kinds whose whole state is the header plus one flat payload. */
-static bool flat_kind(uint32_t kind) {
-    return kind == BB_BLOCKED || kind == BB_CLASSIC || kind == BB_COUNTING;
-}
+#define HDR_SIZE BB_HDR_SIZE
 
-static bool stored_kind(uint32_t kind) { return flat_kind(kind) || kind == BB_SCALABLE; }
-
-static void put_f64(uint8_t *p, double v) {
-    uint64_t bits;
-    memcpy(&bits, &v, sizeof bits);
-    put64(p, bits);
-}
-static double get_f64(const uint8_t *p) {
-    uint64_t bits = get64(p);
-    double v;
-    memcpy(&v, &bits, sizeof v);
-    return v;
-}
-
-/* Payload bytes of f: its own for flat kinds; for scalable, one record (header + blocks)
- * per sub-filter, and the sub-filters' bits add up to the parent's. */
+/* Payload bytes of f: its own for flat kinds; for nested ones, one record (header + payload)
+ * per sub-filter. */
 static uint64_t payload_size(const bb_filter *f) {
-    return f->kind == BB_SCALABLE ? f->n_subs * HDR_SIZE + f->bits / 8 : f->payload_bytes;
+    const bb_kind_ops *row = bb_row(f);
+    if (!row->subs) return f->payload_bytes;
+    bb_filter *const *subs;
+    size_t n = row->subs(f, &subs);
+    uint64_t size = 0;
+    for (size_t i = 0; i < n; i++) size += HDR_SIZE + subs[i]->payload_bytes;
+    return size;
 }
 
 /* ============================================================================================
@@ -112,28 +56,23 @@ static uint64_t payload_size(const bb_filter *f) {
 static void encode_header(const bb_filter *f, uint64_t payload_sum, uint8_t h[HDR_SIZE]) {
     uint64_t fpr_bits = 0; /* "not sized from p" is all zero bits, also for -0.0 */
     if (f->fpr_target != 0.0) memcpy(&fpr_bits, &f->fpr_target, sizeof fpr_bits);
+    const bb_kind_ops *row = bb_row(f);
     memset(h, 0, HDR_SIZE);
-    memcpy(h + OFF_MAGIC, bb_magic, sizeof bb_magic);
-    put32(h + OFF_VERSION, BB_FORMAT_VERSION);
-    put32(h + OFF_HDR_SIZE, HDR_SIZE);
-    put32(h + OFF_KIND, (uint32_t)f->kind);
-    put32(h + OFF_K, f->k);
-    put64(h + OFF_BITS, f->bits);
-    put64(h + OFF_BLOCKS, f->blocks);
-    /* A scalable parent's capacity is the sum; the file keeps c_0, the first sub-filter's. */
-    put64(h + OFF_CAPACITY, f->kind == BB_SCALABLE ? f->subs[0]->capacity : f->capacity);
-    put64(h + OFF_FPR, fpr_bits);
-    put64(h + OFF_SEED, f->seed);
-    put64(h + OFF_KEYS, f->keys_added);
-    put64(h + OFF_PAYLOAD_LEN, payload_size(f));
-    put64(h + OFF_PAYLOAD_SUM, payload_sum);
-    if (f->kind == BB_SCALABLE) {
-        put_f64(h + OFF_GROWTH, f->growth);
-        put_f64(h + OFF_TIGHTENING, f->tightening);
-        put32(h + OFF_FLAGS, f->flags);
-        put32(h + OFF_N_SUBS, (uint32_t)f->n_subs);
-    }
-    put64(h + OFF_HDR_SUM, checksum(h, OFF_HDR_SUM));
+    memcpy(h + BB_OFF_MAGIC, bb_magic, sizeof bb_magic);
+    bb_put32(h + BB_OFF_VERSION, BB_FORMAT_VERSION);
+    bb_put32(h + BB_OFF_HDR_SIZE, HDR_SIZE);
+    bb_put32(h + BB_OFF_KIND, (uint32_t)f->kind);
+    bb_put32(h + BB_OFF_K, f->k);
+    bb_put64(h + BB_OFF_BITS, f->bits);
+    bb_put64(h + BB_OFF_BLOCKS, f->blocks);
+    bb_put64(h + BB_OFF_CAPACITY, f->capacity);
+    bb_put64(h + BB_OFF_FPR, fpr_bits);
+    bb_put64(h + BB_OFF_SEED, f->seed);
+    bb_put64(h + BB_OFF_KEYS, f->keys_added);
+    bb_put64(h + BB_OFF_PAYLOAD_LEN, payload_size(f));
+    bb_put64(h + BB_OFF_PAYLOAD_SUM, payload_sum);
+    if (row->hdr_put) row->hdr_put(f, h);
+    bb_put64(h + BB_OFF_HDR_SUM, checksum(h, BB_OFF_HDR_SUM));
 }
 
 /* Header and payload of a flat filter (or of one sub-filter) at out. */
@@ -144,21 +83,23 @@ static void encode_flat(const bb_filter *f, uint8_t *out) {
 
 /* Any filter into out[0 .. HDR_SIZE + payload_size(f)). */
 static void encode(const bb_filter *f, uint8_t *out) {
-    if (f->kind != BB_SCALABLE) {
+    const bb_kind_ops *row = bb_row(f);
+    if (!row->subs) {
         encode_flat(f, out);
         return;
     }
+    bb_filter *const *subs;
+    size_t n = row->subs(f, &subs);
     uint8_t *p = out + HDR_SIZE;
-    for (size_t i = 0; i < f->n_subs; i++) {
-        encode_flat(f->subs[i], p);
-        p += HDR_SIZE + f->subs[i]->payload_bytes;
+    for (size_t i = 0; i < n; i++) {
+        encode_flat(subs[i], p);
+        p += HDR_SIZE + subs[i]->payload_bytes;
     }
     encode_header(f, checksum(out + HDR_SIZE, payload_size(f)), out);
 }
 
 bb_status bb_serialized_size(const bb_filter *f, uint64_t *size_out) {
     if (!f || !size_out) return BB_E_INVAL;
-    if (!stored_kind(f->kind)) return BB_E_UNSUPPORTED;
     *size_out = HDR_SIZE + payload_size(f); /* payload < 2^57 bytes: no overflow */
     return BB_OK;
 }
@@ -166,7 +107,6 @@ bb_status bb_serialized_size(const bb_filter *f, uint64_t *size_out) {
 bb_status bb_serialize(const bb_filter *f, void *buf, size_t cap, size_t *written) {
     if (written) *written = 0;
     if (!f || !buf) return BB_E_INVAL;
-    if (!stored_kind(f->kind)) return BB_E_UNSUPPORTED;
     uint64_t size = HDR_SIZE + payload_size(f);
     if ((uint64_t)cap < size) return BB_E_INVAL;
     encode(f, buf);
@@ -179,55 +119,37 @@ bb_status bb_serialize(const bb_filter *f, void *buf, size_t cap, size_t *writte
  * bb_filter without data (`h`), which is what the filter is then built from.
  * ========================================================================================== */
 
-/* Kind 3's own fields: parameters a scalable filter could be created with (p required), at
- * least one sub-filter, and the payload length that many records of these bits take. The
- * sub-records themselves are checked when they are read (read_subfilters). */
-static bb_status scalable_fields(const uint8_t *p, bb_filter *h) {
-    h->growth = get_f64(p + OFF_GROWTH);
-    h->tightening = get_f64(p + OFF_TIGHTENING);
-    h->flags = get32(p + OFF_FLAGS);
-    h->n_subs = get32(p + OFF_N_SUBS);
-    if (!bb_scalable_params_valid(h->fpr_target, h->growth, h->tightening, h->flags))
-        return BB_E_INCONSISTENT;
-    if (h->n_subs == 0 || h->capacity == 0) return BB_E_INCONSISTENT;
-    if (h->payload_bytes != h->n_subs * HDR_SIZE + h->bits / 8) return BB_E_INCONSISTENT;
-    return BB_OK;
-}
-
 /* Every field on its own and against the others; the header checksum has already matched. */
 static bb_status check_fields(const uint8_t *p, bb_filter *h) {
-    uint32_t kind = get32(p + OFF_KIND);
+    uint32_t kind = bb_get32(p + BB_OFF_KIND);
+    const bb_kind_ops *row = kind <= UINT8_MAX ? bb_kind_row((bb_kind)kind) : NULL;
     /* A valid checksum and an unknown kind mean a newer writer, not damage (see versioning). */
-    if (!stored_kind(kind)) return BB_E_UNSUPPORTED;
+    if (!row) return BB_E_UNSUPPORTED;
     memset(h, 0, sizeof *h);
     h->kind = (bb_kind)kind;
-    h->k = get32(p + OFF_K);
-    h->bits = get64(p + OFF_BITS);
-    h->blocks = get64(p + OFF_BLOCKS);
-    h->capacity = get64(p + OFF_CAPACITY);
-    uint64_t fpr_bits = get64(p + OFF_FPR);
+    h->k = bb_get32(p + BB_OFF_K);
+    h->bits = bb_get64(p + BB_OFF_BITS);
+    h->blocks = bb_get64(p + BB_OFF_BLOCKS);
+    h->capacity = bb_get64(p + BB_OFF_CAPACITY);
+    uint64_t fpr_bits = bb_get64(p + BB_OFF_FPR);
     memcpy(&h->fpr_target, &fpr_bits, sizeof fpr_bits);
-    h->seed = get64(p + OFF_SEED);
-    h->keys_added = get64(p + OFF_KEYS);
-    h->payload_bytes = get64(p + OFF_PAYLOAD_LEN);
+    h->seed = bb_get64(p + BB_OFF_SEED);
+    h->keys_added = bb_get64(p + BB_OFF_KEYS);
+    h->payload_bytes = bb_get64(p + BB_OFF_PAYLOAD_LEN);
 
-    if (get32(p + OFF_HDR_SIZE) != HDR_SIZE) return BB_E_INCONSISTENT;
+    if (bb_get32(p + BB_OFF_HDR_SIZE) != HDR_SIZE) return BB_E_INCONSISTENT;
     if (h->k == 0 || h->k > BB_MAX_K) return BB_E_INCONSISTENT;
     if (h->bits == 0 || h->bits > BB_MAX_BITS) return BB_E_INCONSISTENT;
-    bool whole_blocks = h->kind != BB_CLASSIC; /* blocked, counting, scalable */
-    uint64_t blocks = whole_blocks ? h->bits / BB_BLOCK_BITS : 0;
-    if (whole_blocks && h->bits % BB_BLOCK_BITS) return BB_E_INCONSISTENT;
+    uint64_t blocks = row->block_bits ? h->bits / row->block_bits : 0;
+    if (row->block_bits && h->bits % row->block_bits) return BB_E_INCONSISTENT;
     if (h->blocks != blocks) return BB_E_INCONSISTENT;
     if (fpr_bits != 0 && !(h->fpr_target > 0.0 && h->fpr_target < 1.0)) return BB_E_INCONSISTENT;
-    unsigned reserved = OFF_RESERVED;
-    if (h->kind == BB_SCALABLE) {
-        bb_status s = scalable_fields(p, h);
+    if (row->hdr_get) {
+        bb_status s = row->hdr_get(p, h);
         if (s != BB_OK) return s;
-        reserved = OFF_SCALABLE_RESERVED;
-    } else if (h->payload_bytes != bb_payload_bytes(h->kind, h->bits)) {
-        return BB_E_INCONSISTENT;
     }
-    for (unsigned i = reserved; i < OFF_HDR_SUM; i++)
+    if (!row->subs && h->payload_bytes != bb_payload_bytes(row, h->bits)) return BB_E_INCONSISTENT;
+    for (unsigned i = BB_HDR_KIND_FIELDS + row->hdr_own_bytes; i < BB_OFF_HDR_SUM; i++)
         if (p[i]) return BB_E_INCONSISTENT;
     return BB_OK;
 }
@@ -238,11 +160,11 @@ static bb_status parse_header(const uint8_t *p, uint64_t avail, bb_filter *h,
                               uint64_t *payload_sum) {
     size_t n = avail < sizeof bb_magic ? (size_t)avail : sizeof bb_magic;
     if (memcmp(p, bb_magic, n) != 0) return BB_E_BAD_MAGIC;
-    if (avail >= OFF_VERSION + 4 && get32(p + OFF_VERSION) != BB_FORMAT_VERSION)
+    if (avail >= BB_OFF_VERSION + 4 && bb_get32(p + BB_OFF_VERSION) != BB_FORMAT_VERSION)
         return BB_E_BAD_VERSION;
     if (avail < HDR_SIZE) return BB_E_TRUNCATED;
-    if (checksum(p, OFF_HDR_SUM) != get64(p + OFF_HDR_SUM)) return BB_E_CORRUPT;
-    *payload_sum = get64(p + OFF_PAYLOAD_SUM);
+    if (checksum(p, BB_OFF_HDR_SUM) != bb_get64(p + BB_OFF_HDR_SUM)) return BB_E_CORRUPT;
+    *payload_sum = bb_get64(p + BB_OFF_PAYLOAD_SUM);
     return check_fields(p, h);
 }
 
@@ -253,13 +175,12 @@ static bb_status check_length(const bb_filter *h, uint64_t total) {
     return total > need ? BB_E_INCONSISTENT : BB_OK;
 }
 
-/* Steps 7-8: payload checksum, then the classic filter's unused high bits of the last byte,
- * which must be zero (internal.h) or bits_set and the FPR estimate would count them. */
+/* Steps 7-8: payload checksum, then the kind's own payload checks (a classic filter's
+ * unused high bits of the last byte must be zero). */
 static bb_status check_payload(const bb_filter *h, const uint8_t *payload, uint64_t sum) {
     if (checksum(payload, h->payload_bytes) != sum) return BB_E_CORRUPT;
-    unsigned used = (unsigned)(h->bits % 8);
-    if (h->kind == BB_CLASSIC && used && (payload[h->payload_bytes - 1] >> used))
-        return BB_E_INCONSISTENT;
+    const bb_kind_ops *row = bb_row(h);
+    if (row->payload_valid && !row->payload_valid(h, payload)) return BB_E_INCONSISTENT;
     return BB_OK;
 }
 
@@ -283,27 +204,27 @@ static bb_status heap_filter(bb_filter **out, const bb_filter *h) {
 }
 
 /* ============================================================================================
- * Scalable filters (FORMAT.md, "Kind 3: scalable", step 9). The payload is n_subs records,
- * oldest first, each valid on its own as a kind-0 input (steps 1 to 8) with the parent's
- * seed, a capacity and an fpr_target; together they fill the payload exactly and agree with
- * the parent header (bits, the newest's k, c_0, keys_added). The parent's payload checksum
- * already covers them, so any failure here comes from a faulty writer: BB_E_INCONSISTENT.
+ * Nested kinds (FORMAT.md, "Kind 3: scalable", step 9). The payload is records, oldest first,
+ * each valid on its own as an input of a flat kind (steps 1 to 8); the parent's row adopts
+ * each one (refusing those that cannot belong, e.g. another seed) and checks that together
+ * they agree with the parent header; they fill the payload exactly. The parent's payload
+ * checksum already covers them, so any failure here comes from a faulty writer:
+ * BB_E_INCONSISTENT.
  * ========================================================================================== */
 
 /* The record at p (avail bytes left): its header into *sh and its length into *len. */
 static bb_status sub_record(const uint8_t *p, uint64_t avail, bb_filter *sh, uint64_t *len) {
     uint64_t sum;
     if (parse_header(p, avail, sh, &sum) != BB_OK) return BB_E_INCONSISTENT;
-    /* Only blocked records become sub-filters (a nested scalable header must never become a
-     * filter object); bb_scalable_push refuses another seed and capacity 0. */
-    if (sh->kind != BB_BLOCKED || sh->fpr_target == 0.0) return BB_E_INCONSISTENT;
+    /* A nested header inside a nested kind must never become a filter object. */
+    if (bb_row(sh)->subs) return BB_E_INCONSISTENT;
     *len = HDR_SIZE + sh->payload_bytes;
     if (*len > avail || check_payload(sh, p + HDR_SIZE, sum) != BB_OK) return BB_E_INCONSISTENT;
     return BB_OK;
 }
 
-/* The sub-filter of record sh with its blocks at `data`: a heap copy, or (in_place) the bytes
- * of a mapping, which the parent owns and unmaps. */
+/* The sub-filter of record sh with its payload at `data`: a heap copy, or (in_place) the
+ * bytes of a mapping, which the parent owns and unmaps. */
 static bb_status sub_filter(bb_filter **out, const bb_filter *sh, const uint8_t *data,
                             bool in_place) {
     if (!in_place) {
@@ -318,27 +239,21 @@ static bb_status sub_filter(bb_filter **out, const bb_filter *sh, const uint8_t 
     return BB_OK;
 }
 
-static bb_status scalable_agrees(const bb_filter *f, const bb_filter *h, uint64_t used) {
-    bool ok = used == h->payload_bytes && f->bits == h->bits && f->k == h->k &&
-              f->keys_added == h->keys_added && f->subs[0]->capacity == h->capacity;
-    return ok ? BB_OK : BB_E_INCONSISTENT;
-}
-
-/* Step 9, and the scalable filter of header h whose payload is at `payload`. */
-static bb_status scalable_filter(bb_filter **out, const bb_filter *h, const uint8_t *payload,
-                                 bool in_place) {
-    bb_status s =
-        bb_scalable_shell(out, h->fpr_target, h->growth, h->tightening, h->flags, h->seed);
+/* Step 9, and the nested filter of header h whose payload is at `payload`. */
+static bb_status nested_filter(bb_filter **out, const bb_filter *h, const uint8_t *payload,
+                               bool in_place) {
+    const bb_kind_ops *row = bb_row(h);
+    bb_status s = row->shell(out, h);
     uint64_t used = 0;
-    for (size_t i = 0; s == BB_OK && i < h->n_subs; i++) {
+    while (s == BB_OK && used < h->payload_bytes) {
         bb_filter sh, *sub;
         uint64_t len;
         s = sub_record(payload + used, h->payload_bytes - used, &sh, &len);
         if (s == BB_OK) s = sub_filter(&sub, &sh, payload + used + HDR_SIZE, in_place);
-        if (s == BB_OK && (s = bb_scalable_push(*out, sub)) != BB_OK) bb_free(sub);
+        if (s == BB_OK && (s = row->adopt(*out, sub)) != BB_OK) bb_free(sub);
         used += len;
     }
-    if (s == BB_OK) s = scalable_agrees(*out, h, used);
+    if (s == BB_OK && !row->agrees(*out, h)) s = BB_E_INCONSISTENT;
     if (s != BB_OK) {
         bb_free(*out);
         *out = NULL;
@@ -348,7 +263,7 @@ static bb_status scalable_filter(bb_filter **out, const bb_filter *h, const uint
 
 /* A new heap filter from validated header h and its payload. */
 static bb_status build_heap(bb_filter **out, const bb_filter *h, const uint8_t *payload) {
-    if (h->kind == BB_SCALABLE) return scalable_filter(out, h, payload, false);
+    if (bb_row(h)->subs) return nested_filter(out, h, payload, false);
     bb_status s = heap_filter(out, h);
     if (s == BB_OK) memcpy((*out)->data, payload, (size_t)h->payload_bytes);
     return s;
@@ -445,11 +360,11 @@ static bool sync_parent(char *path) {
     return ok;
 }
 
-/* A flat filter is written from where it is; a scalable one is encoded into a buffer first,
+/* A flat filter is written from where it is; a nested one is encoded into a buffer first,
  * because its header's payload checksum covers all sub-records (errno ENOMEM if that fails). */
 static bool write_file(int fd, const bb_filter *f, const char *path) {
     if (!set_mode(fd, path)) return false;
-    if (f->kind == BB_SCALABLE) {
+    if (bb_row(f)->subs) {
         uint64_t size = HDR_SIZE + payload_size(f);
         uint8_t *buf = size <= SIZE_MAX ? malloc((size_t)size) : NULL;
         if (!buf) {
@@ -501,7 +416,6 @@ static bb_status save_target(const char *path, char **target) {
 bb_status bb_save(const bb_filter *f, const char *path_in) {
     static const char suffix[] = ".tmp.XXXXXX";
     if (!f || !path_in) return BB_E_INVAL;
-    if (!stored_kind(f->kind)) return BB_E_UNSUPPORTED;
     char *path;
     bb_status st = save_target(path_in, &path);
     if (st != BB_OK) return st;
@@ -553,12 +467,12 @@ static bb_status read_payload(int fd, const bb_filter *h, uint64_t sum, uint8_t 
     return got ? BB_E_INCONSISTENT : check_payload(h, dst, sum);
 }
 
-/* Scalable: the payload into a buffer, then the sub-filters copied out of it. */
-static bb_status load_scalable(bb_filter **out, int fd, const bb_filter *h, uint64_t sum) {
+/* Nested: the payload into a buffer, then the sub-filters copied out of it. */
+static bb_status load_nested(bb_filter **out, int fd, const bb_filter *h, uint64_t sum) {
     uint8_t *buf = h->payload_bytes <= SIZE_MAX ? malloc((size_t)h->payload_bytes) : NULL;
     if (!buf) return BB_E_NOMEM;
     bb_status s = read_payload(fd, h, sum, buf);
-    if (s == BB_OK) s = scalable_filter(out, h, buf, false);
+    if (s == BB_OK) s = nested_filter(out, h, buf, false);
     free(buf);
     return s;
 }
@@ -571,7 +485,7 @@ static bb_status load_fd(bb_filter **out, int fd) {
     if (fstat(fd, &st) != 0 || !read_full(fd, hdr, HDR_SIZE, &got)) return BB_E_IO;
     bb_status s = parse_header(hdr, got, &h, &sum);
     if (s == BB_OK && S_ISREG(st.st_mode)) s = check_length(&h, (uint64_t)st.st_size);
-    if (s == BB_OK && h.kind == BB_SCALABLE) return load_scalable(out, fd, &h, sum);
+    if (s == BB_OK && bb_row(&h)->subs) return load_nested(out, fd, &h, sum);
     if (s == BB_OK) s = heap_filter(&f, &h);
     if (s != BB_OK) return s;
     s = read_payload(fd, &h, sum, f->data);
@@ -634,7 +548,7 @@ static bb_status map_fd(int fd, uint8_t **map, size_t *len) {
 
 /* The filter object of a validated mapping whose payload is at `payload` (used in place). */
 static bb_status mapped_filter(bb_filter **out, const bb_filter *h, uint8_t *payload) {
-    if (h->kind == BB_SCALABLE) return scalable_filter(out, h, payload, true);
+    if (bb_row(h)->subs) return nested_filter(out, h, payload, true);
     if (!(*out = malloc(sizeof **out))) return BB_E_NOMEM;
     **out = *h;
     (*out)->data = payload;

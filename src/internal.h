@@ -1,14 +1,14 @@
 /*
  * internal.h - private structures shared by the library's source files: the filter object,
- * the per-kind operations table, the blocked filter's probe scheme (shared by every kernel)
- * and the SIMD kernel table. Nothing here is exported (the library is built with
+ * the kinds table (one row per kind, see "The kinds table"), the blocked filter's probe
+ * scheme (shared by every kernel and the kinds built on it) and the SIMD kernel table. Nothing here is exported (the library is built with
  * -fvisibility=hidden; only BB_API functions in blockbloom.h are visible).
  *
  * Invariants of a bb_filter:
  *  - data is 64-byte aligned and holds payload_bytes bytes; for BB_BLOCKED payload_bytes =
  *    blocks * 64, for BB_CLASSIC payload_bytes = ceil(bits / 8) and the bits past `bits` in the
  *    last byte are zero, for BB_COUNTING payload_bytes = blocks * 256 (a 4-bit counter per
- *    position, see counting.c). BB_SCALABLE has no payload (data NULL): its sub-filters do.
+ *    position, see kinds/counting.c). BB_SCALABLE has no payload (data NULL): its sub-filters do.
  *  - Bit i of the payload is bit (i & 7) of byte (i >> 3): the layout is defined on bytes, so
  *    it is the same on little- and big-endian machines and equals the little-endian view of
  *    the block as 16 x uint32 (what the x86 and NEON kernels load).
@@ -127,7 +127,7 @@ struct bb_filter {
     bb_kind kind;
     unsigned k;
     uint64_t bits;
-    uint64_t blocks;        /* blocked only */
+    uint64_t blocks;        /* bits / the kind's block_bits; 0 for kinds without blocks */
     uint64_t capacity;
     double fpr_target;
     uint64_t seed;
@@ -137,23 +137,134 @@ struct bb_filter {
     bb_storage storage;
     void *map_base;         /* mapping to release (heap or file) */
     size_t map_len;
-    /* BB_SCALABLE only (scalable.c): the stack of blocked sub-filters, oldest first; data is
-     * NULL. Each sub-filter keeps its own capacity, fpr_target and keys_added (the keys added
-     * to it); the parent's keys_added, bits and blocks are the sums over its sub-filters and
-     * its k is the newest one's. */
+    /* BB_SCALABLE only (kinds/scalable.c): the stack of blocked sub-filters, oldest first;
+     * data is NULL. Each sub-filter keeps its own capacity, fpr_target and keys_added (the
+     * keys added to it); the parent's keys_added, bits and blocks are the sums over its
+     * sub-filters and its k is the newest one's. */
     bb_filter **subs;
     size_t n_subs, subs_cap;
     double growth, tightening;
     unsigned flags;
 };
 
-/** Payload bytes of a filter of this kind and bits (blocked and counting: bits must be a
- *  multiple of 512; counting stores 4 bits per position). Not for BB_SCALABLE. */
-uint64_t bb_payload_bytes(bb_kind kind, uint64_t bits);
+/* ---- The kinds table ----------------------------------------------------------------------
+ * One row per bb_kind, each defined in its own file src/kinds/<kind>.c; the table itself is
+ * src/kinds/table.c. The generic files (filter.c, batch.c, format.c, union.c, concurrent.c)
+ * reach a kind only through its row and never name one. Entries marked "NULL =" are
+ * optional, with the generic behaviour given; the others are required.
+ *
+ * Layering (no call goes back up): the generic files call rows; rows call the object helpers
+ * (object.c, fill.c), the math (sizing.c), hashing (hash.c) and the kernels; a row may use
+ * another row below it (scalable builds on blocked), never the generic files. So the object
+ * helpers read only a row's data fields (block_bits, cell_bits), never its functions. */
+typedef struct bb_kind_ops {
+    bb_kind kind;
+    const char *name;
+    /* Geometry, as data. bits must be a multiple of block_bits (0 = no blocks) and
+     * blocks = bits / block_bits; the payload holds cell_bits bits per filter bit
+     * (ceil(bits * cell_bits / 8) bytes; 0 = no payload of its own: a nested kind). */
+    unsigned block_bits;
+    unsigned cell_bits;
 
-/** Allocate a filter object with a zeroed, aligned payload for (kind, bits, k). */
+    /* Sizing: this layout's functions from sizing.c; the public wrappers (filter.c) check
+     * the arguments first (capacity >= 1, 0 < p < 1, 1 <= k <= BB_MAX_K, bits >= 1 and a
+     * multiple of block_bits). NULL = the kind has no single geometry: BB_E_INVAL. */
+    bb_status (*size)(uint64_t capacity, double fpr, uint64_t *bits, unsigned *k);
+    bb_status (*size_for_k)(uint64_t capacity, double fpr, unsigned k, uint64_t *bits);
+    unsigned (*best_k)(uint64_t capacity, uint64_t bits);
+    double (*fpr_model)(double n_keys, uint64_t bits, unsigned k);
+
+    /* Lifetime. NULL = the generic flat object: create from the config's geometry
+     * (filter.c), bb_flat_clone, bb_flat_clear, nothing to release besides the payload. */
+    bb_status (*create)(bb_filter **out, const bb_config *cfg);
+    bb_status (*clone)(bb_filter **out, const bb_filter *f);
+    void (*clear)(bb_filter *f);
+    void (*release)(bb_filter *f); /* frees what f owns besides its payload and itself */
+
+    /* Keys, as 64-bit hashes. add and add_hashes count what they add in keys_added. The
+     * batch calls: NULL = each hash in turn through add / contains (batch.c). */
+    bb_status (*add)(bb_filter *f, uint64_t h);
+    bool (*contains)(const bb_filter *f, uint64_t h);
+    bb_status (*add_hashes)(bb_filter *f, const uint64_t *h, size_t n);
+    /** out[i] for h[0 .. n); returns the number of 1s. */
+    size_t (*contains_hashes)(const bb_filter *f, const uint64_t *h, size_t n, uint8_t *out);
+    /** The memory a key's add or contains touches, for prefetching while a batch is hashed.
+     *  NULL = not worth it (no single line per key). */
+    const uint8_t *(*line_of)(const bb_filter *f, uint64_t h);
+    /** NULL = BB_E_UNSUPPORTED. */
+    bb_status (*remove)(bb_filter *f, uint64_t h);
+    /** Adds safe against other concurrent adds; true if some bit was new. NULL = no
+     *  concurrent build (BB_E_UNSUPPORTED), and reads then use contains. */
+    bool (*add_concurrent)(bb_filter *f, uint64_t h);
+    bool (*contains_concurrent)(const bb_filter *f, uint64_t h);
+
+    /* Info and union. */
+    bb_status (*info)(const bb_filter *f, bb_info *out);
+    /** NULL = bb_geometry_mismatch. */
+    bb_mismatch (*union_check)(const bb_filter *a, const bb_filter *b);
+    /** dst |= src for filters union_check matched (and the keys_added sum). */
+    void (*merge)(bb_filter *dst, const bb_filter *src);
+
+    /* File format (format.c; header layout in format.h). */
+    /** Payload bytes other than the header's own fields allow; NULL = any bytes. */
+    bool (*payload_valid)(const bb_filter *h, const uint8_t *payload);
+    /** Header bytes [BB_HDR_KIND_FIELDS, + hdr_own_bytes) belong to the kind: hdr_put writes
+     *  them (and may overwrite generic fields), hdr_get reads and checks them into h.
+     *  hdr_own_bytes = 0: both NULL, and the bytes must be zero. */
+    unsigned hdr_own_bytes;
+    void (*hdr_put)(const bb_filter *f, uint8_t *hdr);
+    bb_status (*hdr_get)(const uint8_t *hdr, bb_filter *h);
+    /** Nested kinds (payload = complete records of flat sub-filters, oldest first). NULL for
+     *  flat kinds. subs: the sub-filters; shell: an empty parent from a checked header;
+     *  adopt: append a sub-filter (f owns it on BB_OK only; BB_E_INCONSISTENT for one that
+     *  cannot belong); agrees: the adopted stack matches the header. */
+    size_t (*subs)(const bb_filter *f, bb_filter *const **subs);
+    bb_status (*shell)(bb_filter **out, const bb_filter *h);
+    bb_status (*adopt)(bb_filter *f, bb_filter *sub);
+    bool (*agrees)(const bb_filter *f, const bb_filter *h);
+} bb_kind_ops;
+
+extern const bb_kind_ops bb_kind_blocked, bb_kind_classic, bb_kind_counting, bb_kind_scalable;
+
+/** The row of `kind`, or NULL for a value that is not a kind (table.c). */
+const bb_kind_ops *bb_kind_row(bb_kind kind);
+static inline const bb_kind_ops *bb_row(const bb_filter *f) { return bb_kind_row(f->kind); }
+
+/* ---- Object helpers (object.c), for the generic files and the rows ---------------------- */
+/** Allocate a filter object with a zeroed, aligned payload for (kind, bits, k): BB_E_INVAL for
+ *  bits 0, k outside 1..BB_MAX_K, a nested kind or bits not whole blocks; BB_E_TOO_LARGE;
+ *  BB_E_NOMEM. */
 bb_status bb_filter_alloc(bb_filter **out, bb_kind kind, uint64_t bits, unsigned k,
                           uint64_t seed);
+/** Payload bytes of `bits` bits of this row's layout. */
+uint64_t bb_payload_bytes(const bb_kind_ops *row, uint64_t bits);
+/** Release f's payload (or mapping) and f itself, nothing else. */
+void bb_filter_destroy(bb_filter *f);
+/** A copy of flat filter f: geometry, counters and payload. */
+bb_status bb_flat_clone(bb_filter **out, const bb_filter *f);
+/** Zero flat filter f's payload and keys_added. */
+void bb_flat_clear(bb_filter *f);
+/** The fields of bb_info that are stored in the object: everything but the ones computed
+ *  from the payload (bits_set, fill_ratio, fpr_estimate, cardinality_estimate,
+ *  saturated_counters), which are zeroed; subfilters = 1. */
+void bb_info_fields(const bb_filter *f, bb_info *out);
+/** The first field in which two filters' geometry differs: kind, bits, k, seed. */
+bb_mismatch bb_geometry_mismatch(const bb_filter *a, const bb_filter *b);
+/** dst's payload |= src's, and dst->keys_added += src's (a row's merge for bit payloads). */
+void bb_merge_or(bb_filter *dst, const bb_filter *src);
+
+/* ---- Fill statistics (fill.c) ------------------------------------------------------------ */
+uint64_t bb_popcount_bytes(const uint8_t *p, uint64_t n);
+/** Sums over blocks (a classic filter is one block of all its bits) for bb_info's estimates. */
+typedef struct bb_fill {
+    uint64_t bits_set, saturated, blocks;
+    double fpr_sum, cardinality;
+} bb_fill;
+/** Account one block of `block_bits` positions of which x are set, probed k times. */
+void bb_fill_block(bb_fill *acc, uint64_t x, uint64_t block_bits, unsigned k);
+/** bits_set, fill_ratio (over `bits`), fpr_estimate (mean over blocks), cardinality_estimate
+ *  and saturated_counters of *out from the sums. */
+void bb_fill_store(const bb_fill *acc, uint64_t bits, bb_info *out);
 
 /* ---- Memory (alloc.c) --------------------------------------------------------------------- */
 /** Zeroed, 64-byte-aligned memory of `bytes` bytes (large ones get transparent huge pages).
@@ -184,61 +295,17 @@ bb_status bb_keysrc_validate(const bb_keysrc *src, size_t n);
 void bb_hash_keys(const bb_keysrc *src, uint64_t seed, size_t first, size_t count,
                   uint64_t *hashes);
 
-/* ---- Per-kind operations on hashes ------------------------------------------------------- */
-void bb_classic_add(bb_filter *f, uint64_t h);
-bool bb_classic_contains(const bb_filter *f, uint64_t h);
-size_t bb_classic_contains_hashes(const bb_filter *f, const uint64_t *h, size_t n, uint8_t *out);
-void bb_classic_add_hashes(bb_filter *f, const uint64_t *h, size_t n);
-
-/** The fields of bb_info that are stored in the object (filter.c): everything but the ones
- *  computed from the payload (bits_set, fill_ratio, fpr_estimate, cardinality_estimate,
- *  saturated_counters), which are zeroed; subfilters = 1. */
-void bb_info_fields(const bb_filter *f, bb_info *out);
-
-/* ---- Counting filter (counting.c) ---------------------------------------------------------
- * Block b of a counting filter is the 256 bytes at data + b * 256; position p of the block
- * (the same p the blocked filter would set) is the 4-bit counter in byte p >> 1, low nibble
- * for even p, high nibble for odd p. Defined on bytes, so endian-neutral like the bit layout. */
-#define BB_COUNTING_BLOCK_BYTES 256u
-#define BB_COUNTER_MAX 15u
-
-void bb_counting_add(bb_filter *f, uint64_t h);
-bool bb_counting_contains(const bb_filter *f, uint64_t h);
-/** Counters of one block that are non-zero (*nonzero) and saturated at 15 (*saturated). */
-void bb_counting_block_counts(const uint8_t *block, uint64_t *nonzero, uint64_t *saturated);
-/** dst[i] += src[i] per 4-bit counter, saturating at 15, over `bytes` bytes (may alias). */
-void bb_counting_merge(uint8_t *dst, const uint8_t *src, uint64_t bytes);
-
-/* ---- Scalable filter (scalable.c) --------------------------------------------------------- */
-bb_status bb_scalable_create(bb_filter **out, const bb_config *cfg);
-/** Whether a scalable filter may have these parameters (see bb_config; NaN is invalid). */
-bool bb_scalable_params_valid(double fpr, double growth, double tightening, unsigned flags);
-/** An empty scalable parent with these parameters and no sub-filter yet (for the file reader,
- *  which then adopts the sub-filters with bb_scalable_push). */
-bb_status bb_scalable_shell(bb_filter **out, double fpr, double growth, double tightening,
-                            unsigned flags, uint64_t seed);
-/** Append `sub` (a BB_BLOCKED filter with capacity and fpr_target set) as the newest
- *  sub-filter; f takes ownership on BB_OK only. */
-bb_status bb_scalable_push(bb_filter *f, bb_filter *sub);
-/** Recompute the parent's sums (bits, blocks, capacity, keys_added) and k from its subs. */
-void bb_scalable_recount(bb_filter *f);
-bb_status bb_scalable_add(bb_filter *f, uint64_t h);
-bool bb_scalable_contains(const bb_filter *f, uint64_t h);
-bb_status bb_scalable_clone(bb_filter **out, const bb_filter *f);
-void bb_scalable_clear(bb_filter *f);
-/** Free the sub-filters (the parent itself is freed by bb_free). */
-void bb_scalable_free_subs(bb_filter *f);
-bb_status bb_scalable_info(const bb_filter *f, bb_info *out);
-
-/* ---- Classic probe positions (classic.c), for the concurrent path ------------------------ */
-/** The k bit positions (0 .. bits-1) of hash h in classic filter f, in probe order. */
-void bb_classic_positions(const bb_filter *f, uint64_t h, uint64_t pos[BB_MAX_K]);
-
-/* ---- Sizing helpers (sizing.c) ------------------------------------------------------------ */
+/* ---- Sizing (sizing.c): every layout's model, for the rows ------------------------------- */
 double bb_blocked_fpr_model(double n_keys, uint64_t blocks, unsigned k);
-/** Fewest bits (whole blocks unless classic) whose model FPR with exactly k probes is <= fpr
- *  for `capacity` keys. BB_E_INVAL / BB_E_TOO_LARGE as bb_size. */
-bb_status bb_size_for_k(bb_kind kind, uint64_t capacity, double fpr, unsigned k,
-                        uint64_t *bits_out);
+double bb_blocked_fpr(double n_keys, uint64_t bits, unsigned k);
+bb_status bb_blocked_size(uint64_t capacity, double fpr, uint64_t *bits, unsigned *k);
+/** Fewest bits (whole blocks, or any for classic) whose model FPR with exactly k probes is
+ *  <= fpr for `capacity` keys; BB_E_TOO_LARGE beyond BB_MAX_BITS. */
+bb_status bb_blocked_size_for_k(uint64_t capacity, double fpr, unsigned k, uint64_t *bits);
+unsigned bb_blocked_best_k(uint64_t capacity, uint64_t bits);
+double bb_classic_fpr(double n_keys, uint64_t bits, unsigned k);
+bb_status bb_classic_size(uint64_t capacity, double fpr, uint64_t *bits, unsigned *k);
+bb_status bb_classic_size_for_k(uint64_t capacity, double fpr, unsigned k, uint64_t *bits);
+unsigned bb_classic_best_k(uint64_t capacity, uint64_t bits);
 
 #endif /* BB_INTERNAL_H */

@@ -120,45 +120,66 @@ double bb_blocked_fpr_model(double n_keys, uint64_t blocks, unsigned k) {
     return sum > 1.0 ? 1.0 : sum;
 }
 
-static double classic_fpr(double n, double m, unsigned k) {
-    return pow(-expm1(-(double)k * n / m), k);
-}
+/* ---- Classic ------------------------------------------------------------------------------ */
 
-bb_status bb_fpr_model(bb_kind kind, uint64_t n_keys, uint64_t bits, unsigned k,
-                       double *fpr_out) {
-    if (!fpr_out || bits == 0 || k == 0 || k > BB_MAX_K) return BB_E_INVAL;
-    switch (kind) {
-    case BB_CLASSIC: *fpr_out = classic_fpr((double)n_keys, (double)bits, k); return BB_OK;
-    case BB_BLOCKED:
-    case BB_COUNTING: /* the same positions, so the same FPR */
-        if (bits % BB_BLOCK_BITS) return BB_E_INVAL;
-        *fpr_out = bb_blocked_fpr_model((double)n_keys, bits / BB_BLOCK_BITS, k);
-        return BB_OK;
-    case BB_SCALABLE: break; /* no single geometry: see scalable.c */
-    }
-    return BB_E_INVAL;
+double bb_classic_fpr(double n_keys, uint64_t bits, unsigned k) {
+    return pow(-expm1(-(double)k * n_keys / (double)bits), k);
 }
-
-static bool valid_p(double p) { return p > 0.0 && p < 1.0; } /* false for NaN */
 
 static unsigned clamp_k(double k) { return k < 1 ? 1 : k > BB_MAX_K ? BB_MAX_K : (unsigned)k; }
 
 static unsigned classic_k(double bits_per_key) { return clamp_k(round(bits_per_key * M_LN2)); }
+
+unsigned bb_classic_best_k(uint64_t capacity, uint64_t bits) {
+    return classic_k((double)bits / (double)capacity);
+}
 
 /* Fewest classic bits with exactly k probes: solve (1 - e^{-kn/m})^k = p for m. */
 static double classic_bits_for_k(double n, double p, unsigned k) {
     return ceil(-(double)k * n / log1p(-pow(p, 1.0 / k)));
 }
 
-static unsigned blocked_best_k(double n, uint64_t blocks, double *fpr_out) {
+/* The textbook m = -n ln p / (ln 2)^2 holds only at the real-valued optimum k = log2(1/p); a
+ * whole k off it needs more bits (at p = 1% and k = 7 the textbook size models 1.0039%), and
+ * k clamped to 1 for p > 0.5 or to BB_MAX_K for p < 1.5e-5 needs far more (at p = 0.9 and
+ * k = 1 the textbook size models 0.99). So solve for m at the two whole k around the optimum,
+ * clamped, and keep the smaller. */
+bb_status bb_classic_size(uint64_t capacity, double fpr, uint64_t *bits_out, unsigned *k_out) {
+    double n = (double)capacity, k_opt = -log2(fpr);
+    unsigned k_lo = clamp_k(floor(k_opt)), k_hi = clamp_k(ceil(k_opt));
+    double m_lo = classic_bits_for_k(n, fpr, k_lo), m_hi = classic_bits_for_k(n, fpr, k_hi);
+    double m = m_hi <= m_lo ? m_hi : m_lo;
+    if (!(m <= (double)BB_MAX_BITS)) return BB_E_TOO_LARGE;
+    *bits_out = (uint64_t)m;
+    *k_out = m_hi <= m_lo ? k_hi : k_lo;
+    return BB_OK;
+}
+
+bb_status bb_classic_size_for_k(uint64_t capacity, double fpr, unsigned k, uint64_t *bits_out) {
+    double m = classic_bits_for_k((double)capacity, fpr, k);
+    if (!(m <= (double)BB_MAX_BITS)) return BB_E_TOO_LARGE;
+    *bits_out = (uint64_t)m;
+    return BB_OK;
+}
+
+/* ---- Blocked ------------------------------------------------------------------------------ */
+
+double bb_blocked_fpr(double n_keys, uint64_t bits, unsigned k) {
+    return bb_blocked_fpr_model(n_keys, bits / BB_BLOCK_BITS, k);
+}
+
+static unsigned blocked_best_k(double n, uint64_t blocks) {
     unsigned best = 1;
     double best_f = 2.0;
     for (unsigned k = 1; k <= BB_MAX_K; k++) {
         double f = bb_blocked_fpr_model(n, blocks, k);
         if (f < best_f) { best_f = f; best = k; }
     }
-    if (fpr_out) *fpr_out = best_f;
     return best;
+}
+
+unsigned bb_blocked_best_k(uint64_t capacity, uint64_t bits) {
+    return blocked_best_k((double)capacity, (bits + BB_BLOCK_BITS - 1) / BB_BLOCK_BITS);
 }
 
 /* Smallest block count with model FPR <= p for this k, or 0 if none <= max_blocks. The model
@@ -180,32 +201,19 @@ static uint64_t blocked_min_blocks(double n, double p, unsigned k, uint64_t star
     return hi;
 }
 
-bb_status bb_size(bb_kind kind, uint64_t capacity, double fpr, uint64_t *bits_out,
-                  unsigned *k_out) {
-    if (!bits_out || !k_out || capacity == 0 || !valid_p(fpr)) return BB_E_INVAL;
-    double n = (double)capacity;
-    if (kind == BB_CLASSIC) {
-        /* The textbook m = -n ln p / (ln 2)^2 holds only at the real-valued optimum
-         * k = log2(1/p); a whole k off it needs more bits (at p = 1% and k = 7 the textbook
-         * size models 1.0039%), and k clamped to 1 for p > 0.5 or to BB_MAX_K for p < 1.5e-5
-         * needs far more (at p = 0.9 and k = 1 the textbook size models 0.99). So solve for m
-         * at the two whole k around the optimum, clamped, and keep the smaller. */
-        double k_opt = -log2(fpr);
-        unsigned k_lo = clamp_k(floor(k_opt)), k_hi = clamp_k(ceil(k_opt));
-        double m_lo = classic_bits_for_k(n, fpr, k_lo), m_hi = classic_bits_for_k(n, fpr, k_hi);
-        double m = m_hi <= m_lo ? m_hi : m_lo;
-        if (!(m <= (double)BB_MAX_BITS)) return BB_E_TOO_LARGE;
-        *bits_out = (uint64_t)m;
-        *k_out = m_hi <= m_lo ? k_hi : k_lo;
-        return BB_OK;
-    }
-    if (kind != BB_BLOCKED && kind != BB_COUNTING) return BB_E_INVAL;
-    /* Any k at the classic size is already a little above p: start the search there. */
+/* Any k at the classic size is already a little above p: searches start there. */
+static bb_status classic_start(double n, double fpr, uint64_t *start) {
     double classic_m = -n * log(fpr) / (M_LN2 * M_LN2);
     if (!(classic_m <= (double)BB_MAX_BITS)) return BB_E_TOO_LARGE;
-    uint64_t max_blocks = BB_MAX_BITS / BB_BLOCK_BITS;
-    uint64_t start = (uint64_t)(classic_m / BB_BLOCK_BITS);
-    uint64_t best_blocks = 0;
+    *start = (uint64_t)(classic_m / BB_BLOCK_BITS);
+    return BB_OK;
+}
+
+bb_status bb_blocked_size(uint64_t capacity, double fpr, uint64_t *bits_out, unsigned *k_out) {
+    double n = (double)capacity;
+    uint64_t start, max_blocks = BB_MAX_BITS / BB_BLOCK_BITS, best_blocks = 0;
+    bb_status s = classic_start(n, fpr, &start);
+    if (s != BB_OK) return s;
     for (unsigned k = 1; k <= BB_MAX_K; k++) {
         uint64_t b = blocked_min_blocks(n, fpr, k, start, best_blocks ? best_blocks : max_blocks);
         if (b && (!best_blocks || b < best_blocks)) best_blocks = b;
@@ -214,33 +222,16 @@ bb_status bb_size(bb_kind kind, uint64_t capacity, double fpr, uint64_t *bits_ou
     /* Several k may fit p in that many blocks (always so for tiny n, where one block holds
      * everything): take the one with the lowest FPR there, not merely the first that fits. */
     *bits_out = best_blocks * BB_BLOCK_BITS;
-    *k_out = blocked_best_k(n, best_blocks, NULL);
+    *k_out = blocked_best_k(n, best_blocks);
     return BB_OK;
 }
 
-bb_status bb_best_k(bb_kind kind, uint64_t capacity, uint64_t bits, unsigned *k_out) {
-    if (!k_out || capacity == 0 || bits == 0) return BB_E_INVAL;
-    if (kind == BB_CLASSIC) { *k_out = classic_k((double)bits / (double)capacity); return BB_OK; }
-    if (kind != BB_BLOCKED && kind != BB_COUNTING) return BB_E_INVAL;
-    uint64_t blocks = (bits + BB_BLOCK_BITS - 1) / BB_BLOCK_BITS;
-    *k_out = blocked_best_k((double)capacity, blocks, NULL);
-    return BB_OK;
-}
-
-bb_status bb_size_for_k(bb_kind kind, uint64_t capacity, double fpr, unsigned k,
-                        uint64_t *bits_out) {
-    if (capacity == 0 || !valid_p(fpr) || k == 0 || k > BB_MAX_K) return BB_E_INVAL;
+bb_status bb_blocked_size_for_k(uint64_t capacity, double fpr, unsigned k, uint64_t *bits_out) {
     double n = (double)capacity;
-    if (kind == BB_CLASSIC) {
-        double m = classic_bits_for_k(n, fpr, k);
-        if (!(m <= (double)BB_MAX_BITS)) return BB_E_TOO_LARGE;
-        *bits_out = (uint64_t)m;
-        return BB_OK;
-    }
-    double classic_m = -n * log(fpr) / (M_LN2 * M_LN2);
-    if (!(classic_m <= (double)BB_MAX_BITS)) return BB_E_TOO_LARGE;
-    uint64_t b = blocked_min_blocks(n, fpr, k, (uint64_t)(classic_m / BB_BLOCK_BITS),
-                                    BB_MAX_BITS / BB_BLOCK_BITS);
+    uint64_t start;
+    bb_status s = classic_start(n, fpr, &start);
+    if (s != BB_OK) return s;
+    uint64_t b = blocked_min_blocks(n, fpr, k, start, BB_MAX_BITS / BB_BLOCK_BITS);
     if (!b) return BB_E_TOO_LARGE;
     *bits_out = b * BB_BLOCK_BITS;
     return BB_OK;

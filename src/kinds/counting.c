@@ -14,10 +14,19 @@
  * reaches 16 by 1.37e-15 * m; the blocked layout's uneven block loads raise this by orders of
  * magnitude and it is still negligible, so saturation marks repeated adds of one key rather
  * than chance. Info reports how many counters saturated.
+ *
+ *   payload: blocks x 256 bytes; block b of the blocked layout, a nibble per position:
+ *   byte q of a block = counter 2q (low nibble) | counter 2q + 1 (high nibble)
+ *
+ * Defined on bytes, so endian-neutral like the bit layout. Sized as the blocked kind (same
+ * positions, same FPR). This file holds the kind's row of the kinds table.
  */
-#include "internal.h"
+#include "../internal.h"
 
 #include <string.h>
+
+#define BB_COUNTING_BLOCK_BYTES 256u
+#define BB_COUNTER_MAX 15u
 
 static inline uint8_t *counting_block(const bb_filter *f, uint64_t h) {
     return f->data + bb_block_index(h, f->blocks) * BB_COUNTING_BLOCK_BYTES;
@@ -36,15 +45,17 @@ static inline void counter_dec(uint8_t *block, unsigned p) {
     block[p >> 1] = (uint8_t)(block[p >> 1] - (1u << ((p & 1) * 4)));
 }
 
-void bb_counting_add(bb_filter *f, uint64_t h) {
+static bb_status counting_add(bb_filter *f, uint64_t h) {
     uint8_t *block = counting_block(f, h);
     uint16_t pos[BB_MAX_K];
     unsigned n = bb_block_positions((uint32_t)h, f->k, pos);
     for (unsigned i = 0; i < n; i++)
         if (counter_get(block, pos[i]) != BB_COUNTER_MAX) counter_inc(block, pos[i]);
+    f->keys_added = bb_sat_add(f->keys_added, 1);
+    return BB_OK;
 }
 
-bool bb_counting_contains(const bb_filter *f, uint64_t h) {
+static bool counting_contains(const bb_filter *f, uint64_t h) {
     const uint8_t *block = counting_block(f, h);
     uint32_t x = (uint32_t)h;
     for (unsigned j = 0; j < f->k; j++)
@@ -52,10 +63,7 @@ bool bb_counting_contains(const bb_filter *f, uint64_t h) {
     return true;
 }
 
-bb_status bb_remove_hash(bb_filter *f, uint64_t h) {
-    if (!f) return BB_E_INVAL;
-    if (f->kind != BB_COUNTING) return BB_E_UNSUPPORTED;
-    if (f->storage == BB_STORE_FILE) return BB_E_READONLY;
+static bb_status counting_remove(bb_filter *f, uint64_t h) {
     uint8_t *block = counting_block(f, h);
     uint16_t pos[BB_MAX_K];
     unsigned n = bb_block_positions((uint32_t)h, f->k, pos);
@@ -67,18 +75,14 @@ bb_status bb_remove_hash(bb_filter *f, uint64_t h) {
     return BB_OK;
 }
 
-bb_status bb_remove(bb_filter *f, const void *key, size_t len) {
-    if (!f || (!key && len)) return BB_E_INVAL;
-    return bb_remove_hash(f, bb_xxh3(key, len, f->seed));
-}
-
 /* ---- Whole-payload passes ------------------------------------------------------------------
  * Eight bytes hold 16 counters, one per nibble; masks with bit 0 of every nibble (0x1111...)
  * count them with one popcount. Nibbles never straddle bytes, so this works in either byte
  * order. */
 #define NIBBLE_LOW_BITS UINT64_C(0x1111111111111111)
 
-void bb_counting_block_counts(const uint8_t *block, uint64_t *nonzero, uint64_t *saturated) {
+/* Counters of one block that are non-zero (*nonzero) and saturated at 15 (*saturated). */
+static void block_counts(const uint8_t *block, uint64_t *nonzero, uint64_t *saturated) {
     uint64_t nz = 0, sat = 0;
     for (unsigned i = 0; i < BB_COUNTING_BLOCK_BYTES; i += 8) {
         uint64_t w;
@@ -97,8 +101,26 @@ static inline uint8_t add_nibbles(uint8_t a, uint8_t b) {
     return (uint8_t)(hi << 4 | lo);
 }
 
-void bb_counting_merge(uint8_t *dst, const uint8_t *src, uint64_t bytes) {
-    for (uint64_t i = 0; i < bytes; i++) dst[i] = add_nibbles(dst[i], src[i]);
+/* Position p is "set" when its counter is non-zero; the saturated ones are counted too. */
+static bb_status counting_info(const bb_filter *f, bb_info *out) {
+    bb_fill acc = {0};
+    bb_info_fields(f, out);
+    for (uint64_t b = 0; b < f->blocks; b++) {
+        uint64_t x, saturated;
+        block_counts(f->data + b * BB_COUNTING_BLOCK_BYTES, &x, &saturated);
+        acc.saturated += saturated;
+        bb_fill_block(&acc, x, BB_BLOCK_BITS, f->k);
+    }
+    bb_fill_store(&acc, f->bits, out);
+    return BB_OK;
+}
+
+/* Union: counters add, saturating at 15, so a saturated side keeps the sum saturated and no
+ * count is ever under-reported. */
+static void counting_merge(bb_filter *dst, const bb_filter *src) {
+    for (uint64_t i = 0; i < dst->payload_bytes; i++)
+        dst->data[i] = add_nibbles(dst->data[i], src->data[i]);
+    dst->keys_added = bb_sat_add(dst->keys_added, src->keys_added);
 }
 
 /* Bit p of the blocked block is set iff counter p is non-zero: counter byte q holds positions
@@ -126,3 +148,19 @@ bb_status bb_counting_to_blocked(const bb_filter *counting, bb_filter **out) {
     *out = b;
     return BB_OK;
 }
+
+const bb_kind_ops bb_kind_counting = {
+    .kind = BB_COUNTING,
+    .name = "counting",
+    .block_bits = BB_BLOCK_BITS,
+    .cell_bits = 4,
+    .size = bb_blocked_size,
+    .size_for_k = bb_blocked_size_for_k,
+    .best_k = bb_blocked_best_k,
+    .fpr_model = bb_blocked_fpr,
+    .add = counting_add,
+    .contains = counting_contains,
+    .remove = counting_remove,
+    .info = counting_info,
+    .merge = counting_merge,
+};

@@ -1,0 +1,94 @@
+/*
+ * blocked.c - the cache-line-blocked Bloom filter (Putze, Sanders, Singler, "Cache-, Hash-
+ * and Space-Efficient Bloom Filters", WEA 2007) and its row of the kinds table.
+ *
+ *   payload: blocks x 64 bytes (one cache line each), bit i = bit (i & 7) of byte i >> 3
+ *   +-------- block 0 --------+-------- block 1 --------+ ... +------ block B-1 ------+
+ *   | 512 bits                | 512 bits                |     | 512 bits              |
+ *   key h -> block floor(h * B / 2^64); inside it, the k positions (lo32(h) * C^j) >> 23
+ *
+ * The probe scheme (block index and in-block positions) is written once in internal.h,
+ * because the SIMD kernels (src/kernels/, chosen once by dispatch.c), the counting kind and
+ * this file all use it; sizing is the blocked model of sizing.c. Batches go to the active
+ * kernel; single keys use the reference bb_block_set and the kernel's block test.
+ */
+#include "../internal.h"
+#include "../kernels/prefetch.h"
+#include "atomic_bits.h"
+
+static inline uint8_t *block_at(const bb_filter *f, uint64_t h) {
+    return f->data + bb_block_index(h, f->blocks) * BB_BLOCK_BYTES;
+}
+
+static bb_status blocked_add(bb_filter *f, uint64_t h) {
+    bb_block_set(block_at(f, h), (uint32_t)h, f->k);
+    f->keys_added = bb_sat_add(f->keys_added, 1);
+    return BB_OK;
+}
+
+static bool blocked_contains(const bb_filter *f, uint64_t h) {
+    return bb_kernel_active()->block_test(block_at(f, h), (uint32_t)h, f->k);
+}
+
+static bb_status blocked_add_hashes(bb_filter *f, const uint64_t *h, size_t n) {
+    bb_kernel_active()->add_hashes(f->data, f->blocks, f->k, h, n);
+    f->keys_added = bb_sat_add(f->keys_added, n);
+    return BB_OK;
+}
+
+static size_t blocked_contains_hashes(const bb_filter *f, const uint64_t *h, size_t n,
+                                      uint8_t *out) {
+    return bb_kernel_active()->contains_hashes(f->data, f->blocks, f->k, h, n, out);
+}
+
+static const uint8_t *blocked_line_of(const bb_filter *f, uint64_t h) {
+    return bb_block_of(f->data, f->blocks, h);
+}
+
+/* Concurrent: each probe bit with an atomic fetch-or on the 64-bit word of the block that
+ * holds it (atomic_bits.h). Probes are not grouped by word; concurrent.c says why. */
+static bool blocked_add_concurrent(bb_filter *f, uint64_t h) {
+    uint8_t *block = block_at(f, h);
+    uint32_t x = (uint32_t)h;
+    bool fresh = false;
+    for (unsigned j = 0; j < f->k; j++) fresh |= bb_or_bit(block, bb_probe_next(&x));
+    return fresh;
+}
+
+static bool blocked_contains_concurrent(const bb_filter *f, uint64_t h) {
+    uint8_t *block = block_at(f, h);
+    uint32_t x = (uint32_t)h;
+    for (unsigned j = 0; j < f->k; j++)
+        if (!bb_test_bit(block, bb_probe_next(&x))) return false;
+    return true;
+}
+
+static bb_status blocked_info(const bb_filter *f, bb_info *out) {
+    bb_fill acc = {0};
+    bb_info_fields(f, out);
+    for (uint64_t b = 0; b < f->blocks; b++)
+        bb_fill_block(&acc, bb_popcount_bytes(f->data + b * BB_BLOCK_BYTES, BB_BLOCK_BYTES),
+                      BB_BLOCK_BITS, f->k);
+    bb_fill_store(&acc, f->bits, out);
+    return BB_OK;
+}
+
+const bb_kind_ops bb_kind_blocked = {
+    .kind = BB_BLOCKED,
+    .name = "blocked",
+    .block_bits = BB_BLOCK_BITS,
+    .cell_bits = 1,
+    .size = bb_blocked_size,
+    .size_for_k = bb_blocked_size_for_k,
+    .best_k = bb_blocked_best_k,
+    .fpr_model = bb_blocked_fpr,
+    .add = blocked_add,
+    .contains = blocked_contains,
+    .add_hashes = blocked_add_hashes,
+    .contains_hashes = blocked_contains_hashes,
+    .line_of = blocked_line_of,
+    .add_concurrent = blocked_add_concurrent,
+    .contains_concurrent = blocked_contains_concurrent,
+    .info = blocked_info,
+    .merge = bb_merge_or,
+};

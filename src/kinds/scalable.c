@@ -1,0 +1,296 @@
+/*
+ * scalable.c - the scalable Bloom filter (Almeida, Baquero, Preguica, Hutchison, "Scalable
+ * Bloom Filters", Information Processing Letters 101(6), 2007), as RedisBloom implements it:
+ * a stack of blocked sub-filters. Sub-filter i holds c_i = ceil(c_{i-1} * growth) keys
+ * (c_0 = the configured capacity) at FPR p_i = p_{i-1} * r, p_0 = p (1 - r) (r = tightening),
+ * each sized by bb_size. A key absent from all of them is a false positive of the whole with
+ * probability at most sum_i p_i = p (1 - r^n) < p (union bound, paper section 4), so the
+ * target holds however far the filter grows; the price is k growing by about log2(1/r) per
+ * sub-filter and a contains that may visit every sub-filter.
+ *
+ * Invariants: at least one sub-filter once created; all are BB_BLOCKED with the parent's
+ * seed (one hash serves every level) and their own capacity, fpr_target and keys_added; only
+ * the newest receives keys, and only keys no sub-filter already answers "possibly present"
+ * for (so no key is stored twice and keys_added counts distinct added keys); the parent's
+ * bits, blocks, capacity and keys_added are the sums over its sub-filters (recount)
+ * and its k is the newest one's.
+ *
+ *   object: no payload of its own; subs[0 .. n_subs) = blocked filters, oldest first
+ *   file:   header (with growth, tightening, flags, n_subs in the kind's own header bytes)
+ *           + one complete blocked record per sub-filter (docs/FORMAT.md, "Kind 3")
+ *
+ * It builds on the blocked row (bb_kind_blocked) and the object helpers, and calls nothing
+ * above them. This file holds the kind's row of the kinds table.
+ */
+#include "../format.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Largest growth accepted: beyond it the second sub-filter alone would exceed any memory. */
+#define MAX_GROWTH 1048576.0
+
+static bool params_valid(double fpr, double growth, double tightening, unsigned flags) {
+    return fpr > 0.0 && fpr < 1.0 && growth >= 1.0 && growth <= MAX_GROWTH &&
+           tightening > 0.0 && tightening < 1.0 && !(flags & ~BB_NO_SCALE); /* NaN fails */
+}
+
+static bb_status shell(bb_filter **out, double fpr, double growth, double tightening,
+                       unsigned flags, uint64_t seed) {
+    *out = NULL;
+    if (!params_valid(fpr, growth, tightening, flags)) return BB_E_INVAL;
+    bb_filter *f = calloc(1, sizeof *f);
+    if (!f) return BB_E_NOMEM;
+    f->kind = BB_SCALABLE;
+    f->fpr_target = fpr;
+    f->growth = growth;
+    f->tightening = tightening;
+    f->flags = flags;
+    f->seed = seed;
+    *out = f;
+    return BB_OK;
+}
+
+/* The parent's sums (bits, blocks, capacity, keys_added) and k from its subs. */
+static void recount(bb_filter *f) {
+    f->bits = f->blocks = f->capacity = f->keys_added = 0;
+    for (size_t i = 0; i < f->n_subs; i++) {
+        const bb_filter *s = f->subs[i];
+        f->bits += s->bits;
+        f->blocks += s->blocks;
+        f->capacity += s->capacity;
+        f->keys_added = bb_sat_add(f->keys_added, s->keys_added);
+    }
+    f->k = f->n_subs ? f->subs[f->n_subs - 1]->k : 0;
+}
+
+/* Append `sub` (a blocked filter with capacity and fpr_target set) as the newest sub-filter;
+ * f takes ownership on BB_OK only. */
+static bb_status push(bb_filter *f, bb_filter *sub) {
+    if (sub->kind != BB_BLOCKED || sub->seed != f->seed || sub->capacity == 0 ||
+        sub->fpr_target == 0.0)
+        return BB_E_INCONSISTENT;
+    if (f->n_subs == f->subs_cap) {
+        size_t cap = f->subs_cap ? 2 * f->subs_cap : 8;
+        bb_filter **grown = realloc(f->subs, cap * sizeof *grown);
+        if (!grown) return BB_E_NOMEM;
+        f->subs = grown;
+        f->subs_cap = cap;
+    }
+    f->subs[f->n_subs++] = sub;
+    recount(f);
+    return BB_OK;
+}
+
+/* Capacity and FPR of the next sub-filter (see the file comment). */
+static bb_status next_params(const bb_filter *f, uint64_t first_capacity, uint64_t *cap,
+                             double *fpr) {
+    if (f->n_subs == 0) {
+        *cap = first_capacity;
+        *fpr = f->fpr_target * (1.0 - f->tightening);
+        return BB_OK;
+    }
+    const bb_filter *top = f->subs[f->n_subs - 1];
+    double c = ceil((double)top->capacity * f->growth);
+    *fpr = top->fpr_target * f->tightening;
+    if (!(c < 0x1p63) || !(*fpr > 0.0)) return BB_E_TOO_LARGE; /* bb_size would refuse */
+    *cap = (uint64_t)c;
+    return BB_OK;
+}
+
+static bb_status grow(bb_filter *f, uint64_t first_capacity) {
+    uint64_t cap, bits;
+    double fpr;
+    unsigned k;
+    bb_status s = next_params(f, first_capacity, &cap, &fpr);
+    if (s == BB_OK) s = bb_blocked_size(cap, fpr, &bits, &k);
+    if (s != BB_OK) return s;
+    bb_filter *sub;
+    s = bb_filter_alloc(&sub, BB_BLOCKED, bits, k, f->seed);
+    if (s != BB_OK) return s;
+    sub->capacity = cap;
+    sub->fpr_target = fpr;
+    s = push(f, sub);
+    if (s != BB_OK) bb_filter_destroy(sub);
+    return s;
+}
+
+static void scalable_release(bb_filter *f) {
+    for (size_t i = 0; i < f->n_subs; i++) bb_filter_destroy(f->subs[i]);
+    free(f->subs);
+    f->subs = NULL;
+    f->n_subs = f->subs_cap = 0;
+}
+
+static void scalable_free(bb_filter *f) {
+    scalable_release(f);
+    bb_filter_destroy(f);
+}
+
+static bb_status scalable_create(bb_filter **out, const bb_config *cfg) {
+    if (cfg->capacity == 0 || cfg->bits || cfg->k || cfg->bits_per_key != 0.0) return BB_E_INVAL;
+    double growth = cfg->growth != 0.0 ? cfg->growth : BB_DEFAULT_GROWTH;
+    double tightening = cfg->tightening != 0.0 ? cfg->tightening : BB_DEFAULT_TIGHTENING;
+    bb_status s = shell(out, cfg->fpr, growth, tightening, cfg->flags, cfg->seed);
+    if (s != BB_OK) return s;
+    s = grow(*out, cfg->capacity);
+    if (s != BB_OK) {
+        scalable_free(*out);
+        *out = NULL;
+    }
+    return s;
+}
+
+/* Newest first: it is the largest and, as the filter keeps growing, holds about half of the
+ * keys, so a present key is usually found at the first try. */
+static bool scalable_contains(const bb_filter *f, uint64_t h) {
+    for (size_t i = f->n_subs; i-- > 0;)
+        if (bb_kind_blocked.contains(f->subs[i], h)) return true;
+    return false;
+}
+
+static bb_status scalable_add(bb_filter *f, uint64_t h) {
+    if (f->n_subs == 0) return BB_E_INCONSISTENT; /* never after create or a valid load */
+    if (scalable_contains(f, h)) return BB_OK;
+    bb_filter *top = f->subs[f->n_subs - 1];
+    if (top->keys_added >= top->capacity) {
+        if (f->flags & BB_NO_SCALE) return BB_E_FULL;
+        bb_status s = grow(f, 0);
+        if (s != BB_OK) return s;
+        top = f->subs[f->n_subs - 1];
+    }
+    bb_status s = bb_kind_blocked.add(top, h);
+    if (s == BB_OK) f->keys_added = bb_sat_add(f->keys_added, 1);
+    return s;
+}
+
+static bb_status scalable_clone(bb_filter **out, const bb_filter *f) {
+    bb_status s = shell(out, f->fpr_target, f->growth, f->tightening, f->flags, f->seed);
+    for (size_t i = 0; s == BB_OK && i < f->n_subs; i++) {
+        bb_filter *sub;
+        s = bb_flat_clone(&sub, f->subs[i]);
+        if (s != BB_OK) break;
+        s = push(*out, sub);
+        if (s != BB_OK) bb_filter_destroy(sub);
+    }
+    if (s != BB_OK) {
+        scalable_free(*out);
+        *out = NULL;
+    }
+    return s;
+}
+
+static void scalable_clear(bb_filter *f) {
+    for (size_t i = 1; i < f->n_subs; i++) bb_filter_destroy(f->subs[i]);
+    f->n_subs = f->n_subs ? 1 : 0;
+    if (f->n_subs) bb_flat_clear(f->subs[0]);
+    recount(f);
+}
+
+/* Sums over the sub-filters; the FPR estimate is that of "some sub-filter answers yes" with
+ * the sub-filters independent: 1 - prod (1 - f_i). */
+static bb_status scalable_info(const bb_filter *f, bb_info *out) {
+    bb_info_fields(f, out); /* bits, blocks, capacity, keys_added: the sums; k: the newest's */
+    double all_clear = 1.0;
+    for (size_t i = 0; i < f->n_subs; i++) {
+        bb_info si;
+        bb_status s = bb_kind_blocked.info(f->subs[i], &si);
+        if (s != BB_OK) return s;
+        out->bytes += si.bytes;
+        out->bits_set += si.bits_set;
+        out->cardinality_estimate += si.cardinality_estimate;
+        all_clear *= 1.0 - si.fpr_estimate;
+    }
+    out->fill_ratio = f->bits ? (double)out->bits_set / (double)f->bits : 0.0;
+    out->fpr_estimate = 1.0 - all_clear;
+    out->subfilters = f->n_subs;
+    out->growth = f->growth;
+    out->tightening = f->tightening;
+    out->flags = f->flags;
+    return BB_OK;
+}
+
+/* ---- Union: sub-filter by sub-filter, only when both stacks have the same shape -------- */
+
+/* bits and k of the parents are sums and the newest's k, so compare the stacks. */
+static bb_mismatch scalable_union_check(const bb_filter *a, const bb_filter *b) {
+    if (a->kind != b->kind) return BB_MISMATCH_KIND;
+    if (a->seed != b->seed) return BB_MISMATCH_SEED;
+    if (a->n_subs != b->n_subs) return BB_MISMATCH_LAYOUT;
+    for (size_t i = 0; i < a->n_subs; i++)
+        if (bb_geometry_mismatch(a->subs[i], b->subs[i]) != BB_MATCH) return BB_MISMATCH_LAYOUT;
+    return BB_MATCH;
+}
+
+static void scalable_merge(bb_filter *dst, const bb_filter *src) {
+    for (size_t i = 0; i < dst->n_subs; i++) bb_kind_blocked.merge(dst->subs[i], src->subs[i]);
+    recount(dst);
+}
+
+/* ---- File format (docs/FORMAT.md, "Kind 3: scalable") --------------------------------------
+ * The header's kind bytes hold growth, tightening, flags and n_subs (88 .. 111; 112 .. 119
+ * stay zero), its capacity is c_0 (the first sub-filter's), and the payload is the n_subs
+ * blocked records, which format.c reads and hands to scalable_adopt. */
+enum { OFF_GROWTH = 88, OFF_TIGHTENING = 96, OFF_FLAGS = 104, OFF_N_SUBS = 108, OWN_BYTES = 24 };
+
+static void scalable_hdr_put(const bb_filter *f, uint8_t *h) {
+    bb_put64(h + BB_OFF_CAPACITY, f->subs[0]->capacity); /* the parent's is the sum */
+    bb_put_f64(h + OFF_GROWTH, f->growth);
+    bb_put_f64(h + OFF_TIGHTENING, f->tightening);
+    bb_put32(h + OFF_FLAGS, f->flags);
+    bb_put32(h + OFF_N_SUBS, (uint32_t)f->n_subs);
+}
+
+/* Parameters a scalable filter could be created with (p required), at least one sub-filter,
+ * and the payload length that many records of these bits take. */
+static bb_status scalable_hdr_get(const uint8_t *p, bb_filter *h) {
+    h->growth = bb_get_f64(p + OFF_GROWTH);
+    h->tightening = bb_get_f64(p + OFF_TIGHTENING);
+    h->flags = bb_get32(p + OFF_FLAGS);
+    h->n_subs = bb_get32(p + OFF_N_SUBS);
+    if (!params_valid(h->fpr_target, h->growth, h->tightening, h->flags))
+        return BB_E_INCONSISTENT;
+    if (h->n_subs == 0 || h->capacity == 0) return BB_E_INCONSISTENT;
+    if (h->payload_bytes != h->n_subs * BB_HDR_SIZE + h->bits / 8) return BB_E_INCONSISTENT;
+    return BB_OK;
+}
+
+static size_t scalable_subs(const bb_filter *f, bb_filter *const **subs) {
+    *subs = f->subs;
+    return f->n_subs;
+}
+
+static bb_status scalable_shell(bb_filter **out, const bb_filter *h) {
+    return shell(out, h->fpr_target, h->growth, h->tightening, h->flags, h->seed);
+}
+
+/* The stack agrees with the header: bits, the newest's k, c_0 and keys_added. */
+static bool scalable_agrees(const bb_filter *f, const bb_filter *h) {
+    return f->n_subs == h->n_subs && f->bits == h->bits && f->k == h->k &&
+           f->keys_added == h->keys_added &&
+           f->subs[0]->capacity == h->capacity;
+}
+
+const bb_kind_ops bb_kind_scalable = {
+    .kind = BB_SCALABLE,
+    .name = "scalable",
+    .block_bits = BB_BLOCK_BITS,
+    .cell_bits = 0,
+    .create = scalable_create,
+    .clone = scalable_clone,
+    .clear = scalable_clear,
+    .release = scalable_release,
+    .add = scalable_add,
+    .contains = scalable_contains,
+    .info = scalable_info,
+    .union_check = scalable_union_check,
+    .merge = scalable_merge,
+    .hdr_own_bytes = OWN_BYTES,
+    .hdr_put = scalable_hdr_put,
+    .hdr_get = scalable_hdr_get,
+    .subs = scalable_subs,
+    .shell = scalable_shell,
+    .adopt = push,
+    .agrees = scalable_agrees,
+};

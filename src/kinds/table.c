@@ -1,0 +1,16 @@
+/*
+ * table.c - the kinds table: one row per bb_kind value, each row defined in its kind's file
+ * (src/kinds/<kind>.c). Adding a kind adds its file and one entry here.
+ */
+#include "../internal.h"
+
+static const bb_kind_ops *const rows[] = {
+    [BB_BLOCKED] = &bb_kind_blocked,
+    [BB_CLASSIC] = &bb_kind_classic,
+    [BB_COUNTING] = &bb_kind_counting,
+    [BB_SCALABLE] = &bb_kind_scalable,
+};
+
+const bb_kind_ops *bb_kind_row(bb_kind kind) {
+    return (unsigned)kind < sizeof rows / sizeof *rows ? rows[kind] : NULL;
+}
