@@ -361,25 +361,25 @@ static bool sync_parent(char *path) {
 }
 
 /* A flat filter is written from where it is; a nested one is encoded into a buffer first,
- * because its header's payload checksum covers all sub-records (errno ENOMEM if that fails). */
-static bool write_file(int fd, const bb_filter *f, const char *path) {
-    if (!set_mode(fd, path)) return false;
+ * because its header's payload checksum covers all sub-records: BB_E_NOMEM (as the header
+ * promises, not BB_E_IO) if that buffer cannot be had, BB_E_IO (errno set) if a write fails. */
+static bb_status write_file(int fd, const bb_filter *f, const char *path) {
+    if (!set_mode(fd, path)) return BB_E_IO;
     if (bb_row(f)->subs) {
         uint64_t size = HDR_SIZE + payload_size(f);
         uint8_t *buf = size <= SIZE_MAX ? malloc((size_t)size) : NULL;
-        if (!buf) {
-            errno = ENOMEM;
-            return false;
-        }
+        if (!buf) return BB_E_NOMEM;
         encode(f, buf);
         bool ok = write_full(fd, buf, size);
         free(buf);
-        return ok && fsync(fd) == 0;
+        return ok && fsync(fd) == 0 ? BB_OK : BB_E_IO;
     }
     uint8_t hdr[HDR_SIZE];
     encode_header(f, checksum(f->data, f->payload_bytes), hdr);
     return write_full(fd, hdr, HDR_SIZE) && write_full(fd, f->data, f->payload_bytes) &&
-           fsync(fd) == 0;
+                   fsync(fd) == 0
+               ? BB_OK
+               : BB_E_IO;
 }
 
 /* The file bb_save replaces: `path` itself, or a symlink's final target so that the link
@@ -431,7 +431,8 @@ bb_status bb_save(const bb_filter *f, const char *path_in) {
     bb_status s = BB_E_IO;
     int fd = mkostemp(tmp, O_CLOEXEC);
     if (fd >= 0) {
-        bool ok = write_file(fd, f, path);
+        bb_status w = write_file(fd, f, path);
+        bool ok = w == BB_OK;
         int e = errno;
         if (close(fd) != 0 && ok) { /* NFS reports failed writes at close */
             ok = false;
@@ -446,6 +447,7 @@ bb_status bb_save(const bb_filter *f, const char *path_in) {
             e = errno;
             unlink(tmp);
             errno = e;
+            if (w == BB_E_NOMEM) s = BB_E_NOMEM;
         }
     }
     free(tmp);

@@ -50,12 +50,15 @@
 #define BB_QTABLE_LEN (BB_SATURATED_THROWS + 1u) /* i = 0 .. throws/k, enough for k = 1 */
 
 static double q_table[BB_MAX_K + 1][BB_QTABLE_LEN];
+/* The second moment beside it, s_k(i) = E[(X/512)^{2k}]: the variance of one block's FPR, for
+ * bb_blocked_fpr_sd. */
+static double s_table[BB_MAX_K + 1][BB_QTABLE_LEN];
 static unsigned q_len[BB_MAX_K + 1]; /* entries filled; 0 = not yet */
 static pthread_mutex_t q_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Occupancy DP over throws into 512 bins, keeping only the window [lo, hi] of states with
  * non-negligible mass (the distribution is narrow: its spread is a few bits). */
-static void q_fill(unsigned k, double *q, unsigned len) {
+static void q_fill(unsigned k, double *q, double *sq, unsigned len) {
     static double p[BB_BLOCK_BITS + 1], next[BB_BLOCK_BITS + 1]; /* under q_lock */
     double pow_k[BB_BLOCK_BITS + 1];
     for (unsigned x = 0; x <= BB_BLOCK_BITS; x++) {
@@ -64,7 +67,7 @@ static void q_fill(unsigned k, double *q, unsigned len) {
     }
     p[0] = 1.0;
     unsigned lo = 0, hi = 0;
-    q[0] = 0.0;
+    q[0] = sq[0] = 0.0;
     for (unsigned i = 1; i < len; i++) {
         for (unsigned t = 0; t < k; t++) { /* one throw */
             unsigned nhi = hi < BB_BLOCK_BITS ? hi + 1 : hi;
@@ -77,22 +80,28 @@ static void q_fill(unsigned k, double *q, unsigned len) {
             hi = nhi;
             while (lo < hi && p[lo] < 1e-300) p[lo++] = 0.0;
         }
-        double s = 0.0;
-        for (unsigned x = lo; x <= hi; x++) s += p[x] * pow_k[x];
+        double s = 0.0, s2 = 0.0;
+        for (unsigned x = lo; x <= hi; x++) {
+            s += p[x] * pow_k[x];
+            s2 += p[x] * pow_k[x] * pow_k[x];
+        }
         q[i] = s;
+        sq[i] = s2;
     }
 }
 
-/* q_k(i) for i < *len; the table is built on first use of each k, under a mutex. */
-static const double *q_get(unsigned k, unsigned *len) {
+/* q_k(i) for i < *len (and s_k(i) in *second when not NULL); the tables are built on first
+ * use of each k, under a mutex. */
+static const double *q_get(unsigned k, unsigned *len, const double **second) {
     pthread_mutex_lock(&q_lock);
     if (!q_len[k]) {
         unsigned n = BB_SATURATED_THROWS / k + 1;
-        q_fill(k, q_table[k], n);
+        q_fill(k, q_table[k], s_table[k], n);
         q_len[k] = n;
     }
     *len = q_len[k];
     pthread_mutex_unlock(&q_lock);
+    if (second) *second = s_table[k];
     return q_table[k];
 }
 
@@ -100,11 +109,9 @@ static const double *q_get(unsigned k, unsigned *len) {
  * len or more keys (q = 1, saturated blocks) are summed as their total weight, 1 minus the
  * weight below len, so the loop runs over at most len loads however large lambda is (a
  * crafted keys_added of 2^64 - 1 must not make info or add spin). */
-double bb_blocked_fpr_model(double n_keys, uint64_t blocks, unsigned k) {
-    double lambda = n_keys / (double)blocks;
-    if (lambda <= 0) return 0.0;
-    unsigned len;
-    const double *q = q_get(k, &len);
+/* sum_i Poisson(i; lambda) t[i] over the loads that matter (see bb_blocked_fpr_model); loads
+ * of len keys or more count as t = 1. */
+static double poisson_sum(double lambda, const double *t, unsigned len) {
     double spread = 12.0 * sqrt(lambda) + 24.0;
     double lo = floor(lambda - spread), hi = ceil(lambda + spread);
     if (lo < 0) lo = 0;
@@ -113,11 +120,34 @@ double bb_blocked_fpr_model(double n_keys, uint64_t blocks, unsigned k) {
     unsigned last = hi < len - 1 ? (unsigned)hi : len - 1;
     for (unsigned i = (unsigned)lo; i <= last; i++) {
         double w = exp(-lambda + i * log_lambda - lgamma(i + 1.0));
-        sum += w * q[i];
+        sum += w * t[i];
         below += w;
     }
     if (hi >= len && below < 1.0) sum += 1.0 - below;
     return sum > 1.0 ? 1.0 : sum;
+}
+
+double bb_blocked_fpr_model(double n_keys, uint64_t blocks, unsigned k) {
+    double lambda = n_keys / (double)blocks;
+    if (lambda <= 0) return 0.0;
+    unsigned len;
+    const double *q = q_get(k, &len, NULL);
+    return poisson_sum(lambda, q, len);
+}
+
+/* One filter's FPR is the mean over its B blocks of f_b = (X_b/512)^k, the chance that an
+ * absent key sent to block b finds its k bits set; the loads (and so the f_b) are
+ * independent to the Poisson approximation, so the filter's FPR varies around the model with
+ * variance (E[f_b^2] - E[f_b]^2) / B, E[f_b^2] = sum_i Poisson(i) s_k(i). A filter of a few
+ * hundred blocks is a few per cent off its model either way (226 blocks at 0.5%: 5%). */
+double bb_blocked_fpr_sd(double n_keys, uint64_t blocks, unsigned k) {
+    double lambda = n_keys / (double)blocks;
+    if (lambda <= 0) return 0.0;
+    unsigned len;
+    const double *s2;
+    const double *q = q_get(k, &len, &s2);
+    double m = poisson_sum(lambda, q, len), var = poisson_sum(lambda, s2, len) - m * m;
+    return var > 0 ? sqrt(var / (double)blocks) : 0.0;
 }
 
 /* ---- Classic ------------------------------------------------------------------------------ */
@@ -182,21 +212,29 @@ unsigned bb_blocked_best_k(uint64_t capacity, uint64_t bits) {
     return blocked_best_k((double)capacity, (bits + BB_BLOCK_BITS - 1) / BB_BLOCK_BITS);
 }
 
-/* Smallest block count with model FPR <= p for this k, or 0 if none <= max_blocks. The model
- * falls as blocks grow, so: bracket upwards from `start` (the classic estimate, which the
- * blocked filter never beats by much), then bisect. */
-static uint64_t blocked_min_blocks(double n, double p, unsigned k, uint64_t start,
+/* Whether `blocks` blocks with k probes hold n keys at FPR <= p: the model, plus z standard
+ * deviations of one filter's FPR around it when z > 0 (bb_blocked_size_sure). */
+static bool blocked_fits(double n, uint64_t blocks, unsigned k, double p, double z) {
+    double f = bb_blocked_fpr_model(n, blocks, k);
+    if (f > p) return false;
+    return z <= 0 || f + z * bb_blocked_fpr_sd(n, blocks, k) <= p;
+}
+
+/* Smallest block count that fits (blocked_fits) for this k, or 0 if none <= max_blocks. Both
+ * the model and its spread fall as blocks grow, so: bracket upwards from `start` (the
+ * classic estimate, which the blocked filter never beats by much), then bisect. */
+static uint64_t blocked_min_blocks(double n, double p, double z, unsigned k, uint64_t start,
                                    uint64_t max_blocks) {
     uint64_t lo = 0, hi = start < 1 ? 1 : start;
     if (hi > max_blocks) hi = max_blocks;
-    while (bb_blocked_fpr_model(n, hi, k) > p) {
+    while (!blocked_fits(n, hi, k, p, z)) {
         if (hi >= max_blocks) return 0;
         lo = hi;
         hi = hi > max_blocks / 2 ? max_blocks : hi * 2;
     }
-    while (hi - lo > 1) { /* model(lo) > p (or lo == 0), model(hi) <= p */
+    while (hi - lo > 1) { /* no fit at lo (or lo == 0), fit at hi */
         uint64_t mid = lo + (hi - lo) / 2;
-        if (bb_blocked_fpr_model(n, mid, k) <= p) hi = mid; else lo = mid;
+        if (blocked_fits(n, mid, k, p, z)) hi = mid; else lo = mid;
     }
     return hi;
 }
@@ -209,21 +247,34 @@ static bb_status classic_start(double n, double fpr, uint64_t *start) {
     return BB_OK;
 }
 
-bb_status bb_blocked_size(uint64_t capacity, double fpr, uint64_t *bits_out, unsigned *k_out) {
+static bb_status blocked_size_z(uint64_t capacity, double fpr, double z, uint64_t *bits_out,
+                                unsigned *k_out) {
     double n = (double)capacity;
     uint64_t start, max_blocks = BB_MAX_BITS / BB_BLOCK_BITS, best_blocks = 0;
+    unsigned best_k = 0;
     bb_status s = classic_start(n, fpr, &start);
     if (s != BB_OK) return s;
     for (unsigned k = 1; k <= BB_MAX_K; k++) {
-        uint64_t b = blocked_min_blocks(n, fpr, k, start, best_blocks ? best_blocks : max_blocks);
-        if (b && (!best_blocks || b < best_blocks)) best_blocks = b;
+        uint64_t b = blocked_min_blocks(n, fpr, z, k, start, best_blocks ? best_blocks : max_blocks);
+        if (b && (!best_blocks || b < best_blocks)) best_blocks = b, best_k = k;
     }
     if (!best_blocks) return BB_E_TOO_LARGE;
     /* Several k may fit p in that many blocks (always so for tiny n, where one block holds
-     * everything): take the one with the lowest FPR there, not merely the first that fits. */
+     * everything): take the one with the lowest FPR there, not merely the first that fits
+     * (with a spread margin, only among those that fit). */
+    unsigned k = blocked_best_k(n, best_blocks);
     *bits_out = best_blocks * BB_BLOCK_BITS;
-    *k_out = blocked_best_k(n, best_blocks);
+    *k_out = blocked_fits(n, best_blocks, k, fpr, z) ? k : best_k;
     return BB_OK;
+}
+
+bb_status bb_blocked_size(uint64_t capacity, double fpr, uint64_t *bits_out, unsigned *k_out) {
+    return blocked_size_z(capacity, fpr, 0.0, bits_out, k_out);
+}
+
+bb_status bb_blocked_size_sure(uint64_t capacity, double fpr, double z, uint64_t *bits_out,
+                               unsigned *k_out) {
+    return blocked_size_z(capacity, fpr, z, bits_out, k_out);
 }
 
 bb_status bb_blocked_size_for_k(uint64_t capacity, double fpr, unsigned k, uint64_t *bits_out) {
@@ -231,7 +282,7 @@ bb_status bb_blocked_size_for_k(uint64_t capacity, double fpr, unsigned k, uint6
     uint64_t start;
     bb_status s = classic_start(n, fpr, &start);
     if (s != BB_OK) return s;
-    uint64_t b = blocked_min_blocks(n, fpr, k, start, BB_MAX_BITS / BB_BLOCK_BITS);
+    uint64_t b = blocked_min_blocks(n, fpr, 0.0, k, start, BB_MAX_BITS / BB_BLOCK_BITS);
     if (!b) return BB_E_TOO_LARGE;
     *bits_out = b * BB_BLOCK_BITS;
     return BB_OK;
