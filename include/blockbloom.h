@@ -164,10 +164,14 @@ typedef struct bb_filter bb_filter;
  *
  * BB_SCALABLE needs capacity (c0, keys of the first sub-filter) and fpr (p, the bound on the
  * whole filter's FPR); bits, k and bits_per_key must be 0. Sub-filter i (from 0) is a blocked
- * filter sized by bb_size for capacity c_i = ceil(c_{i-1} * growth) (c_0 = capacity) and
- * FPR p_i = p (1 - r) r^i with r = tightening, so the union bound sum_i p_i = p (1 - r^n) < p
+ * filter for capacity c_i = ceil(c_{i-1} * growth) (c_0 = capacity) and FPR
+ * p_i = p (1 - r) r^i with r = tightening, so the union bound sum_i p_i = p (1 - r^n) < p
  * holds however many sub-filters there are (Almeida et al. 2007, section 4; the first
- * sub-filter is already tightened, as in RedisBloom, where r = 0.5 gives p_0 = p / 2).
+ * sub-filter is already tightened, as in RedisBloom, where r = 0.5 gives p_0 = p / 2). Each
+ * is sized so that its model FPR plus 3.3 standard deviations of one filter's scatter around
+ * the model is <= p_i (a little above bb_size's blocks), because the slack p r^n vanishes and
+ * a small sub-filter's real FPR scatters by several per cent. At most 1024 sub-filters: the
+ * add that needs the 1025th returns BB_E_TOO_LARGE.
  * growth, tightening and flags must be 0 for every other kind.
  */
 typedef struct bb_config {

@@ -260,3 +260,25 @@ Test(scalable_bounds, save_out_of_memory_is_nomem) {
     bb_free(f);
 }
 #endif
+
+/* docs/FORMAT.md: sums of keys_added saturate at 2^64 - 1, and a reader accepts a parent
+ * holding that saturated sum (and refuses the wrapped one). Two sub-filters of 2^63 + 5
+ * keys each: the saturated sum is accepted, the wrapped sum 10 is not. */
+Test(scalable_bounds, saturated_keys_added_sum_is_accepted) {
+    size_t len;
+    uint8_t *b = three_subs(&len);
+    const uint64_t big = (UINT64_C(1) << 63) + 5;
+    size_t s0 = sub_offset(b, 0), s1 = sub_offset(b, 1), s2 = sub_offset(b, 2);
+    put64(b + s0 + 64, big);
+    put64(b + s1 + 64, big);
+    put64(b + s2 + 64, 0);
+    put64(b + s0 + O_HSUM, XXH3_64bits(b + s0, O_HSUM));
+    put64(b + s1 + O_HSUM, XXH3_64bits(b + s1, O_HSUM));
+    put64(b + 64, UINT64_MAX);
+    reseal(b, len, s2);
+    cr_assert_eq(load(b, len), BB_OK, "saturated sum refused");
+    put64(b + 64, 10); /* (2^63 + 5) * 2 mod 2^64 */
+    reseal(b, len, s2);
+    cr_assert_eq(load(b, len), BB_E_INCONSISTENT, "wrapped sum accepted");
+    free(b);
+}

@@ -3,7 +3,8 @@
  * Bloom Filters", Information Processing Letters 101(6), 2007), as RedisBloom implements it:
  * a stack of blocked sub-filters. Sub-filter i holds c_i = ceil(c_{i-1} * growth) keys
  * (c_0 = the configured capacity) at FPR p_i = p_{i-1} * r, p_0 = p (1 - r) (r = tightening),
- * each sized by bb_size. A key absent from all of them is a false positive of the whole with
+ * each sized by bb_blocked_size_sure (model plus a margin for its scatter, see SURE_Z). A key
+ * absent from all of them is a false positive of the whole with
  * probability at most sum_i p_i = p (1 - r^n) < p (union bound, paper section 4), so the
  * target holds however far the filter grows; the price is k growing by about log2(1/r) per
  * sub-filter and a contains that may visit every sub-filter.
