@@ -154,7 +154,9 @@ Test(usage, a_fifo_as_filter_fails_at_once, .timeout = 20) {
 /* `build -o -` writes the filter to stdout (it used to create a file named "-"); that stream
  * is a filter file that query reads. */
 Test(usage, build_to_dash_writes_the_filter_to_stdout) {
-    run_io("x\ny\n", 4, "s.bb", ARGS("build", "-o", "-"));
+    run_result r = run_io("x\ny\n", 4, "s.bb", ARGS("build", "-o", "-"));
+    expect_ok(&r, "build -o -");
+    run_free(&r);
     cr_assert(!exists("-"), "a file named '-' was created");
     expect_query("s.bb", "x\nz\ny\n", "x\ny\n");
 }
