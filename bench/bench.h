@@ -96,6 +96,7 @@ void floor_free(void *base, size_t len);
 /* ---- Series (series.c) ---------------------------------------------------------------------- */
 typedef enum series_type {
     S_BLOCKED,     /* bb blocked filter, one kernel */
+    S_SPLIT,       /* bb split-block (Parquet) filter, one kernel; keys hash with XXH64 */
     S_CLASSIC,     /* bb classic filter */
     S_LIBBLOOM,    /* libbloom 1.6 */
     S_FLOOR_XXH3,  /* hashing alone */
@@ -122,7 +123,7 @@ extern const char *const metric_names[M_COUNT];
 typedef struct series {
     char name[48];
     series_type type;
-    bb_isa isa;           /* S_BLOCKED, S_THREADS */
+    bb_isa isa;           /* S_BLOCKED, S_SPLIT, S_THREADS */
     int threads;          /* S_THREADS */
     bool concurrent;      /* S_BLOCKED: also measure M_ADD_CONC (one series: it has no kernels) */
     uint64_t seed;

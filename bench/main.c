@@ -22,7 +22,8 @@
 
 static void usage(FILE *fp) {
     fputs("usage: blockbloom-bench [options]   (also: blockbloom bench [options])\n"
-          "Measures blockbloom's blocked filter (every native kernel), its classic filter,\n"
+          "Measures blockbloom's blocked filter (every native kernel), its split-block\n"
+          "(Parquet) filter (scalar, AVX2 or NEON kernel), its classic filter,\n"
           "libbloom and two floors (XXH3 alone; one random 64-byte line read per key) at\n"
           "n = 10^4, 10^6, 10^7 and a DRAM size >= 4x the last-level cache, p = 1%; and the\n"
           "blocked filter's pre-hashed adds: plain, concurrent, concurrent from N threads.\n"
@@ -189,6 +190,12 @@ static void make_series(size_run *r, const cli *c) {
         snprintf(name, sizeof name, "blocked-%s", bb_isa_to_string(native[i]));
         series *s = add_series(r, c, S_BLOCKED, native[i], name);
         if (s) s->concurrent = native[i] == c->o.best_isa;
+    }
+    for (size_t i = 0; i < sizeof native / sizeof *native; i++) {
+        /* The split kernels: scalar, AVX2 (AVX-512 machines use it too), NEON. */
+        if (!bb_isa_available(native[i]) || native[i] == BB_ISA_AVX512) continue;
+        snprintf(name, sizeof name, "split-%s", bb_isa_to_string(native[i]));
+        add_series(r, c, S_SPLIT, native[i], name);
     }
     add_series(r, c, S_CLASSIC, 0, "classic");
     add_series(r, c, S_LIBBLOOM, 0, "libbloom");

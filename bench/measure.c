@@ -194,14 +194,20 @@ static size_t cell(size_t i, metric m, int rep, int reps) {
  * order, and within a series to each metric's own filter (the pre-hashed adds get the slice's
  * hashes, computed before timing). Each build starts by emptying the filter, untimed, right
  * before its first slice. */
+/* The hashes series s is queried or filled with: its own kind's (split: XXH64). */
+static const uint64_t *hashes_for(const series *s, const uint64_t *h, const uint64_t *h64) {
+    return s->type == S_SPLIT ? h64 : h;
+}
+
 static void measure_adds(size_run *r, const keygen *g, const bench_opts *o, const metric *ms,
-                         size_t nms, const bb_filter *hash_with) {
+                         size_t nms, const bb_filter *hash_with, const bb_filter *hash64_with) {
     uint64_t n = r->n;
     int reps = o->reps;
     size_t builds = n >= o->ops ? 1 : (size_t)((o->ops + n - 1) / n), count;
     keyset ks;
     keyset_init(&ks, (size_t)(n / (uint64_t)reps) + 1);
     uint64_t *h = hash_with ? xcalloc(ks.cap, sizeof *h) : NULL;
+    uint64_t *h64 = hash64_with ? xcalloc(ks.cap, sizeof *h64) : NULL;
     double *wall = xcalloc(r->nseries * M_COUNT * (size_t)reps, sizeof *wall);
     double *cpu = xcalloc(r->nseries * M_COUNT * (size_t)reps, sizeof *cpu);
     for (size_t b = 0; b < builds; b++) {
@@ -210,6 +216,8 @@ static void measure_adds(size_run *r, const keygen *g, const bench_opts *o, cons
             keyset_fill_range(&ks, g, b * n + first, count);
             for (size_t i = 0; h && i < count; i++)
                 h[i] = bb_hash(hash_with, ks.ptrs[i], ks.lens[i]);
+            for (size_t i = 0; h64 && i < count; i++)
+                h64[i] = bb_hash(hash64_with, ks.ptrs[i], ks.lens[i]);
             for (size_t j = 0; j < r->nseries; j++) {
                 series *s = nth(r, j, rep);
                 for (size_t k = 0; k < nms; k++) {
@@ -218,7 +226,7 @@ static void measure_adds(size_run *r, const keygen *g, const bench_opts *o, cons
                     series_select(s);
                     size_t c = cell((size_t)(s - r->series), ms[k], rep, reps);
                     double t;
-                    wall[c] += time_add(s, ms[k], &ks, h, &t);
+                    wall[c] += time_add(s, ms[k], &ks, hashes_for(s, h, h64), &t);
                     cpu[c] += t;
                 }
             }
@@ -240,6 +248,7 @@ static void measure_adds(size_run *r, const keygen *g, const bench_opts *o, cons
     free(cpu);
     free(wall);
     free(h);
+    free(h64);
     keyset_free(&ks);
 }
 
@@ -267,13 +276,14 @@ static void check_builds_agree(const size_run *r, bool concurrent) {
 
 struct queries {
     keyset present, absent, mix;
-    uint64_t *mix_hash;
+    uint64_t *mix_hash, *mix_hash64; /* XXH3 for every filter, XXH64 for split */
     size_t count;
 };
 
 /* Present keys: key0 .. key0+n-1 (the last build); absent ones: from key0+n on. */
 static void make_queries(queries *q, uint64_t key0, uint64_t n, const keygen *g,
-                         const bench_opts *o, const bb_filter *hash_with) {
+                         const bench_opts *o, const bb_filter *hash_with,
+                         const bb_filter *hash64_with) {
     size_t qs = o->query_max;
     uint64_t *idx = xcalloc(qs, sizeof *idx), st = o->seed ^ n;
     q->count = qs;
@@ -292,7 +302,11 @@ static void make_queries(queries *q, uint64_t key0, uint64_t n, const keygen *g,
     }
     keyset_fill_list(&q->mix, g, idx, qs);
     q->mix_hash = xcalloc(qs, sizeof *q->mix_hash);
-    for (size_t i = 0; i < qs; i++) q->mix_hash[i] = bb_hash(hash_with, q->mix.ptrs[i], q->mix.lens[i]);
+    q->mix_hash64 = xcalloc(qs, sizeof *q->mix_hash64);
+    for (size_t i = 0; i < qs; i++) {
+        q->mix_hash[i] = bb_hash(hash_with, q->mix.ptrs[i], q->mix.lens[i]);
+        if (hash64_with) q->mix_hash64[i] = bb_hash(hash64_with, q->mix.ptrs[i], q->mix.lens[i]);
+    }
     free(idx);
 }
 
@@ -301,6 +315,7 @@ static void free_queries(queries *q) {
     keyset_free(&q->absent);
     keyset_free(&q->mix);
     free(q->mix_hash);
+    free(q->mix_hash64);
 }
 
 /* ---- throughput ------------------------------------------------------------------------------ */
@@ -312,7 +327,8 @@ static size_t run_range(series *s, metric m, const queries *q, size_t first, siz
     case M_PRESENT: return series_contains(s, &q->present, first, count, out);
     case M_ABSENT: return series_contains(s, &q->absent, first, count, out);
     case M_BATCH_STR: return series_contains(s, &q->mix, first, count, out);
-    case M_BATCH_HASH: return series_contains_hashes(s, q->mix_hash + first, count, out);
+    case M_BATCH_HASH:
+        return series_contains_hashes(s, hashes_for(s, q->mix_hash, q->mix_hash64) + first, count, out);
     default: return 0;
     }
 }
@@ -462,7 +478,8 @@ static void measure_fpr(size_run *r, const keygen *g, const bench_opts *o, uint6
         keyset_fill_range(&ks, g, first + done, c);
         for (size_t i = 0; i < r->nseries; i++) {
             series *s = &r->series[i];
-            if (s->skip || !(s->type == S_BLOCKED || s->type == S_CLASSIC || s->type == S_LIBBLOOM))
+            if (s->skip || !(s->type == S_BLOCKED || s->type == S_SPLIT || s->type == S_CLASSIC ||
+                             s->type == S_LIBBLOOM))
                 continue;
             series_select(s);
             hits[i] += series_contains(s, &ks, 0, ks.count, out);
@@ -477,26 +494,27 @@ static void measure_fpr(size_run *r, const keygen *g, const bench_opts *o, uint6
 
 /* ---- one size ---------------------------------------------------------------------------------- */
 
-static const bb_filter *first_filter(const size_run *r) {
+/* The first filter whose keys hash with XXH3 (any kind but split) or, xxh64, with XXH64. */
+static const bb_filter *first_filter(const size_run *r, bool xxh64) {
     for (size_t i = 0; i < r->nseries; i++)
-        if (r->series[i].f) return r->series[i].f;
+        if (r->series[i].f && (r->series[i].type == S_SPLIT) == xxh64) return r->series[i].f;
     return NULL;
 }
 
 void measure_size(size_run *r, const keygen *g, const bench_opts *o) {
     static const metric string_adds[] = {M_ADD}, hashed_adds[] = {M_ADD_HASH, M_ADD_CONC};
     double t0 = now_ns();
-    measure_adds(r, g, o, string_adds, 1, NULL);
+    measure_adds(r, g, o, string_adds, 1, NULL, NULL);
     check_builds_agree(r, false);
     r->anon_huge_kib = machine_anon_huge_kib();
     queries q;
-    make_queries(&q, r->key0, r->n, g, o, first_filter(r));
+    make_queries(&q, r->key0, r->n, g, o, first_filter(r, false), first_filter(r, true));
     measure_throughput(r, &q, o);
     measure_latency(r, &q, o);
     measure_fpr(r, g, o, r->key0 + r->n + q.count);
     free_queries(&q);
     /* Last, as they empty and refill the filters the queries read. */
-    measure_adds(r, g, o, hashed_adds, 2, first_filter(r));
+    measure_adds(r, g, o, hashed_adds, 2, first_filter(r, false), first_filter(r, true));
     check_builds_agree(r, true);
     for (size_t i = 0; i < r->nseries; i++) finish(&r->series[i]);
     r->build_s = (now_ns() - t0) / 1e9;

@@ -25,7 +25,8 @@ typedef struct target {
 static const series *find_type(const size_run *r, series_type t, bb_isa isa) {
     for (size_t i = 0; i < r->nseries; i++) {
         const series *s = &r->series[i];
-        if (s->type == t && !s->skip && (t != S_BLOCKED || isa == BB_ISA_AUTO || s->isa == isa))
+        bool per_kernel = t == S_BLOCKED || t == S_SPLIT;
+        if (s->type == t && !s->skip && (!per_kernel || isa == BB_ISA_AUTO || s->isa == isa))
             return s;
     }
     return NULL;
@@ -51,6 +52,28 @@ static bool met(const target *t) { return t->at_most ? t->value <= t->limit : t-
 static const series *best_blocked(const size_run *r, bb_isa best) {
     const series *s = find_type(r, S_BLOCKED, best);
     return s ? s : find_type(r, S_BLOCKED, BB_ISA_AUTO);
+}
+
+/* The split series of the kernel the library picks (AVX-512 machines run the AVX2 one). */
+static const series *best_split(const size_run *r, bb_isa best) {
+    const series *s = find_type(r, S_SPLIT, best == BB_ISA_AVX512 ? BB_ISA_AVX2 : best);
+    return s ? s : find_type(r, S_SPLIT, BB_ISA_AUTO);
+}
+
+/* Issue 9's split-block targets ("S"): pre-hashed batch contains against the line floor at
+ * 10^6 keys and on DRAM-sized filters, and adds against contains. */
+static void split_targets(const size_run *r, bb_isa best, target *t, size_t *nt) {
+    const series *sp = best_split(r, best), *fl = find_type(r, S_FLOOR_LINE, 0);
+    char sz[16];
+    snprintf(sz, sizeof sz, "n=%llu", (unsigned long long)r->n);
+    if (r->n == 1000000)
+        add_target(t, nt, "S", sz, val(sp, M_BATCH_HASH) / val(fl, M_BATCH_HASH), 1.2, true,
+                   "split pre-hashed batch contains / line-read floor");
+    if (strcmp(r->label, "DRAM") == 0)
+        add_target(t, nt, "S", sz, val(sp, M_BATCH_HASH) / val(fl, M_BATCH_HASH), 1.05, true,
+                   "split pre-hashed batch contains / line-read floor");
+    add_target(t, nt, "S", sz, val(sp, M_ADD_HASH) / val(sp, M_BATCH_HASH), 1.2, true,
+               "split pre-hashed batch add / pre-hashed batch contains");
 }
 
 static size_t targets(const size_run *runs, size_t nruns, bb_isa best, target *t) {
@@ -107,6 +130,7 @@ static size_t targets(const size_run *runs, size_t nruns, bb_isa best, target *t
         if (th)
             add_target(t, &nt, "C", sz, val(b, M_ADD_CONC) / th->cpu_value[M_ADD_CONC], 1.0,
                        false, "same, by the threads' CPU time (cores not shared)");
+        split_targets(r, best, t, &nt);
     }
     return nt;
 }

@@ -1,10 +1,10 @@
 /*
  * series.c - one adapter per measured series, so measure.c runs every series through the
  * same calls: blockbloom's blocked filter (one series per kernel, selected with bb_set_isa),
- * its classic filter, libbloom 1.6 (the C library users pick today; only the calls its API
+ * its split-block (Parquet) filter (one series per kernel too), its classic filter, libbloom 1.6 (the C library users pick today; only the calls its API
  * has: bloom_add and bloom_check, one key at a time, int lengths and sizes), and the two
  * floors. All blockbloom filters use the same seed, so one array of pre-hashed keys serves
- * every one of them. The multi-thread series reads the filter of its kernel's blocked series;
+ * every one of them but split, which hashes with XXH64 and gets an array of its own. The multi-thread series reads the filter of its kernel's blocked series;
  * the concurrent adds (that series' and the default kernel's 1-thread ones) each build a
  * filter of their own, conc_f, so one measurement never adds into bits another one set.
  */
@@ -64,6 +64,7 @@ bool series_create(series *s, uint64_t n, double fpr, uint64_t seed, uint64_t li
         ok = create_filter(s, &s->conc_f, BB_BLOCKED, n, fpr, seed);
     switch (s->type) {
     case S_BLOCKED: ok = ok && create_bb(s, BB_BLOCKED, n, fpr, seed); break;
+    case S_SPLIT: ok = create_bb(s, BB_SPLIT, n, fpr, seed); break;
     case S_CLASSIC: ok = create_bb(s, BB_CLASSIC, n, fpr, seed); break;
     case S_LIBBLOOM:
 #ifdef BENCH_HAVE_LIBBLOOM
@@ -119,13 +120,14 @@ void series_clear(series *s, metric m) {
 }
 
 void series_select(const series *s) {
-    if (s->type == S_BLOCKED || s->type == S_THREADS) bb_set_isa(s->isa);
+    if (s->type == S_BLOCKED || s->type == S_SPLIT || s->type == S_THREADS) bb_set_isa(s->isa);
 }
 
 bool series_has(const series *s, metric m) {
     if (s->skip) return false;
     switch (s->type) {
     case S_BLOCKED: return m != M_ADD_CONC || s->concurrent;
+    case S_SPLIT: return m != M_ADD_CONC;
     case S_CLASSIC: return m != M_ADD_HASH && m != M_ADD_CONC;
     case S_LIBBLOOM: return m != M_BATCH_HASH && m != M_ADD_HASH && m != M_ADD_CONC;
     case S_FLOOR_XXH3: return m == M_BATCH_STR;
@@ -158,6 +160,7 @@ size_t series_contains(series *s, const keyset *ks, size_t first, size_t count, 
     size_t hits = 0;
     switch (s->type) {
     case S_BLOCKED:
+    case S_SPLIT:
     case S_CLASSIC: bb_contains_batch(s->f, keys, lens, count, out, &hits); break;
     case S_THREADS: bb_contains_batch(s->shared->f, keys, lens, count, out, &hits); break;
     case S_FLOOR_XXH3: hits = (size_t)floor_xxh3(keys, lens, count, s->seed) & 1; break;

@@ -14,8 +14,9 @@
  *    clear, union) need exclusive access to it. Different filters are independent. The one
  *    exception is the "Concurrent build" section: its adds may run on one filter from many
  *    threads at once, alongside its concurrent contains calls.
- *  - Keys are hashed with XXH3-64 (xxHash spec, Collet) and the filter's 64-bit seed, so
- *    bb_add(f, key, len) is exactly bb_add_hash(f, bb_hash(f, key, len)).
+ *  - Keys are hashed with XXH3-64 (xxHash spec, Collet) and the filter's 64-bit seed (the
+ *    split kind: XXH64, as Parquet), so bb_add(f, key, len) is exactly
+ *    bb_add_hash(f, bb_hash(f, key, len)).
  */
 #ifndef BLOCKBLOOM_H
 #define BLOCKBLOOM_H
@@ -83,7 +84,14 @@ typedef enum bb_kind {
     /** Scalable: a stack of blocked sub-filters that grows past its capacity (Almeida,
      *  Baquero, Preguica, Hutchison, "Scalable Bloom Filters", IPL 101(6), 2007; with
      *  RedisBloom's defaults: expansion 2, tightening 0.5). See bb_config and bb_add. */
-    BB_SCALABLE = 3
+    BB_SCALABLE = 3,
+    /** Split-block: Apache Parquet's split-block Bloom filter (SBBF, parquet-format
+     *  BloomFilter.md), bit for bit. 256-bit blocks of 8 little-endian 32-bit words; hash h
+     *  picks block ((h >> 32) * z) >> 32 of z and sets bit (lo32(h) * salt[i]) >> 27 in each
+     *  word i, so k is always 8; keys are hashed with XXH64 and the filter's seed (0 for
+     *  Parquet). The payload (bb_payload) is exactly a Parquet bitset; bb_split_from_bitset
+     *  takes one in. At most 2^32 blocks (128 GiB). */
+    BB_SPLIT = 4
 } bb_kind;
 
 /** Bits in one block of the blocked filter (one 64-byte cache line). */
@@ -104,9 +112,12 @@ typedef enum bb_kind {
  * Blocked: the smallest whole number of 512-bit blocks for which some k in 1..BB_MAX_K has
  * model FPR (see bb_fpr_model, Putze-Sanders-Singler 2007) <= fpr, and the k with the lowest
  * model FPR at that size (bb_best_k).
+ * Split: the smallest whole number of 256-bit blocks whose split model (bb_fpr_model) is
+ * <= fpr; k = 8.
  *
- * @param kind      BB_BLOCKED or BB_CLASSIC (BB_COUNTING is sized as BB_BLOCKED, bits meaning
- *                  counters; BB_SCALABLE sizes each sub-filter as BB_BLOCKED, see bb_config).
+ * @param kind      BB_BLOCKED, BB_CLASSIC or BB_SPLIT (BB_COUNTING is sized as BB_BLOCKED,
+ *                  bits meaning counters; BB_SCALABLE sizes each sub-filter as BB_BLOCKED,
+ *                  see bb_config).
  * @param capacity  n >= 1 keys.
  * @param fpr       p with 0 < p < 1 (not NaN).
  * @param bits_out  bits of the filter (a multiple of 512 for blocked). Not NULL.
@@ -120,7 +131,7 @@ BB_API bb_status bb_size(bb_kind kind, uint64_t capacity, double fpr, uint64_t *
 /**
  * Best k for a filter of `bits` bits holding `capacity` keys: the classic k = round((m/n) ln 2)
  * (at least 1, at most BB_MAX_K), or for blocked the k in 1..BB_MAX_K minimising the blocked
- * model. Returns BB_E_INVAL on a zero argument or NULL k_out. Thread-safe.
+ * model; 8 for split. Returns BB_E_INVAL on a zero argument or NULL k_out. Thread-safe.
  */
 BB_API bb_status bb_best_k(bb_kind kind, uint64_t capacity, uint64_t bits, unsigned *k_out);
 
@@ -135,9 +146,11 @@ BB_API bb_status bb_best_k(bb_kind kind, uint64_t capacity, uint64_t bits, unsig
  * E[(X/512)^k], X the set bits of a block after i k independent uniform probes, from the exact
  * occupancy distribution (Putze et al.'s (1 - (1 - 1/512)^{ik})^k ignores the spread of X
  * and is 0.6-3% optimistic at 8-16 bits per key; see src/sizing.c).
+ * Split (k must be 8): sum over i of Poisson(i; n / z) * (1 - (1 - 1/32)^i)^8 with z = bits /
+ * 256 blocks; exact for this layout, since a key sets one bit in each of the 8 words.
  *
  * @return BB_OK, or BB_E_INVAL on bits = 0, k = 0 or > BB_MAX_K, NULL fpr_out, blocked or
- *         counting bits not a multiple of 512, or
+ *         counting bits not a multiple of 512, split bits not a multiple of 256 or k != 8, or
  *         BB_SCALABLE (no single geometry; see bb_config for its bound).
  * Thread-safe.
  */
@@ -172,7 +185,10 @@ typedef struct bb_filter bb_filter;
  * the model is <= p_i (a little above bb_size's blocks), because the slack p r^n vanishes and
  * a small sub-filter's real FPR scatters by several per cent. At most 1024 sub-filters: the
  * add that needs the 1025th returns BB_E_TOO_LARGE.
- * growth, tightening and flags must be 0 for every other kind.
+ * growth, tightening must be 0 for every other kind; flags may be BB_POW2_BYTES for
+ * BB_SPLIT and BB_BLOCKED, and must be 0 otherwise.
+ *
+ * BB_SPLIT: k must be 0 or 8; sized by its own model (bb_size), seed 0 = Parquet's.
  */
 typedef struct bb_config {
     bb_kind kind;        /**< BB_BLOCKED (0, default) or BB_CLASSIC */
@@ -187,7 +203,7 @@ typedef struct bb_config {
                               0 = BB_DEFAULT_GROWTH */
     double tightening;   /**< FPR factor r of each new sub-filter, 0 < r < 1;
                               0 = BB_DEFAULT_TIGHTENING */
-    unsigned flags;      /**< 0 or BB_NO_SCALE */
+    unsigned flags;      /**< 0, BB_NO_SCALE (scalable) or BB_POW2_BYTES (split, blocked) */
 } bb_config;
 
 /** Scalable defaults, as in RedisBloom (expansion 2) and Almeida et al. (r = 0.5). */
@@ -196,6 +212,14 @@ typedef struct bb_config {
 /** bb_config.flags: a scalable filter that never grows; an add that would need a new
  *  sub-filter returns BB_E_FULL instead (RedisBloom's NONSCALING). */
 #define BB_NO_SCALE 1u
+/** bb_config.flags, for BB_SPLIT and BB_BLOCKED: round the payload up to a power-of-two
+ *  number of bytes, at least 32 (blocked: 64) and at most 128 MiB, the convention of the
+ *  Parquet writers (parquet-mr, Arrow; Arrow's reader rejects other sizes). A filter that
+ *  would need more than 128 MiB gets 128 MiB, and then misses its fpr (bb_get_info tells
+ *  by how much). Power-of-two filters can be halved by bb_fold down to one block. */
+#define BB_POW2_BYTES 2u
+/** Largest payload BB_POW2_BYTES gives: 128 MiB (Parquet's limit). */
+#define BB_POW2_MAX_BYTES (UINT64_C(128) << 20)
 
 /**
  * Create an empty filter from `cfg` (see bb_config). On success *out owns a filter that the
@@ -224,7 +248,9 @@ BB_API bb_status bb_clear(bb_filter *f);
  * Single keys
  * ========================================================================================== */
 
-/** XXH3-64 of the key with the filter's seed: the hash every other entry point uses. */
+/** XXH3-64 of the key with the filter's seed (BB_SPLIT: XXH64, as Parquet; seed 0 there is
+ *  Parquet's, so the plain encoding of a value hashes as a Parquet writer hashes it): the
+ *  hash every other entry point uses. NULL f: XXH3 with seed 0. Thread-safe. */
 BB_API uint64_t bb_hash(const bb_filter *f, const void *key, size_t len);
 
 /**
@@ -304,7 +330,8 @@ typedef struct bb_info {
     uint64_t bits;        /**< m (counting: counters; scalable: sum over sub-filters) */
     uint64_t bytes;       /**< payload bytes: bits / 8 rounded up (counting: bits / 2) */
     unsigned k;           /**< probes per key */
-    uint64_t blocks;      /**< 512-bit blocks (blocked); 0 for classic */
+    uint64_t blocks;      /**< 512-bit blocks (blocked, counting), 256-bit blocks (split); 0
+                               for classic */
     uint64_t capacity;    /**< n the filter was sized for (0 if created from bits alone) */
     double fpr_target;    /**< p the filter was sized for (0 if not sized from p) */
     uint64_t seed;        /**< XXH3 seed */
@@ -316,10 +343,12 @@ typedef struct bb_info {
     uint64_t bits_set;    /**< X, number of 1 bits (counting: non-zero counters) */
     double fill_ratio;    /**< X / m */
     /** From the fill: (X/m)^k; blocked and counting: mean over blocks of (X_b/512)^k;
+     *  split: mean over blocks of prod_w (X_w/32) over its 8 words;
      *  scalable: 1 - prod_i (1 - fpr_estimate_i) over its sub-filters. */
     double fpr_estimate;
     /** n* = -(m/k) ln(1 - X/m) (Swamidass-Baldi 2007); blocked: the sum of the same estimate
-     *  per block. INFINITY when a (block of the) filter is saturated. */
+     *  per block; split: per block the mean over its words of -32 ln(1 - X_w/32), summed.
+     *  INFINITY when a (block of the) filter is saturated. */
     double cardinality_estimate;
     double bits_per_key;  /**< m / capacity, 0 without capacity */
     bool read_only;       /**< memory-mapped */
@@ -347,7 +376,7 @@ BB_API bb_status bb_get_info(const bb_filter *f, bb_info *out);
  */
 BB_API bb_status bb_subfilter_info(const bb_filter *f, size_t i, bb_info *out);
 
-/** Name of a kind: "blocked", "classic", "counting", "scalable"; "unknown" otherwise. */
+/** Name of a kind: "blocked", "classic", "counting", "scalable", "split"; "unknown" otherwise. */
 BB_API const char *bb_kind_name(bb_kind kind);
 
 /* ============================================================================================
@@ -380,6 +409,51 @@ BB_API bb_status bb_remove_hash(bb_filter *f, uint64_t hash);
  * Thread-safe like bb_get_info.
  */
 BB_API bb_status bb_counting_to_blocked(const bb_filter *counting, bb_filter **out);
+
+/* ============================================================================================
+ * Payload bytes, Parquet bitsets and folding
+ * ========================================================================================== */
+
+/**
+ * The raw payload of a flat filter: for BB_SPLIT exactly the Parquet SBBF bitset (what a
+ * Parquet file stores after its BloomFilterHeader); for blocked, classic and counting their
+ * payload as in the file format. *data points into the filter (valid until it is changed or
+ * freed; read-only). @return BB_OK, BB_E_INVAL (NULL argument), BB_E_UNSUPPORTED (scalable:
+ * no single payload), BB_E_TOO_LARGE (does not fit a size_t). Thread-safe.
+ */
+BB_API bb_status bb_payload(const bb_filter *f, const void **data, size_t *len_bytes);
+
+/**
+ * A new BB_SPLIT filter holding a copy of the Parquet SBBF bitset[0 .. len_bytes): z =
+ * len_bytes / 32 blocks, k 8, seed 0, capacity and fpr_target 0, keys_added 0 (the bitset does
+ * not record them; bb_get_info's cardinality_estimate does). Any power of two or not: other
+ * writers' sizes are accepted. @return BB_OK, BB_E_INVAL (NULL out or bitset, len_bytes 0 or
+ * not a multiple of 32), BB_E_TOO_LARGE (more than 2^32 blocks), BB_E_NOMEM.
+ */
+BB_API bb_status bb_split_from_bitset(bb_filter **out, const void *bitset, size_t len_bytes);
+
+/**
+ * Halve a BB_BLOCKED or BB_SPLIT filter's block count in place: block j of the result is
+ * blocks 2j and 2j + 1 ORed. With multiply-shift block indexing (floor(h z / 2^64) blocked,
+ * ((h >> 32) z) >> 32 split) block b of 2z blocks maps to block floor(b / 2) of z and the
+ * in-block bits do not depend on z, so the result is byte for byte the filter built directly
+ * with half the blocks from the same keys. keys_added and capacity stay; fpr_target becomes 0
+ * (the sizing no longer holds). The payload is reallocated at half size.
+ * @return BB_OK, BB_E_INVAL (NULL, or an odd block count), BB_E_UNSUPPORTED (other kinds),
+ *         BB_E_READONLY, BB_E_NOMEM (the filter is unchanged).
+ */
+BB_API bb_status bb_fold(bb_filter *f);
+
+/**
+ * Fold (bb_fold) as often as the block count stays even and the model FPR (bb_fpr_model) of
+ * the folded filter at its key count stays <= fpr; for writers that size from an
+ * over-estimate of the distinct count and shrink once it is known. The key count is
+ * keys_added, or bb_get_info's cardinality_estimate when that is larger (a filter from
+ * bb_split_from_bitset has keys_added 0). If it folded, fpr_target becomes fpr. Folding zero
+ * times is success. Costs one pass over the payload plus the folds. @return BB_OK, BB_E_INVAL (NULL, fpr not in
+ * (0, 1)), BB_E_UNSUPPORTED, BB_E_READONLY, BB_E_NOMEM (unchanged).
+ */
+BB_API bb_status bb_fold_to_fpr(bb_filter *f, double fpr);
 
 /* ============================================================================================
  * Union
@@ -423,7 +497,7 @@ BB_API bb_status bb_union_check(const bb_filter *dst, const bb_filter *src, bb_m
 BB_API bb_status bb_union(bb_filter *dst, const bb_filter *src);
 
 /* ============================================================================================
- * Concurrent build. For BB_BLOCKED and BB_CLASSIC filters (other kinds: BB_E_UNSUPPORTED):
+ * Concurrent build. For BB_BLOCKED, BB_CLASSIC and BB_SPLIT filters (others: BB_E_UNSUPPORTED):
  * any number of threads may call the *_concurrent adds and contains on one filter at once.
  * Each probe bit that is not yet set is set with an atomic fetch-or on the aligned 64-bit
  * word that holds it (for a blocked key, always inside its 64-byte block), so no bit is ever

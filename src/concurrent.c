@@ -1,6 +1,6 @@
 /*
- * concurrent.c - adds from many threads into one blocked or classic filter, and the reads
- * that may run beside them (the contract is in blockbloom.h, "Concurrent build").
+ * concurrent.c - adds from many threads into one blocked, classic or split filter, and the
+ * reads that may run beside them (the contract is in blockbloom.h, "Concurrent build").
  *
  * Each probe bit is set with an atomic fetch-or on the aligned 64-bit word that holds it (a
  * blocked key's words all lie in its one 64-byte block). OR is commutative and idempotent, so
@@ -70,7 +70,7 @@ bb_status bb_add_hash_concurrent(bb_filter *f, uint64_t hash, bool *was_new) {
 
 bb_status bb_add_concurrent(bb_filter *f, const void *key, size_t len, bool *was_new) {
     if (!f || (!key && len)) return BB_E_INVAL;
-    return bb_add_hash_concurrent(f, bb_xxh3(key, len, f->seed), was_new);
+    return bb_add_hash_concurrent(f, bb_hash(f, key, len), was_new);
 }
 
 bb_status bb_add_hashes_concurrent(bb_filter *f, const uint64_t *hashes, size_t n,
@@ -93,7 +93,7 @@ bb_status bb_add_batch_concurrent(bb_filter *f, const void *const *keys, const s
     size_t fresh = 0;
     for (size_t i = 0; i < n; i += 256) {
         size_t c = n - i < 256 ? n - i : 256;
-        bb_hash_keys(&src, f->seed, i, c, h);
+        bb_hash_keys(&src, bb_row(f)->hash, f->seed, i, c, h);
         fresh += add_many(f, h, c);
     }
     if (n_new) *n_new = fresh;
@@ -109,5 +109,5 @@ bool bb_contains_hash_concurrent(const bb_filter *f, uint64_t hash) {
 
 bool bb_contains_concurrent(const bb_filter *f, const void *key, size_t len) {
     if (!f || (!key && len)) return false;
-    return bb_contains_hash_concurrent(f, bb_xxh3(key, len, f->seed));
+    return bb_contains_hash_concurrent(f, bb_hash(f, key, len));
 }

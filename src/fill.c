@@ -23,7 +23,7 @@ uint64_t bb_popcount_bytes(const uint8_t *p, uint64_t n) {
     return c;
 }
 
-static double cardinality(double m, double x, unsigned k) {
+double bb_cardinality(double m, double x, unsigned k) {
     if (x >= m) return INFINITY;
     return -(m / k) * log1p(-x / m);
 }
@@ -32,7 +32,7 @@ void bb_fill_block(bb_fill *acc, uint64_t x, uint64_t block_bits, unsigned k) {
     acc->bits_set += x;
     acc->blocks++;
     acc->fpr_sum += pow((double)x / (double)block_bits, k);
-    acc->cardinality += cardinality((double)block_bits, (double)x, k);
+    acc->cardinality += bb_cardinality((double)block_bits, (double)x, k);
 }
 
 void bb_fill_store(const bb_fill *acc, uint64_t bits, bb_info *out) {

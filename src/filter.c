@@ -34,16 +34,27 @@ bb_status bb_fpr_model(bb_kind kind, uint64_t n_keys, uint64_t bits, unsigned k,
     const bb_kind_ops *row = bb_kind_row(kind);
     if (!fpr_out || bits == 0 || k == 0 || k > BB_MAX_K) return BB_E_INVAL;
     if (!row || !row->fpr_model || (row->block_bits && bits % row->block_bits)) return BB_E_INVAL;
+    if ((row->fixed_k && k != row->fixed_k) || (row->max_bits && bits > row->max_bits))
+        return BB_E_INVAL;
     *fpr_out = row->fpr_model((double)n_keys, bits, k);
     return BB_OK;
 }
 
 /* ---- Creating ------------------------------------------------------------------------------ */
 
-/* Geometry (bits, k) of a flat kind from a config; see bb_config for the accepted
- * combinations. */
-static bb_status config_geometry(const bb_kind_ops *row, const bb_config *c, uint64_t *bits,
-                                 unsigned *k) {
+/* BB_POW2_BYTES: bits rounded up to a power-of-two payload of at least 32 bytes and one
+ * block, and at most BB_POW2_MAX_BYTES (Parquet writers' convention, see bb_config). */
+static uint64_t pow2_bits(const bb_kind_ops *row, uint64_t bits) {
+    uint64_t want = bb_payload_bytes(row, bits), bytes = row->block_bits / 8;
+    if (bytes < 32) bytes = 32;
+    while (bytes < want && bytes < BB_POW2_MAX_BYTES) bytes *= 2;
+    return bytes * 8 / row->cell_bits;
+}
+
+/* Geometry (bits, k) of a flat kind from a config, before BB_POW2_BYTES; see bb_config for
+ * the accepted combinations. */
+static bb_status base_geometry(const bb_kind_ops *row, const bb_config *c, uint64_t *bits,
+                               unsigned *k) {
     bool has_p = c->fpr != 0.0, has_bpk = c->bits_per_key != 0.0;
     if (has_p && !valid_p(c->fpr)) return BB_E_INVAL;
     if (has_bpk && !(c->bits_per_key > 0.0 && c->bits_per_key <= (double)BB_MAX_BITS))
@@ -72,13 +83,25 @@ static bb_status config_geometry(const bb_kind_ops *row, const bb_config *c, uin
     return BB_OK;
 }
 
+static bb_status config_geometry(const bb_kind_ops *row, const bb_config *c, uint64_t *bits,
+                                 unsigned *k) {
+    if (c->flags & ~row->flags) return BB_E_INVAL;
+    if (row->fixed_k && c->k && c->k != row->fixed_k) return BB_E_INVAL;
+    bb_status s = base_geometry(row, c, bits, k);
+    if (s != BB_OK || !(c->flags & BB_POW2_BYTES)) return s;
+    *bits = pow2_bits(row, *bits);
+    /* The size changed: the best k for it (a k the caller gave stays). */
+    if (!c->k && c->capacity) *k = row->best_k(c->capacity, *bits);
+    return BB_OK;
+}
+
 bb_status bb_create(bb_filter **out, const bb_config *cfg) {
     if (!out) return BB_E_INVAL;
     *out = NULL;
     const bb_kind_ops *row = cfg ? bb_kind_row(cfg->kind) : NULL;
     if (!row) return BB_E_INVAL;
     if (row->create) return row->create(out, cfg);
-    if (cfg->growth != 0.0 || cfg->tightening != 0.0 || cfg->flags) return BB_E_INVAL;
+    if (cfg->growth != 0.0 || cfg->tightening != 0.0) return BB_E_INVAL;
     uint64_t bits;
     unsigned k;
     bb_status s = config_geometry(row, cfg, &bits, &k);
@@ -144,12 +167,12 @@ bool bb_contains_hash(const bb_filter *f, uint64_t h) {
 
 bb_status bb_add(bb_filter *f, const void *key, size_t len) {
     if (!f || (!key && len)) return BB_E_INVAL;
-    return bb_add_hash(f, bb_xxh3(key, len, f->seed));
+    return bb_add_hash(f, bb_hash(f, key, len));
 }
 
 bool bb_contains(const bb_filter *f, const void *key, size_t len) {
     if (!f || (!key && len)) return false;
-    return bb_contains_hash(f, bb_xxh3(key, len, f->seed));
+    return bb_contains_hash(f, bb_hash(f, key, len));
 }
 
 bb_status bb_remove_hash(bb_filter *f, uint64_t h) {
@@ -162,7 +185,7 @@ bb_status bb_remove_hash(bb_filter *f, uint64_t h) {
 
 bb_status bb_remove(bb_filter *f, const void *key, size_t len) {
     if (!f || (!key && len)) return BB_E_INVAL;
-    return bb_remove_hash(f, bb_xxh3(key, len, f->seed));
+    return bb_remove_hash(f, bb_hash(f, key, len));
 }
 
 /* ---- Info ---------------------------------------------------------------------------------- */
@@ -179,4 +202,15 @@ bb_status bb_subfilter_info(const bb_filter *f, size_t i, bb_info *out) {
     bb_filter *const *subs;
     size_t n = row->subs(f, &subs);
     return i < n ? bb_get_info(subs[i], out) : BB_E_INVAL;
+}
+
+/* ---- Payload ------------------------------------------------------------------------------- */
+
+bb_status bb_payload(const bb_filter *f, const void **data, size_t *len_bytes) {
+    if (!f || !data || !len_bytes) return BB_E_INVAL;
+    if (!bb_row(f)->cell_bits) return BB_E_UNSUPPORTED; /* nested: no payload of its own */
+    if (f->payload_bytes > SIZE_MAX) return BB_E_TOO_LARGE;
+    *data = f->data;
+    *len_bytes = (size_t)f->payload_bytes;
+    return BB_OK;
 }

@@ -1,50 +1,75 @@
 /*
- * hash.c - XXH3-64 hashing of keys, single and in batches. This is the only file that
- * includes xxhash.h, and it inlines it (XXH_INLINE_ALL) so no XXH_* symbol leaves the
- * library. XXH3's output is specified byte for byte (xxhash_spec.md), so the same key and
- * seed hash identically on every machine and every build.
+ * hash.c - key hashing, single and in batches: XXH3-64 for every kind but split, XXH64 for
+ * the split kind (Apache Parquet BloomFilter.md: "xxHash, the 64-bit version", seed 0). This
+ * is the only file that includes xxhash.h, and it inlines it (XXH_INLINE_ALL) so no XXH_*
+ * symbol leaves the library. Both functions are specified byte for byte (xxhash_spec.md), so
+ * the same key and seed hash identically on every machine and every build.
  */
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
 #include "internal.h"
 
-uint64_t bb_xxh3(const void *key, size_t len, uint64_t seed) {
-    return XXH3_64bits_withSeed(len ? key : NULL, len, seed);
+/* A zero-length key may come as NULL; never hand NULL (or NULL + 0) to the hash. */
+static const uint8_t empty_key[1];
+
+static inline uint64_t xxh3(const void *key, size_t len, uint64_t seed) {
+    return XXH3_64bits_withSeed(len ? key : empty_key, len, seed);
+}
+
+static inline uint64_t xxh64(const void *key, size_t len, uint64_t seed) {
+    return XXH64(len ? key : empty_key, len, seed);
+}
+
+uint64_t bb_xxh3(const void *key, size_t len, uint64_t seed) { return xxh3(key, len, seed); }
+
+uint64_t bb_hash_bytes(bb_hash_alg alg, const void *key, size_t len, uint64_t seed) {
+    return alg == BB_HASH_XXH64 ? xxh64(key, len, seed) : xxh3(key, len, seed);
 }
 
 uint64_t bb_hash(const bb_filter *f, const void *key, size_t len) {
-    return bb_xxh3(key, len, f ? f->seed : 0);
+    if (!f) return xxh3(key, len, 0);
+    return bb_hash_bytes(bb_row(f)->hash, key, len, f->seed);
 }
 
-void bb_hash_keys(const bb_keysrc *src, uint64_t seed, size_t first, size_t count,
-                  uint64_t *hashes) {
+/* The loops over the four batch shapes, written once and instantiated per hash function (an
+ * always-inline function of a constant function pointer, so each copy inlines its hash). */
+typedef uint64_t (*key_hash_fn)(const void *key, size_t len, uint64_t seed);
+
+static inline __attribute__((always_inline)) void
+hash_keys_with(const bb_keysrc *src, uint64_t seed, size_t first, size_t count,
+               uint64_t *hashes, key_hash_fn hash) {
     size_t end = first + count;
     if (src->shape != BB_SRC_PTRS && !src->data) {
         /* Validated (bb_keysrc_validate): with no data every key is empty. No pointer
          * arithmetic on NULL, which C leaves undefined even for + 0. */
-        uint64_t empty = XXH3_64bits_withSeed(NULL, 0, seed);
+        uint64_t empty = hash(NULL, 0, seed);
         for (size_t i = 0; i < count; i++) hashes[i] = empty;
         return;
     }
     switch (src->shape) {
     case BB_SRC_PTRS:
-        for (size_t i = first; i < end; i++)
-            *hashes++ = XXH3_64bits_withSeed(src->lens[i] ? src->keys[i] : NULL, src->lens[i], seed);
+        for (size_t i = first; i < end; i++) *hashes++ = hash(src->keys[i], src->lens[i], seed);
         break;
     case BB_SRC_ARROW32:
         for (size_t i = first; i < end; i++)
-            *hashes++ = XXH3_64bits_withSeed(src->data + src->off32[i],
-                                             (size_t)(src->off32[i + 1] - src->off32[i]), seed);
+            *hashes++ = hash(src->data + src->off32[i],
+                             (size_t)(src->off32[i + 1] - src->off32[i]), seed);
         break;
     case BB_SRC_ARROW64:
         for (size_t i = first; i < end; i++)
-            *hashes++ = XXH3_64bits_withSeed(src->data + src->off64[i],
-                                             (size_t)(src->off64[i + 1] - src->off64[i]), seed);
+            *hashes++ = hash(src->data + src->off64[i],
+                             (size_t)(src->off64[i + 1] - src->off64[i]), seed);
         break;
     case BB_SRC_FIXED:
         for (size_t i = first; i < end; i++)
-            *hashes++ = XXH3_64bits_withSeed(src->data + i * src->stride, src->width, seed);
+            *hashes++ = hash(src->data + i * src->stride, src->width, seed);
         break;
     }
+}
+
+void bb_hash_keys(const bb_keysrc *src, bb_hash_alg alg, uint64_t seed, size_t first,
+                  size_t count, uint64_t *hashes) {
+    if (alg == BB_HASH_XXH64) hash_keys_with(src, seed, first, count, hashes, xxh64);
+    else hash_keys_with(src, seed, first, count, hashes, xxh3);
 }

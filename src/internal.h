@@ -1,14 +1,16 @@
 /*
  * internal.h - private structures shared by the library's source files: the filter object,
  * the kinds table (one row per kind, see "The kinds table"), the blocked filter's probe
- * scheme (shared by every kernel and the kinds built on it) and the SIMD kernel table. Nothing here is exported (the library is built with
+ * scheme (shared by every kernel and the kinds built on it), the split-block probe scheme
+ * and the SIMD kernel tables. Nothing here is exported (the library is built with
  * -fvisibility=hidden; only BB_API functions in blockbloom.h are visible).
  *
  * Invariants of a bb_filter:
  *  - data is 64-byte aligned and holds payload_bytes bytes; for BB_BLOCKED payload_bytes =
  *    blocks * 64, for BB_CLASSIC payload_bytes = ceil(bits / 8) and the bits past `bits` in the
  *    last byte are zero, for BB_COUNTING payload_bytes = blocks * 256 (a 4-bit counter per
- *    position, see kinds/counting.c). BB_SCALABLE has no payload (data NULL): its sub-filters do.
+ *    position, see kinds/counting.c), for BB_SPLIT payload_bytes = blocks * 32 (the Parquet
+ *    bitset). BB_SCALABLE has no payload (data NULL): its sub-filters do.
  *  - Bit i of the payload is bit (i & 7) of byte (i >> 3): the layout is defined on bytes, so
  *    it is the same on little- and big-endian machines and equals the little-endian view of
  *    the block as 16 x uint32 (what the x86 and NEON kernels load).
@@ -147,6 +149,14 @@ struct bb_filter {
     unsigned flags;
 };
 
+/* ---- Hashing (hash.c, the only file that includes xxhash.h) ------------------------------ */
+/** The key hash of a kind (its row's `hash`). */
+typedef enum bb_hash_alg { BB_HASH_XXH3 = 0, BB_HASH_XXH64 = 1 } bb_hash_alg;
+
+uint64_t bb_xxh3(const void *key, size_t len, uint64_t seed);
+/** The hash of one key with algorithm alg. */
+uint64_t bb_hash_bytes(bb_hash_alg alg, const void *key, size_t len, uint64_t seed);
+
 /* ---- The kinds table ----------------------------------------------------------------------
  * One row per bb_kind, each defined in its own file src/kinds/<kind>.c; the table itself is
  * src/kinds/table.c. The generic files (filter.c, batch.c, format.c, union.c, concurrent.c)
@@ -165,6 +175,11 @@ typedef struct bb_kind_ops {
      * (ceil(bits * cell_bits / 8) bytes; 0 = no payload of its own: a nested kind). */
     unsigned block_bits;
     unsigned cell_bits;
+    unsigned fixed_k;     /* the only k the layout has (split: 8); 0 = any in 1..BB_MAX_K */
+    uint64_t max_bits;    /* largest bits the layout indexes; 0 = BB_MAX_BITS */
+    unsigned flags;       /* bb_config.flags the generic create accepts (BB_POW2_BYTES) */
+    bool foldable;        /* bit payload, multiply-shift block index: bb_fold halves it */
+    bb_hash_alg hash;     /* how keys become hashes */
 
     /* Sizing: this layout's functions from sizing.c; the public wrappers (filter.c) check
      * the arguments first (capacity >= 1, 0 < p < 1, 1 <= k <= BB_MAX_K, bits >= 1 and a
@@ -224,7 +239,8 @@ typedef struct bb_kind_ops {
     bool (*agrees)(const bb_filter *f, const bb_filter *h);
 } bb_kind_ops;
 
-extern const bb_kind_ops bb_kind_blocked, bb_kind_classic, bb_kind_counting, bb_kind_scalable;
+extern const bb_kind_ops bb_kind_blocked, bb_kind_classic, bb_kind_counting, bb_kind_scalable,
+    bb_kind_split;
 
 /** The row of `kind`, or NULL for a value that is not a kind (table.c). */
 const bb_kind_ops *bb_kind_row(bb_kind kind);
@@ -255,6 +271,9 @@ void bb_merge_or(bb_filter *dst, const bb_filter *src);
 
 /* ---- Fill statistics (fill.c) ------------------------------------------------------------ */
 uint64_t bb_popcount_bytes(const uint8_t *p, uint64_t n);
+/** Keys in m positions of which x are set by k uniform probes each: -(m/k) ln(1 - x/m)
+ *  (Swamidass and Baldi 2007), INFINITY when x = m. */
+double bb_cardinality(double m, double x, unsigned k);
 /** Sums over blocks (a classic filter is one block of all its bits) for bb_info's estimates. */
 typedef struct bb_fill {
     uint64_t bits_set, saturated, blocks;
@@ -272,9 +291,7 @@ void bb_fill_store(const bb_fill *acc, uint64_t bits, bb_info *out);
 void *bb_mem_alloc(uint64_t bytes, void **base, size_t *len);
 void bb_mem_free(void *base, size_t len);
 
-/* ---- Hashing (hash.c, the only file that includes xxhash.h) ------------------------------ */
-uint64_t bb_xxh3(const void *key, size_t len, uint64_t seed);
-
+/* ---- Batches of keys (batch.c, hash.c) --------------------------------------------------- */
 /** Where a batch's keys are: one of the four batch shapes of the public API. */
 typedef enum bb_src_shape { BB_SRC_PTRS, BB_SRC_ARROW32, BB_SRC_ARROW64, BB_SRC_FIXED } bb_src_shape;
 typedef struct bb_keysrc {
@@ -291,9 +308,9 @@ typedef struct bb_keysrc {
  *  (batch.c). */
 bb_status bb_keysrc_validate(const bb_keysrc *src, size_t n);
 
-/** hashes[j] = XXH3(key first + j, seed) for j < count. */
-void bb_hash_keys(const bb_keysrc *src, uint64_t seed, size_t first, size_t count,
-                  uint64_t *hashes);
+/** hashes[j] = hash alg of key first + j with seed, for j < count. */
+void bb_hash_keys(const bb_keysrc *src, bb_hash_alg alg, uint64_t seed, size_t first,
+                  size_t count, uint64_t *hashes);
 
 /* ---- Sizing (sizing.c): every layout's model, for the rows ------------------------------- */
 double bb_blocked_fpr_model(double n_keys, uint64_t blocks, unsigned k);
@@ -302,10 +319,11 @@ bb_status bb_blocked_size(uint64_t capacity, double fpr, uint64_t *bits, unsigne
 /** Standard deviation of one blocked filter's FPR around bb_blocked_fpr_model (the spread
  *  between filters of the same geometry holding different keys). */
 double bb_blocked_fpr_sd(double n_keys, uint64_t blocks, unsigned k);
-/** As bb_blocked_size, but the model plus z of those standard deviations must be <= fpr:
- *  the filter meets fpr with high probability, not only on average (scalable sub-filters). */
-bb_status bb_blocked_size_sure(uint64_t capacity, double fpr, double z, uint64_t *bits,
-                               unsigned *k);
+/** As bb_blocked_size, but the model plus BB_SURE_Z of those standard deviations must be
+ *  <= fpr: the filter meets fpr with high probability, not only on average (scalable
+ *  sub-filters; why, in src/kinds/scalable.c). 3.3 sigma: two-sided 99.9%. */
+#define BB_SURE_Z 3.3
+bb_status bb_blocked_size_sure(uint64_t capacity, double fpr, uint64_t *bits, unsigned *k);
 /** Fewest bits (whole blocks, or any for classic) whose model FPR with exactly k probes is
  *  <= fpr for `capacity` keys; BB_E_TOO_LARGE beyond BB_MAX_BITS. */
 bb_status bb_blocked_size_for_k(uint64_t capacity, double fpr, unsigned k, uint64_t *bits);
@@ -314,5 +332,48 @@ double bb_classic_fpr(double n_keys, uint64_t bits, unsigned k);
 bb_status bb_classic_size(uint64_t capacity, double fpr, uint64_t *bits, unsigned *k);
 bb_status bb_classic_size_for_k(uint64_t capacity, double fpr, unsigned k, uint64_t *bits);
 unsigned bb_classic_best_k(uint64_t capacity, uint64_t bits);
+/** Split-block (Parquet): 256-bit blocks, k = 8; sizes up to max_bits. */
+#define BB_SPLIT_BLOCK_BITS 256u
+#define BB_SPLIT_BLOCK_BYTES 32u
+#define BB_SPLIT_K 8u
+#define BB_SPLIT_MAX_BITS (UINT64_C(1) << 40) /* 2^32 blocks: ((h >> 32) z) >> 32 fits */
+double bb_split_fpr_model(double n_keys, uint64_t blocks);
+double bb_split_fpr(double n_keys, uint64_t bits, unsigned k);
+bb_status bb_split_size(uint64_t capacity, double fpr, uint64_t *bits, unsigned *k);
+bb_status bb_split_size_for_k(uint64_t capacity, double fpr, unsigned k, uint64_t *bits);
+unsigned bb_split_best_k(uint64_t capacity, uint64_t bits);
+
+/* ---- The split-block probe scheme and kernels (kinds/split.c, kernels/split_*.c) ---------
+ * Apache Parquet BloomFilter.md: hash h picks block ((h >> 32) * z) >> 32 of z blocks of 8
+ * little-endian uint32 words, and sets bit (lo32(h) * salt[i]) >> 27 of word i. */
+extern const uint32_t bb_split_salts[8];
+
+static inline uint64_t bb_split_block_index(uint64_t h, uint64_t blocks) {
+    return ((h >> 32) * blocks) >> 32; /* blocks <= 2^32: no overflow */
+}
+
+/** Reference: bit (word * 32 + bit) of a block is bit (bit & 7) of byte word * 4 + bit / 8,
+ *  the little-endian word view on bytes (endian-neutral). */
+static inline void bb_split_block_set(uint8_t *block, uint32_t lo) {
+    for (unsigned i = 0; i < 8; i++) {
+        uint32_t b = (lo * bb_split_salts[i]) >> 27;
+        block[4 * i + (b >> 3)] |= (uint8_t)(1u << (b & 7));
+    }
+}
+
+typedef struct bb_split_kernel {
+    bb_isa isa;
+    const char *name;
+    bool (*block_test)(const uint8_t *block, uint32_t lo);
+    /** out[i] for hashes[0..n); returns the number of 1s. */
+    size_t (*contains_hashes)(const uint8_t *data, uint64_t blocks, const uint64_t *hashes,
+                              size_t n, uint8_t *out);
+    void (*add_hashes)(uint8_t *data, uint64_t blocks, const uint64_t *hashes, size_t n);
+} bb_split_kernel;
+
+extern const bb_split_kernel bb_split_kernel_scalar, bb_split_kernel_neon;
+#if defined(__x86_64__) || defined(__i386__)
+extern const bb_split_kernel bb_split_kernel_avx2;
+#endif
 
 #endif /* BB_INTERNAL_H */

@@ -1,8 +1,9 @@
 /*
  * object.c - the bb_filter object below the kinds: allocation with a zeroed, aligned payload,
  * release, the flat (one-payload) clone and clear, the info fields stored in the object, the
- * geometry comparison of unions, and the OR merge of bit payloads. It reads a row's data fields (block_bits, cell_bits) and never calls a row, so the rows can
- * use it without a call circle (internal.h, "The kinds table").
+ * geometry comparison of unions, and the OR merge of bit payloads. It reads a row's data
+ * fields (block_bits, cell_bits, fixed_k, max_bits) and never calls a row, so the rows can use
+ * it without a call circle (internal.h, "The kinds table").
  */
 #include "internal.h"
 
@@ -19,7 +20,9 @@ bb_status bb_filter_alloc(bb_filter **out, bb_kind kind, uint64_t bits, unsigned
     const bb_kind_ops *row = bb_kind_row(kind);
     if (!row || bits == 0 || k == 0 || k > BB_MAX_K) return BB_E_INVAL;
     if (bits > BB_MAX_BITS) return BB_E_TOO_LARGE;
+    if (row->max_bits && bits > row->max_bits) return BB_E_TOO_LARGE;
     if (row->cell_bits == 0 || (row->block_bits && bits % row->block_bits)) return BB_E_INVAL;
+    if (row->fixed_k && k != row->fixed_k) return BB_E_INVAL;
     bb_filter *f = calloc(1, sizeof *f);
     if (!f) return BB_E_NOMEM;
     f->kind = kind;

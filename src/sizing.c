@@ -36,6 +36,19 @@
  * Measured FPR stays inside a binomial 99.9% interval of this model (tests/test_fpr.c).
  *
  * Block choice: b = floor(h B / 2^64) (Lemire 2016, "fastrange"), see internal.h.
+ *
+ * Split-block Bloom filter (Apache Parquet BloomFilter.md; Putze et al.'s blocks with the
+ * "split" layout of Broder and Mitzenmacher 2004, section 2.1, inside them). z blocks of 8
+ * words of 32 bits; a key picks one block and sets exactly one bit in each word. With i keys
+ * in the block, a given bit of a word is still 0 with probability (1 - 1/32)^i, independently
+ * per word (each word has its own salt), and an absent key needs its bit set in all 8 words:
+ *     f_split = sum_{i>=0} Poisson(i; n / z) (1 - (1 - 1/32)^i)^8,
+ * exact for this layout: unlike the blocked layout's in-block term there is no spread of the
+ * fill to account for, because the 8 probes never share a word. Sizing takes the smallest z
+ * with f_split <= p (k is 8 by the format). Parquet's own sizing, c = -8 / ln(1 - p^{1/8})
+ * bits per key, is the i = n / z term alone (every block at the mean load) and so misses p:
+ * 1.46% for p = 1%, 0.21% for 0.1% by the sum above. Measured FPR stays inside a binomial
+ * 99.9% interval of this model (tests/test_fpr.c); README "Split-block filters" has numbers.
  */
 #include "internal.h"
 
@@ -105,13 +118,13 @@ static const double *q_get(unsigned k, unsigned *len, const double **second) {
     return q_table[k];
 }
 
-/* Poisson terms beyond lambda +- (12 sqrt(lambda) + 24) weigh < 1e-30: ignored. Loads of
+/* ---- The Poisson-weighted sum over block loads, for every blocked layout ------------------
+ * Poisson terms beyond lambda +- (12 sqrt(lambda) + 24) weigh < 1e-30: ignored. Loads of
  * len or more keys (q = 1, saturated blocks) are summed as their total weight, 1 minus the
  * weight below len, so the loop runs over at most len loads however large lambda is (a
  * crafted keys_added of 2^64 - 1 must not make info or add spin). */
-/* sum_i Poisson(i; lambda) t[i] over the loads that matter (see bb_blocked_fpr_model); loads
- * of len keys or more count as t = 1. */
-static double poisson_sum(double lambda, const double *t, unsigned len) {
+static double poisson_sum(double lambda, const double *q, unsigned len) {
+    if (lambda <= 0) return 0.0;
     double spread = 12.0 * sqrt(lambda) + 24.0;
     double lo = floor(lambda - spread), hi = ceil(lambda + spread);
     if (lo < 0) lo = 0;
@@ -120,7 +133,7 @@ static double poisson_sum(double lambda, const double *t, unsigned len) {
     unsigned last = hi < len - 1 ? (unsigned)hi : len - 1;
     for (unsigned i = (unsigned)lo; i <= last; i++) {
         double w = exp(-lambda + i * log_lambda - lgamma(i + 1.0));
-        sum += w * t[i];
+        sum += w * q[i];
         below += w;
     }
     if (hi >= len && below < 1.0) sum += 1.0 - below;
@@ -128,11 +141,9 @@ static double poisson_sum(double lambda, const double *t, unsigned len) {
 }
 
 double bb_blocked_fpr_model(double n_keys, uint64_t blocks, unsigned k) {
-    double lambda = n_keys / (double)blocks;
-    if (lambda <= 0) return 0.0;
     unsigned len;
     const double *q = q_get(k, &len, NULL);
-    return poisson_sum(lambda, q, len);
+    return poisson_sum(n_keys / (double)blocks, q, len);
 }
 
 /* One filter's FPR is the mean over its B blocks of f_b = (X_b/512)^k, the chance that an
@@ -141,13 +152,36 @@ double bb_blocked_fpr_model(double n_keys, uint64_t blocks, unsigned k) {
  * variance (E[f_b^2] - E[f_b]^2) / B, E[f_b^2] = sum_i Poisson(i) s_k(i). A filter of a few
  * hundred blocks is a few per cent off its model either way (226 blocks at 0.5%: 5%). */
 double bb_blocked_fpr_sd(double n_keys, uint64_t blocks, unsigned k) {
-    double lambda = n_keys / (double)blocks;
-    if (lambda <= 0) return 0.0;
     unsigned len;
     const double *s2;
     const double *q = q_get(k, &len, &s2);
+    double lambda = n_keys / (double)blocks;
     double m = poisson_sum(lambda, q, len), var = poisson_sum(lambda, s2, len) - m * m;
     return var > 0 ? sqrt(var / (double)blocks) : 0.0;
+}
+
+/* ---- Split-block: q(i) = (1 - (1 - 1/32)^i)^8, exact -------------------------------------
+ * A key sets one bit in each of the 8 words of its block, so after i keys each word's bit for
+ * an absent key is set with probability 1 - (31/32)^i, independently per word (each word has
+ * its own salt): no occupancy spread to account for, unlike the blocked layout. From i = 1400
+ * on, 8 (31/32)^i < 1e-19 and q is 1 to double precision. */
+#define SPLIT_QTABLE_LEN 1400u
+static double split_q[SPLIT_QTABLE_LEN];
+static pthread_once_t split_once = PTHREAD_ONCE_INIT;
+
+static void split_q_fill(void) {
+    for (unsigned i = 0; i < SPLIT_QTABLE_LEN; i++)
+        split_q[i] = pow(-expm1(i * log1p(-1.0 / 32.0)), BB_SPLIT_K);
+}
+
+double bb_split_fpr_model(double n_keys, uint64_t blocks) {
+    pthread_once(&split_once, split_q_fill);
+    return poisson_sum(n_keys / (double)blocks, split_q, SPLIT_QTABLE_LEN);
+}
+
+double bb_split_fpr(double n_keys, uint64_t bits, unsigned k) {
+    (void)k; /* always 8, checked by the caller */
+    return bb_split_fpr_model(n_keys, bits / BB_SPLIT_BLOCK_BITS);
 }
 
 /* ---- Classic ------------------------------------------------------------------------------ */
@@ -198,92 +232,122 @@ double bb_blocked_fpr(double n_keys, uint64_t bits, unsigned k) {
     return bb_blocked_fpr_model(n_keys, bits / BB_BLOCK_BITS, k);
 }
 
-static unsigned blocked_best_k(double n, uint64_t blocks) {
+typedef double (*block_model)(double n_keys, uint64_t blocks, unsigned k);
+
+/* The k in 1..BB_MAX_K with the lowest `model` for n keys in `blocks` blocks. */
+static unsigned best_k_by(block_model model, double n, uint64_t blocks) {
     unsigned best = 1;
     double best_f = 2.0;
     for (unsigned k = 1; k <= BB_MAX_K; k++) {
-        double f = bb_blocked_fpr_model(n, blocks, k);
+        double f = model(n, blocks, k);
         if (f < best_f) { best_f = f; best = k; }
     }
     return best;
 }
 
 unsigned bb_blocked_best_k(uint64_t capacity, uint64_t bits) {
-    return blocked_best_k((double)capacity, (bits + BB_BLOCK_BITS - 1) / BB_BLOCK_BITS);
+    return best_k_by(bb_blocked_fpr_model, (double)capacity,
+                     (bits + BB_BLOCK_BITS - 1) / BB_BLOCK_BITS);
 }
 
-/* Whether `blocks` blocks with k probes hold n keys at FPR <= p: the model, plus z standard
- * deviations of one filter's FPR around it when z > 0 (bb_blocked_size_sure). */
-static bool blocked_fits(double n, uint64_t blocks, unsigned k, double p, double z) {
-    double f = bb_blocked_fpr_model(n, blocks, k);
-    if (f > p) return false;
-    return z <= 0 || f + z * bb_blocked_fpr_sd(n, blocks, k) <= p;
-}
-
-/* Smallest block count that fits (blocked_fits) for this k, or 0 if none <= max_blocks. Both
- * the model and its spread fall as blocks grow, so: bracket upwards from `start` (the
- * classic estimate, which the blocked filter never beats by much), then bisect. */
-static uint64_t blocked_min_blocks(double n, double p, double z, unsigned k, uint64_t start,
-                                   uint64_t max_blocks) {
+/* Smallest block count with model FPR <= p for this k, or 0 if none <= max_blocks. The model
+ * falls as blocks grow, so: bracket upwards from `start` (the classic estimate, which the
+ * blocked filter never beats by much), then bisect. */
+static uint64_t min_blocks(block_model model, double n, double p, unsigned k, uint64_t start,
+                           uint64_t max_blocks) {
     uint64_t lo = 0, hi = start < 1 ? 1 : start;
     if (hi > max_blocks) hi = max_blocks;
-    while (!blocked_fits(n, hi, k, p, z)) {
+    while (model(n, hi, k) > p) {
         if (hi >= max_blocks) return 0;
         lo = hi;
         hi = hi > max_blocks / 2 ? max_blocks : hi * 2;
     }
-    while (hi - lo > 1) { /* no fit at lo (or lo == 0), fit at hi */
+    while (hi - lo > 1) { /* model(lo) > p (or lo == 0), model(hi) <= p */
         uint64_t mid = lo + (hi - lo) / 2;
-        if (blocked_fits(n, mid, k, p, z)) hi = mid; else lo = mid;
+        if (model(n, mid, k) <= p) hi = mid; else lo = mid;
     }
     return hi;
 }
 
-/* Any k at the classic size is already a little above p: searches start there. */
-static bb_status classic_start(double n, double fpr, uint64_t *start) {
+/* Any k at the classic size is already a little above p: searches start there, in blocks of
+ * block_bits. */
+static bb_status classic_start(double n, double fpr, unsigned block_bits, uint64_t *start) {
     double classic_m = -n * log(fpr) / (M_LN2 * M_LN2);
     if (!(classic_m <= (double)BB_MAX_BITS)) return BB_E_TOO_LARGE;
-    *start = (uint64_t)(classic_m / BB_BLOCK_BITS);
+    *start = (uint64_t)(classic_m / block_bits);
     return BB_OK;
 }
 
-static bb_status blocked_size_z(uint64_t capacity, double fpr, double z, uint64_t *bits_out,
-                                unsigned *k_out) {
+/* The model plus BB_SURE_Z standard deviations of one filter's FPR around it. */
+static double blocked_sure_model(double n_keys, uint64_t blocks, unsigned k) {
+    return bb_blocked_fpr_model(n_keys, blocks, k) + BB_SURE_Z * bb_blocked_fpr_sd(n_keys, blocks, k);
+}
+
+/* Fewest blocks for which some k meets p under `model`, and the k with the lowest `model`
+ * there: several k may fit (always so for tiny n, where one block holds everything), so take
+ * the best one, not merely the first that fits. */
+static bb_status blocked_size_by(block_model model, uint64_t capacity, double fpr,
+                                 uint64_t *bits_out, unsigned *k_out) {
     double n = (double)capacity;
     uint64_t start, max_blocks = BB_MAX_BITS / BB_BLOCK_BITS, best_blocks = 0;
-    unsigned best_k = 0;
-    bb_status s = classic_start(n, fpr, &start);
+    bb_status s = classic_start(n, fpr, BB_BLOCK_BITS, &start);
     if (s != BB_OK) return s;
     for (unsigned k = 1; k <= BB_MAX_K; k++) {
-        uint64_t b = blocked_min_blocks(n, fpr, z, k, start, best_blocks ? best_blocks : max_blocks);
-        if (b && (!best_blocks || b < best_blocks)) best_blocks = b, best_k = k;
+        uint64_t b = min_blocks(model, n, fpr, k, start, best_blocks ? best_blocks : max_blocks);
+        if (b && (!best_blocks || b < best_blocks)) best_blocks = b;
     }
     if (!best_blocks) return BB_E_TOO_LARGE;
-    /* Several k may fit p in that many blocks (always so for tiny n, where one block holds
-     * everything): take the one with the lowest FPR there, not merely the first that fits
-     * (with a spread margin, only among those that fit). */
-    unsigned k = blocked_best_k(n, best_blocks);
     *bits_out = best_blocks * BB_BLOCK_BITS;
-    *k_out = blocked_fits(n, best_blocks, k, fpr, z) ? k : best_k;
+    *k_out = best_k_by(model, n, best_blocks);
     return BB_OK;
 }
 
 bb_status bb_blocked_size(uint64_t capacity, double fpr, uint64_t *bits_out, unsigned *k_out) {
-    return blocked_size_z(capacity, fpr, 0.0, bits_out, k_out);
+    return blocked_size_by(bb_blocked_fpr_model, capacity, fpr, bits_out, k_out);
 }
 
-bb_status bb_blocked_size_sure(uint64_t capacity, double fpr, double z, uint64_t *bits_out,
+bb_status bb_blocked_size_sure(uint64_t capacity, double fpr, uint64_t *bits_out,
                                unsigned *k_out) {
-    return blocked_size_z(capacity, fpr, z, bits_out, k_out);
+    return blocked_size_by(blocked_sure_model, capacity, fpr, bits_out, k_out);
 }
 
 bb_status bb_blocked_size_for_k(uint64_t capacity, double fpr, unsigned k, uint64_t *bits_out) {
     double n = (double)capacity;
     uint64_t start;
-    bb_status s = classic_start(n, fpr, &start);
+    bb_status s = classic_start(n, fpr, BB_BLOCK_BITS, &start);
     if (s != BB_OK) return s;
-    uint64_t b = blocked_min_blocks(n, fpr, 0.0, k, start, BB_MAX_BITS / BB_BLOCK_BITS);
+    uint64_t b = min_blocks(bb_blocked_fpr_model, n, fpr, k, start, BB_MAX_BITS / BB_BLOCK_BITS);
     if (!b) return BB_E_TOO_LARGE;
     *bits_out = b * BB_BLOCK_BITS;
     return BB_OK;
+}
+
+/* ---- Split-block ---------------------------------------------------------------------------- */
+
+static double split_model(double n_keys, uint64_t blocks, unsigned k) {
+    (void)k;
+    return bb_split_fpr_model(n_keys, blocks);
+}
+
+unsigned bb_split_best_k(uint64_t capacity, uint64_t bits) {
+    (void)capacity, (void)bits;
+    return BB_SPLIT_K;
+}
+
+bb_status bb_split_size(uint64_t capacity, double fpr, uint64_t *bits_out, unsigned *k_out) {
+    uint64_t start;
+    bb_status s = classic_start((double)capacity, fpr, BB_SPLIT_BLOCK_BITS, &start);
+    if (s != BB_OK) return s;
+    uint64_t b = min_blocks(split_model, (double)capacity, fpr, BB_SPLIT_K, start,
+                            BB_SPLIT_MAX_BITS / BB_SPLIT_BLOCK_BITS);
+    if (!b) return BB_E_TOO_LARGE;
+    *bits_out = b * BB_SPLIT_BLOCK_BITS;
+    *k_out = BB_SPLIT_K;
+    return BB_OK;
+}
+
+bb_status bb_split_size_for_k(uint64_t capacity, double fpr, unsigned k, uint64_t *bits_out) {
+    unsigned k_split;
+    if (k != BB_SPLIT_K) return BB_E_INVAL;
+    return bb_split_size(capacity, fpr, bits_out, &k_split);
 }

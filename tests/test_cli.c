@@ -505,8 +505,8 @@ Test(cli, merge_of_halves_equals_the_whole_and_names_mismatches) {
     for (int i = 0; i < 2000; i++) p += sprintf(p, "a%d\n", i);
     for (int i = 0; i < 2000; i++) p += sprintf(p, "b%d\n", i);
     write_text("all.txt", both);
-    const char *kinds[] = {"blocked", "classic", "counting"};
-    for (int i = 0; i < 3; i++) {
+    const char *kinds[] = {"blocked", "classic", "counting", "split"};
+    for (int i = 0; i < 4; i++) {
         run_ok(ARGS("build", "--kind", kinds[i], "-n", "4000", "-o", "1.bb", "h1.txt"), "b1");
         run_ok(ARGS("build", "--kind", kinds[i], "-n", "4000", "-o", "2.bb", "h2.txt"), "b2");
         run_ok(ARGS("build", "--kind", kinds[i], "-n", "4000", "-o", "w.bb", "all.txt"), "bw");
@@ -551,4 +551,43 @@ Test(cli, scalable_build_grows_and_info_lists_sub_filters) {
     json_expect(fs, n, "subfilters", "5");
     json_expect(fs, n, "growth", "2");
     run_free(&r);
+}
+
+/* Split-block (Parquet) builds: 1000 keys at 1% take the smallest z with the split model
+ * sum_i Pois(i; 1000/z) (1 - (31/32)^i)^8 <= 0.01, z = 42 (10,752 bits; worked out by
+ * bisection outside this library, as test_split.c's pinned sizes). --pow2 -n 10^6 starts at
+ * 2 MiB (10^6 keys need 1,316,160 bytes), and --fold-to 0.01 with 1000 keys halves it down to
+ * 64 blocks (model 0.117%; at 32 blocks it is 3.1%). (Merges: the merge test above.) */
+Test(cli, split_build_query_info_and_fold) {
+    free(make_keys("k.txt", "p", 1000));
+    run_ok(ARGS("build", "--kind", "split", "-o", "s.bb", "k.txt"), "build split");
+    expect_query("s.bb", "p0\np999\n", "p0\np999\n");
+    run_result r = RUN(NULL, "info", "s.bb");
+    expect_ok(&r, "info");
+    cr_assert(strstr(r.out, "kind: split\n"), "%s", r.out);
+    cr_assert(strstr(r.out, "bits: 10752\n"), "%s", r.out);
+    cr_assert(strstr(r.out, "k: 8\n"), "%s", r.out);
+    cr_assert(strstr(r.out, "blocks: 42\n"), "%s", r.out);
+    run_free(&r);
+    run_ok(ARGS("build", "--kind", "split", "-n", "1000000", "--pow2", "--fold-to", "0.01", "-o",
+                "f.bb", "k.txt"), "build --fold-to");
+    r = RUN(NULL, "info", "f.bb");
+    expect_ok(&r, "info folded");
+    cr_assert(strstr(r.out, "bits: 16384\n"), "%s", r.out);
+    cr_assert(strstr(r.out, "bytes: 2048\n"), "%s", r.out);
+    run_free(&r);
+    expect_query("f.bb", "p0\np500\np999\n", "p0\np500\np999\n");
+    r = RUN(NULL, "build", "--kind", "classic", "--pow2", "-o", "x.bb", "k.txt");
+    expect_fail(&r, 2, "--pow2 on classic");
+    run_free(&r);
+    r = RUN(NULL, "build", "--kind", "counting", "--fold-to", "0.01", "-o", "x.bb", "k.txt");
+    expect_fail(&r, 2, "--fold-to on counting");
+    run_free(&r);
+    r = RUN(NULL, "build", "--kind", "split", "--hashes", "7", "-o", "x.bb", "k.txt");
+    expect_fail(&r, 2, "split with k 7");
+    run_free(&r);
+    r = RUN(NULL, "build", "--kind", "split", "--fold-to", "1.5", "-o", "x.bb", "k.txt");
+    expect_fail(&r, 2, "--fold-to 1.5");
+    run_free(&r);
+    cr_assert(!exists("x.bb"), "refused builds write nothing");
 }

@@ -183,6 +183,12 @@ Test(concurrent, classic_2_3_4_threads) {
         for (unsigned t = 2; t <= 4; t++) check_build(BB_CLASSIC, 40000 * 3 + 13, 16, t);
 }
 
+/* Split-block (Parquet): 64 blocks of 8 words, so threads collide often; k is 8. */
+Test(concurrent, split_small_filter_2_3_4_threads) {
+    for (int round = 0; round < ROUNDS; round++)
+        for (unsigned t = 2; t <= 4; t++) check_build(BB_SPLIT, 64 * 256, 8, t);
+}
+
 /* ---- Readers alongside a writer -----------------------------------------------------------
  * The writer adds key i, then publishes i + 1 with a release store; readers acquire the count
  * and must find every published key (the documented guarantee: an add that happens-before a
@@ -238,6 +244,8 @@ Test(concurrent, readers_see_published_keys) {
     check_readers(BB_BLOCKED, 64 * 512, 6);
     check_readers(BB_CLASSIC, 100003, 7);
 }
+
+Test(concurrent, split_readers_see_published_keys) { check_readers(BB_SPLIT, 64 * 256, 8); }
 
 /* ---- Single-thread semantics and refusals ------------------------------------------------ */
 

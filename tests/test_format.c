@@ -129,15 +129,16 @@ static bb_filter *full_filter(bb_kind kind, uint8_t **keys) {
 }
 
 /* A small filter of explicit geometry holding 20 keys: blocked 2 blocks (payload 128 bytes),
- * classic 203 bits (payload 26 bytes, the top 5 bits of the last byte unused) or counting
- * 2 blocks (1024 4-bit counters, payload 512 bytes). */
+ * classic 203 bits (payload 26 bytes, the top 5 bits of the last byte unused), counting
+ * 2 blocks (1024 4-bit counters, payload 512 bytes) or split 4 blocks (payload 128 bytes,
+ * k = 8, the only k it has). */
 static uint64_t small_payload(bb_kind kind) {
-    return kind == BB_BLOCKED ? 128 : kind == BB_CLASSIC ? 26 : 512;
+    return kind == BB_BLOCKED || kind == BB_SPLIT ? 128 : kind == BB_CLASSIC ? 26 : 512;
 }
 
 static bb_filter *small_filter(bb_kind kind) {
     bb_config c = {.kind = kind, .capacity = 20, .bits = kind == BB_CLASSIC ? 203 : 1024,
-                   .k = 3, .seed = 99};
+                   .k = kind == BB_SPLIT ? 8 : 3, .seed = 99};
     bb_filter *f = NULL;
     cr_assert_eq(bb_create(&f, &c), BB_OK);
     uint8_t *keys = tu_keys(3, 20);
@@ -574,7 +575,7 @@ static const edit common_edits[] = {
     {"magic", 3, 1, 'X', BB_E_BAD_MAGIC},
     {"kind 3 (scalable, but growth, tightening, sub-filters 0)", O_KIND, 4, BB_SCALABLE,
      BB_E_INCONSISTENT},
-    {"kind 4 (a future kind)", O_KIND, 4, 4, BB_E_UNSUPPORTED},
+    {"kind 5 (a future kind)", O_KIND, 4, 5, BB_E_UNSUPPORTED},
     {"kind 0xffffffff", O_KIND, 4, 0xffffffff, BB_E_UNSUPPORTED},
     {"header size 64", O_HDRSIZE, 4, 64, BB_E_INCONSISTENT},
     {"header size 192", O_HDRSIZE, 4, 192, BB_E_INCONSISTENT},
@@ -885,4 +886,38 @@ Test(format, null_and_small_arguments) {
     cr_assert_null(g);
     cr_assert_eq(stray_temps(), 0);
     bb_free(f);
+}
+
+/* ---- Kind 4: split (Parquet split-block; the layout itself is tested in test_split.c) ------
+ * Every flat-kind check above, on a split filter; its own fields: k is 8, bits whole 256-bit
+ * blocks, at most 2^40. */
+Test(format, split_roundtrips_and_damage) {
+    roundtrip_buffer(BB_SPLIT);
+    roundtrip_file(BB_SPLIT);
+    roundtrip_mmap(BB_SPLIT);
+    every_truncation(BB_SPLIT);
+    every_bit_flip(BB_SPLIT);
+    trailing_data(BB_SPLIT);
+}
+
+Test(format, field_checks_split) {
+    edit e[O_HDRSUM - O_RESERVED + 12];
+    size_t n = 0;
+    e[n++] = (edit){"unchanged (re-seal is a no-op)", O_K, 4, 8, BB_OK};
+    e[n++] = (edit){"k 7", O_K, 4, 7, BB_E_INCONSISTENT};
+    e[n++] = (edit){"k 9", O_K, 4, 9, BB_E_INCONSISTENT};
+    e[n++] = (edit){"k 16", O_K, 4, 16, BB_E_INCONSISTENT};
+    e[n++] = (edit){"bits 1023 (not whole blocks)", O_BITS, 8, 1023, BB_E_INCONSISTENT};
+    e[n++] = (edit){"bits 768, blocks 4", O_BITS, 8, 768, BB_E_INCONSISTENT};
+    e[n++] = (edit){"blocks 2 (512-bit blocks)", O_BLOCKS, 8, 2, BB_E_INCONSISTENT};
+    e[n++] = (edit){"bits 2^40 + 256, blocks to match", O_BITS, 8, (UINT64_C(1) << 40) + 256,
+                    BB_E_INCONSISTENT};
+    e[n++] = (edit){"kind blocked (k 8 fine, blocks must be 2)", O_KIND, 4, BB_BLOCKED,
+                    BB_E_INCONSISTENT};
+    e[n++] = (edit){"kind 5 (a future kind)", O_KIND, 4, 5, BB_E_UNSUPPORTED};
+    e[n++] = (edit){"payload length 129", O_PAYLEN, 8, 129, BB_E_INCONSISTENT};
+    e[n++] = (edit){"fpr 0.5", O_FPR, 8, UINT64_C(0x3fe0000000000000), BB_OK};
+    for (size_t i = 0; i < O_HDRSUM - O_RESERVED; i++)
+        e[n++] = (edit){"reserved byte", O_RESERVED + i, 1, 0x01, BB_E_INCONSISTENT};
+    check_edits(BB_SPLIT, e, n);
 }

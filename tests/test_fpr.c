@@ -175,3 +175,36 @@ Test(fpr, no_false_negatives_counting_every_kernel) { check_every_kernel(BB_COUN
 Test(fpr, no_false_negatives_scalable_every_kernel) { check_every_kernel(BB_SCALABLE); }
 
 Test(fpr, no_false_negatives_classic) { check_no_false_negatives(BB_CLASSIC, "classic"); }
+
+/* ---- Split-block (Parquet) --------------------------------------------------------------------
+ * Its model is exact for the layout (a key sets one bit per word, src/sizing.c), so measured
+ * rates must sit in the model's interval at every size, and a filter sized for p at or below
+ * p + 3.29 sigma(p) over a sweep of p. No false negatives under every kernel. */
+Test(fpr, split_bits_per_key) {
+    static const double bpk[] = {6, 8, 10.53, 12, 16};
+    for (size_t i = 0; i < sizeof bpk / sizeof *bpk; i++) {
+        char what[64];
+        snprintf(what, sizeof what, "split at %.2f bits/key", bpk[i]);
+        bb_config c = {.kind = BB_SPLIT, .capacity = N_KEYS, .bits_per_key = bpk[i],
+                       .seed = 0xC0DE + i};
+        measured m = measure_config(&c, what);
+        tu_assert_rate_near(what, m.fp, N_PROBES, m.model);
+    }
+}
+
+Test(fpr, split_sized_for_p_sweep) {
+    static const double ps[] = {0.5, 0.2, 0.1, 0.05, 0.02, 0.01, 0.005, 0.002, 0.001};
+    for (size_t i = 0; i < sizeof ps / sizeof *ps; i++) {
+        char what[64];
+        snprintf(what, sizeof what, "split sized for p=%g", ps[i]);
+        bb_config c = {.kind = BB_SPLIT, .capacity = N_KEYS, .fpr = ps[i], .seed = 0xBEEF + i};
+        measured m = measure_config(&c, what);
+        cr_assert(m.model <= ps[i], "%s: model %g above p", what, m.model);
+        tu_assert_rate_near(what, m.fp, N_PROBES, m.model);
+        double rate = (double)m.fp / N_PROBES, bound = ps[i] + TU_Z999 * tu_sigma(ps[i], N_PROBES);
+        cr_assert(rate <= bound, "%s: measured %.6f above p + 3.29 sigma = %.6f", what, rate,
+                  bound);
+    }
+}
+
+Test(fpr, no_false_negatives_split_every_kernel) { check_every_kernel(BB_SPLIT); }

@@ -44,6 +44,8 @@ static void assert_payload(const bb_filter *f, const uint8_t *want, size_t want_
     free(buf);
 }
 
+static uint64_t block_bits(bb_kind kind) { return kind == BB_SPLIT ? 256 : 512; }
+
 static uint64_t popcount(const uint8_t *b, size_t n) {
     uint64_t c = 0;
     for (size_t i = 0; i < n; i++) c += (uint64_t)__builtin_popcount(b[i]);
@@ -66,7 +68,7 @@ typedef struct probes {
     size_t want_hits;
 } probes;
 
-static void probes_init(probes *p, size_t n_in, size_t n_out, uint64_t seed) {
+static void probes_init(probes *p, bb_kind kind, size_t n_in, size_t n_out, uint64_t seed) {
     p->n = n_in + n_out;
     p->keys = malloc(p->n * TU_KEY_BYTES);
     p->ptrs = malloc(p->n * sizeof *p->ptrs);
@@ -76,8 +78,9 @@ static void probes_init(probes *p, size_t n_in, size_t n_out, uint64_t seed) {
     p->hashes = malloc(p->n * sizeof *p->hashes);
     p->want = malloc(p->n);
     cr_assert(p->keys && p->ptrs && p->lens && p->off32 && p->off64 && p->hashes && p->want);
-    bb_filter *h = NULL; /* only for bb_hash with this seed */
-    cr_assert_eq(bb_create(&h, &(bb_config){.bits = 512, .k = 1, .seed = seed}), BB_OK);
+    bb_filter *h = NULL; /* only for bb_hash with this seed (and the kind's hash) */
+    cr_assert_eq(bb_create(&h, &(bb_config){.kind = kind, .bits = 512, .k = kind == BB_SPLIT ? 8 : 1,
+                                             .seed = seed}), BB_OK);
     for (size_t i = 0; i < p->n; i++) {
         uint8_t *k = p->keys + i * TU_KEY_BYTES;
         tu_key(k, i < n_in ? 1 : 2, i < n_in ? i : i - n_in);
@@ -134,12 +137,15 @@ static void check_batch(const bb_filter *f, const probes *p, enum shape s, size_
     free(out);
 }
 
-static void check_geometry(uint64_t blocks, unsigned k, const probes *p, size_t n_in,
-                           const uint8_t *ref, const char *kernel) {
+static void check_geometry(bb_kind kind, uint64_t blocks, unsigned k, const probes *p,
+                           size_t n_in, const uint8_t *ref, const char *kernel) {
     char what[96];
-    snprintf(what, sizeof what, "%s, %llu blocks, k=%u", kernel, (unsigned long long)blocks, k);
+    snprintf(what, sizeof what, "%s %s, %llu blocks, k=%u", kernel, bb_kind_name(kind),
+             (unsigned long long)blocks, k);
+    uint64_t bits = blocks * block_bits(kind);
     bb_filter *f = NULL;
-    cr_assert_eq(bb_create(&f, &(bb_config){.bits = blocks * 512, .k = k, .seed = SEED}), BB_OK);
+    cr_assert_eq(bb_create(&f, &(bb_config){.kind = kind, .bits = bits, .k = k, .seed = SEED}),
+                 BB_OK);
     /* Insert the n_in keys of set 1: the first half by the kernel's batch add, the rest one
      * at a time (bb_add). The probes hold a prefix of them and absent keys of set 2. */
     uint8_t *in = tu_keys(1, n_in);
@@ -147,7 +153,7 @@ static void check_geometry(uint64_t blocks, unsigned k, const probes *p, size_t 
     for (size_t i = n_in / 2; i < n_in; i++)
         cr_assert_eq(bb_add(f, in + i * TU_KEY_BYTES, TU_KEY_BYTES), BB_OK);
     free(in);
-    assert_payload(f, ref, blocks * 64, what);
+    assert_payload(f, ref, bits / 8, what);
     for (size_t i = 0; i < p->n; i++) {
         bool a = bb_contains(f, p->keys + i * TU_KEY_BYTES, TU_KEY_BYTES);
         bool b = bb_contains_hash(f, p->hashes[i]);
@@ -168,43 +174,60 @@ static void check_geometry(uint64_t blocks, unsigned k, const probes *p, size_t 
  * blocks, 2.4 MiB), where the batch loops prefetch and string batches are pipelined across
  * chunks (src/kernels/prefetch.h): paths smaller filters never take. ~10 bits per key (fill
  * ~50% at k=7) so both answers occur often. k runs over 1..16 in steps of k_step. */
-static void check_blocks(uint64_t blocks, unsigned k_step) {
-    size_t n_in = (size_t)(blocks * 512 / 10);
+static void check_kind_blocks(bb_kind kind, uint64_t blocks, unsigned k_first, unsigned k_step) {
+    uint64_t bits = blocks * block_bits(kind);
+    size_t n_in = (size_t)(bits / 10);
     size_t n_probe_in = n_in < MAX_PROBES / 2 ? n_in : MAX_PROBES / 2;
     probes p;
-    probes_init(&p, n_probe_in, MAX_PROBES / 2, SEED);
+    probes_init(&p, kind, n_probe_in, MAX_PROBES / 2, SEED);
     uint8_t *in = tu_keys(1, n_in);
     uint64_t *in_h = malloc(n_in * sizeof *in_h);
-    uint8_t *ref = malloc(blocks * 64);
+    uint8_t *ref = malloc(bits / 8);
     cr_assert(in_h && ref);
-    {
+    { /* hashed as the kind hashes (XXH3; XXH64 for split), like the probes */
         bb_filter *h = NULL;
-        cr_assert_eq(bb_create(&h, &(bb_config){.bits = 512, .k = 1, .seed = SEED}), BB_OK);
+        cr_assert_eq(bb_create(&h, &(bb_config){.kind = kind, .bits = 512,
+                                                 .k = kind == BB_SPLIT ? 8 : 1, .seed = SEED}),
+                     BB_OK);
         for (size_t i = 0; i < n_in; i++) in_h[i] = bb_hash(h, in + i * TU_KEY_BYTES, TU_KEY_BYTES);
         bb_free(h);
     }
-    for (unsigned k = 1; k <= BB_MAX_K; k += k_step) {
-        memset(ref, 0, blocks * 64);
-        for (size_t i = 0; i < n_in; i++) tu_ref_add(ref, BB_BLOCKED, blocks * 512, k, in_h[i]);
+    for (unsigned k = k_first; k <= BB_MAX_K; k += k_step) {
+        memset(ref, 0, bits / 8);
+        for (size_t i = 0; i < n_in; i++) tu_ref_add(ref, kind, bits, k, in_h[i]);
         p.want_hits = 0;
         for (size_t i = 0; i < p.n; i++) {
-            p.want[i] = tu_ref_contains(ref, BB_BLOCKED, blocks * 512, k, p.hashes[i]);
+            p.want[i] = tu_ref_contains(ref, kind, bits, k, p.hashes[i]);
             p.want_hits += p.want[i];
         }
         cr_assert(p.want_hits >= n_probe_in && p.want_hits < p.n, "degenerate probe set");
         unsigned ran = 0;
         for (size_t i = 0; i < TU_N_ISAS; i++) {
             if (!tu_use_isa(tu_isas[i])) continue;
-            check_geometry(blocks, k, &p, n_in, ref, bb_isa_to_string(tu_isas[i]));
+            check_geometry(kind, blocks, k, &p, n_in, ref, bb_isa_to_string(tu_isas[i]));
             ran++;
         }
         cr_assert(ran >= 2, "only %u kernels ran", ran);
+        if (kind == BB_SPLIT) break; /* k is always 8 */
     }
     free(in);
     free(in_h);
     free(ref);
     probes_free(&p);
 }
+
+static void check_blocks(uint64_t blocks, unsigned k_step) {
+    check_kind_blocks(BB_BLOCKED, blocks, 1, k_step);
+}
+
+/* Split-block (Parquet): k is 8; the same block counts, as 256-bit blocks, and past 2 MiB
+ * (80,021 blocks, 2.4 MiB) where its loops prefetch too. */
+static void check_split_blocks(uint64_t blocks) { check_kind_blocks(BB_SPLIT, blocks, 8, 1); }
+
+Test(kernels, split_one_block) { check_split_blocks(1); }
+Test(kernels, split_three_blocks) { check_split_blocks(3); }
+Test(kernels, split_blocks_1001) { check_split_blocks(1001); }
+Test(kernels, split_blocks_80021_prefetched) { check_split_blocks(80021); }
 
 Test(kernels, one_block) { check_blocks(1, 1); }
 Test(kernels, three_blocks) { check_blocks(3, 1); }

@@ -94,8 +94,15 @@ static inline void tu_assert_rate_near(const char *what, size_t hits, size_t tri
  * Blocked (include/blockbloom.h, src/internal.h): block b = floor(h * blocks / 2^64); with
  * x = low 32 bits of h, repeat k times: x = x * 0x9E3779B9 mod 2^32, set bit x >> 23 of the
  * block. Payload bit i is bit (i & 7) of byte (i >> 3).
- * Classic (docs/FORMAT.md, "Kinds and payloads"): x = h, y = fmix64(h) (MurmurHash3 64-bit finaliser);
- * for i = 0 .. k-1: position floor(x * m / 2^64); x += y; y += i (mod 2^64). */
+ * Classic (docs/FORMAT.md, "Kinds and payloads"): x = h, y = fmix64(h) (MurmurHash3's
+ * 64-bit finaliser, Appleby);
+ * for i = 0 .. k-1: position floor(x * m / 2^64); x += y; y += i (mod 2^64).
+ * Split (Apache Parquet BloomFilter.md): z = bits / 256 blocks of 8 little-endian 32-bit
+ * words; block ((h >> 32) * z) >> 32; in word i bit (lo32(h) * salt[i]) >> 27, which is
+ * payload bit 256 * block + 32 * i + that. k is 8. */
+static const uint32_t tu_parquet_salts[8] = {0x47b6137bu, 0x44974d91u, 0x8824ad5bu, 0xa2b7289du,
+                                             0x705495c7u, 0x2df1424bu, 0x9efc4947u, 0x5c6bfb31u};
+
 static inline uint64_t tu_mulhi(uint64_t a, uint64_t b) {
     return (uint64_t)(((unsigned __int128)a * b) >> 64);
 }
@@ -112,6 +119,12 @@ static inline uint64_t tu_fmix64(uint64_t h) {
 /** The k bit positions (absolute, in the whole payload) of hash h; returns k. */
 static inline unsigned tu_positions(bb_kind kind, uint64_t bits, unsigned k, uint64_t h,
                                     uint64_t *pos) {
+    if (kind == BB_SPLIT) {
+        uint64_t base = (((h >> 32) * (bits / 256)) >> 32) * 256;
+        for (unsigned i = 0; i < 8; i++)
+            pos[i] = base + 32 * i + (((uint32_t)h * tu_parquet_salts[i]) >> 27);
+        return 8;
+    }
     if (kind == BB_BLOCKED) {
         uint64_t base = tu_mulhi(h, bits / 512) * 512;
         uint32_t x = (uint32_t)h;

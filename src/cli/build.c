@@ -32,7 +32,9 @@ static const char usage[] =
     "                         standard output; never one of the FILEs\n"
     "      --kind=KIND        blocked (default: one cache line per key), classic,\n"
     "                         counting (supports 'blockbloom remove'; 4x the size) or\n"
-    "                         scalable (grows past its capacity; FPR stays below -p)\n"
+    "                         scalable (grows past its capacity; FPR stays below -p) or\n"
+    "                         split (Apache Parquet's split-block filter, bit for bit;\n"
+    "                         keys hashed with XXH64 as Parquet does, seed 0)\n"
     "  -n, --capacity=N       size for N keys (default: the number of keys read); with -n\n"
     "                         keys are streamed instead of held in memory. N may be\n"
     "                         written 1000000, 1_000_000, 1M (k, M, G, T: 10^3..10^12)\n"
@@ -41,12 +43,18 @@ static const char usage[] =
     "      --bits-per-key=B   size as B bits per key instead of by -p\n"
     "      --hashes=K         probes per key, 1..16 (default: best for the size)\n"
     "      --seed=S           64-bit hash seed, decimal or 0x-hex (default 0)\n"
+    "      --pow2             split and blocked: a power-of-two size from 32 B (blocked\n"
+    "                         64 B) to 128 MiB, as Parquet writers make (Arrow's reader\n"
+    "                         needs it)\n"
+    "      --fold-to=P        split and blocked: after adding, halve the filter while its\n"
+    "                         model FPR for the keys added stays <= P (build large from an\n"
+    "                         estimate, shrink to what the keys need)\n"
     "  -0, --null             keys end with NUL instead of newline; nothing is stripped\n"
     "  -h, --help             show this help and exit\n"
     "\n"
     "A summary goes to standard error. Exit status: 0 success, 1 error, 2 usage error.\n";
 
-enum { OPT_KIND = 256, OPT_BPK, OPT_HASHES, OPT_SEED };
+enum { OPT_KIND = 256, OPT_BPK, OPT_HASHES, OPT_SEED, OPT_POW2, OPT_FOLD_TO };
 
 static const struct option long_opts[] = {
     {"output", required_argument, NULL, 'o'},   {"kind", required_argument, NULL, OPT_KIND},
@@ -54,11 +62,13 @@ static const struct option long_opts[] = {
     {"bits-per-key", required_argument, NULL, OPT_BPK},
     {"hashes", required_argument, NULL, OPT_HASHES},
     {"seed", required_argument, NULL, OPT_SEED}, {"null", no_argument, NULL, '0'},
+    {"pow2", no_argument, NULL, OPT_POW2},      {"fold-to", required_argument, NULL, OPT_FOLD_TO},
     {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0}};
 
 typedef struct build_opts {
     bb_config cfg;
     const char *out;
+    double fold_to; /* 0 = no folding */
     bool nul, help;
 } build_opts;
 
@@ -168,9 +178,11 @@ static int parse_kind(const char *text, bb_kind *out) {
         *out = BB_COUNTING;
     else if (strcmp(text, "scalable") == 0)
         *out = BB_SCALABLE;
+    else if (strcmp(text, "split") == 0)
+        *out = BB_SPLIT;
     else
-        return cli_usage_error("build", "unknown kind '%s' (expected blocked, classic, counting "
-                               "or scalable)", text);
+        return cli_usage_error("build", "unknown kind '%s' (expected blocked, classic, counting, "
+                               "scalable or split)", text);
     return BB_EXIT_OK;
 }
 
@@ -184,6 +196,7 @@ static const struct value_opt {
     {OPT_BPK, "--bits-per-key", "a number > 0"},
     {OPT_HASHES, "--hashes", "a whole number from 1 to 16"},
     {OPT_SEED, "--seed", "a 64-bit whole number, decimal or 0x-hex"},
+    {OPT_FOLD_TO, "--fold-to", "a number between 0 and 1, both excluded"},
 };
 
 static int bad_value(int c, const char *arg) {
@@ -208,6 +221,8 @@ static int parse_value(int c, const char *arg, build_opts *o) {
         o->cfg.k = (unsigned)k;
         break;
     case OPT_SEED: ok = cli_parse_u64(arg, 0, UINT64_MAX, true, &o->cfg.seed); break;
+    case OPT_FOLD_TO: ok = cli_parse_double(arg, 0.0, 1.0, &o->fold_to); break;
+    case OPT_POW2: o->cfg.flags |= BB_POW2_BYTES; break;
     }
     return ok ? BB_EXIT_OK : bad_value(c, arg);
 }
@@ -222,7 +237,7 @@ static int parse_args(int argc, char **argv, build_opts *o) {
         case '0': o->nul = true; break;
         case 'h': o->help = true; break;
         case '?': return cli_bad_option("build");
-        default: st = parse_value(c, optarg, o); break;
+        default: st = parse_value(c, optarg ? optarg : "", o); break;
         }
         if (st != BB_EXIT_OK) return st;
     }
@@ -233,6 +248,13 @@ static int parse_args(int argc, char **argv, build_opts *o) {
     if (o->cfg.kind == BB_SCALABLE && (o->cfg.bits_per_key != 0.0 || o->cfg.k))
         return cli_usage_error("build", "--bits-per-key and --hashes do not apply to --kind "
                                "scalable (each sub-filter is sized from -p)");
+    bool folds = o->cfg.kind == BB_BLOCKED || o->cfg.kind == BB_SPLIT;
+    if ((o->cfg.flags & BB_POW2_BYTES) && !folds)
+        return cli_usage_error("build", "--pow2 applies to --kind split and blocked only");
+    if (o->fold_to != 0.0 && !folds)
+        return cli_usage_error("build", "--fold-to applies to --kind split and blocked only");
+    if (o->cfg.kind == BB_SPLIT && o->cfg.k && o->cfg.k != 8)
+        return cli_usage_error("build", "--kind split always probes 8 bits per key (--hashes=8)");
     if (o->cfg.bits_per_key == 0.0 && o->cfg.fpr == 0.0) o->cfg.fpr = DEFAULT_FPR;
     return BB_EXIT_OK;
 }
@@ -267,6 +289,14 @@ static int build_streaming(const build_opts *o, cli_keyreader *r, cli_keybuf *kb
     return st == BB_EXIT_OK ? cli_add_stream(*f, r, kb) : st;
 }
 
+/* --fold-to: shrink before saving, so no larger file is ever written. */
+static int fold(bb_filter *f, double p) {
+    bb_status s = bb_fold_to_fpr(f, p);
+    if (s == BB_OK) return BB_EXIT_OK;
+    cli_error("cannot fold the filter: %s", bb_strerror(s));
+    return BB_EXIT_RUNTIME;
+}
+
 int bb_cmd_build(int argc, char **argv) {
     build_opts o;
     int st = parse_args(argc, argv, &o);
@@ -281,6 +311,7 @@ int bb_cmd_build(int argc, char **argv) {
     st = o.cfg.capacity ? build_streaming(&o, &r, &kb, &f) : build_from_all(&o, &r, &kb, &f);
     cli_keyreader_close(&r);
     cli_keybuf_free(&kb);
+    if (st == BB_EXIT_OK && o.fold_to != 0.0) st = fold(f, o.fold_to);
     int lock = -1;
     if (st == BB_EXIT_OK) st = cli_lock_output(o.out, &lock);
     if (st == BB_EXIT_OK) st = cli_save_and_report(f, o.out);

@@ -3,7 +3,7 @@
  * Bloom Filters", Information Processing Letters 101(6), 2007), as RedisBloom implements it:
  * a stack of blocked sub-filters. Sub-filter i holds c_i = ceil(c_{i-1} * growth) keys
  * (c_0 = the configured capacity) at FPR p_i = p_{i-1} * r, p_0 = p (1 - r) (r = tightening),
- * each sized by bb_blocked_size_sure (model plus a margin for its scatter, see SURE_Z). A key
+ * each sized by bb_blocked_size_sure (model plus a margin for its scatter, see below). A key
  * absent from all of them is a false positive of the whole with
  * probability at most sum_i p_i = p (1 - r^n) < p (union bound, paper section 4), so the
  * target holds however far the filter grows; the price is k growing by about log2(1/r) per
@@ -32,8 +32,9 @@
 /* Largest growth accepted: beyond it the second sub-filter alone would exceed any memory. */
 #define MAX_GROWTH 1048576.0
 
-/* Each sub-filter is sized so that its model FPR plus SURE_Z standard deviations of one
- * filter's FPR (bb_blocked_fpr_sd) is <= p_i, not merely its model. Why: the bound
+/* Each sub-filter is sized (bb_blocked_size_sure) so that its model FPR plus BB_SURE_Z = 3.3
+ * standard deviations of one filter's FPR (bb_blocked_fpr_sd) is <= p_i, not merely its
+ * model. Why: the bound
  * sum_i p_i = p (1 - r^n) leaves a slack of only p r^n, which vanishes as the stack grows
  * (0.4% of p after 8 sub-filters at r = 0.5), while a small sub-filter's real FPR scatters
  * around its model by several per cent (the first of `-n 10000 -p 0.01`: 226 blocks, +-5%
@@ -41,7 +42,6 @@
  * 1.0275% measured for -p 0.01 with 3.5M keys (issue 13). With 3.3 sigma (two-sided 99.9%)
  * every sub-filter meets its p_i with probability 99.95%, so the sum stays below p; large
  * sub-filters, whose scatter is tiny, pay almost nothing. */
-#define SURE_Z 3.3
 
 /* At most this many sub-filters: a lookup visits each of them, and loading costs one record
  * each, so more only comes from a hostile file or growth 1 (flat capacity) run far past any
@@ -127,7 +127,7 @@ static bb_status grow(bb_filter *f, uint64_t first_capacity) {
     double fpr;
     unsigned k;
     bb_status s = next_params(f, first_capacity, &cap, &fpr);
-    if (s == BB_OK) s = bb_blocked_size_sure(cap, fpr, SURE_Z, &bits, &k);
+    if (s == BB_OK) s = bb_blocked_size_sure(cap, fpr, &bits, &k);
     if (s != BB_OK) return s;
     bb_filter *sub;
     s = bb_filter_alloc(&sub, BB_BLOCKED, bits, k, f->seed);

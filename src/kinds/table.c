@@ -9,6 +9,7 @@ static const bb_kind_ops *const rows[] = {
     [BB_CLASSIC] = &bb_kind_classic,
     [BB_COUNTING] = &bb_kind_counting,
     [BB_SCALABLE] = &bb_kind_scalable,
+    [BB_SPLIT] = &bb_kind_split,
 };
 
 const bb_kind_ops *bb_kind_row(bb_kind kind) {

@@ -22,6 +22,9 @@
  *  4. files: it saves each filter as OUTDIR/<name>.bbf; for each INDIR (files saved by a run
  *     on another machine) it loads <name>.bbf with bb_load and bb_open_mmap and requires the
  *     same serialized bytes as its own filter and the same answers on every kernel.
+ *  5. split-block (Parquet) values that do not come from blockbloom (tests/split_vectors.h):
+ *     XXH64 published vectors, and the filter bytes of those keys worked out from the spec,
+ *     under every kernel; split filters (plain and BB_POW2_BYTES) also go through 2 to 4.
  * It ends with "N passed, N failed" and exits 1 if any check failed, 2 on a usage error.
  */
 #include <stdio.h>
@@ -29,6 +32,8 @@
 #include <string.h>
 
 #include "blockbloom.h"
+
+#include "../split_vectors.h"
 
 static int n_pass, n_fail;
 
@@ -174,6 +179,9 @@ static const spec specs[] = {
     /* Sized for a quarter of the keys, so it grows to three sub-filters. */
     {"scalable", {.kind = BB_SCALABLE, .capacity = N_ADD / 4, .fpr = 0.01, .seed = 9},
      0x0419cdabe18245cb},
+    {"split", {.kind = BB_SPLIT, .capacity = N_ADD, .fpr = 0.01}, 0x440e9113d449be67},
+    {"split_pow2", {.kind = BB_SPLIT, .capacity = N_ADD, .fpr = 0.001, .seed = 0x5EED,
+                    .flags = BB_POW2_BYTES}, 0xffb47085b1d5d583},
 };
 #define N_SPECS (sizeof specs / sizeof *specs)
 
@@ -315,6 +323,48 @@ static void check_foreign(const spec *sp, const keyset *ks, const reference *ref
     }
 }
 
+/* ============================================================================================
+ * 5. Split-block values from outside blockbloom
+ * ========================================================================================== */
+
+static void check_split_vectors(void) {
+    char d[200];
+    for (size_t i = 0; i < N_XXH64_VECTORS; i++) {
+        bb_filter *f = NULL;
+        bb_config c = {.kind = BB_SPLIT, .bits = 256, .k = 8, .seed = xxh64_vectors[i].seed};
+        check(bb_create(&f, &c) == BB_OK, "create split", NULL);
+        if (!f) continue;
+        uint64_t h = bb_hash(f, xxh64_vectors[i].key, strlen(xxh64_vectors[i].key));
+        snprintf(d, sizeof d, "\"%s\": got 0x%016llx want 0x%016llx", xxh64_vectors[i].key,
+                 (unsigned long long)h, (unsigned long long)xxh64_vectors[i].h);
+        check(h == xxh64_vectors[i].h, "XXH64 published vector", d);
+        bb_free(f);
+    }
+    uint8_t want[SPEC_BLOCKS * 32];
+    spec_payload(want);
+    for (size_t i = 0; i < N_ISAS; i++) {
+        if (!bb_isa_available(all_isas[i])) continue;
+        bb_set_isa(all_isas[i]);
+        bb_filter *f = NULL;
+        bb_config c = {.kind = BB_SPLIT, .bits = SPEC_BLOCKS * 256, .k = 8};
+        const void *keys[N_SPEC], *data = NULL;
+        size_t lens[N_SPEC], len = 0;
+        for (size_t j = 0; j < N_SPEC; j++) {
+            keys[j] = spec_bits[j].key;
+            lens[j] = strlen(spec_bits[j].key);
+        }
+        int ok = bb_create(&f, &c) == BB_OK;
+        for (size_t j = 0; ok && j < N_SPEC / 2; j++) ok &= bb_add(f, keys[j], lens[j]) == BB_OK;
+        ok = ok && bb_add_batch(f, keys + N_SPEC / 2, lens + N_SPEC / 2, N_SPEC - N_SPEC / 2) == BB_OK;
+        ok = ok && bb_payload(f, &data, &len) == BB_OK;
+        snprintf(d, sizeof d, "%s kernel", bb_isa_name());
+        check(ok && len == sizeof want && memcmp(data, want, len) == 0,
+              "split filter bytes as the Parquet spec gives them", d);
+        bb_free(f);
+    }
+    bb_set_isa(BB_ISA_SCALAR);
+}
+
 int main(int argc, char **argv) {
     if (argc < 2) {
         fprintf(stderr, "usage: cross_check OUTDIR [INDIR...]\n");
@@ -328,6 +378,7 @@ int main(int argc, char **argv) {
     printf("\n");
 
     check_golden_hashes();
+    check_split_vectors();
     keyset *ks = malloc(sizeof *ks);
     if (!ks) return 2;
     make_keys(ks);

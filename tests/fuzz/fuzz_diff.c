@@ -11,7 +11,8 @@
  *    kernels built it), checked at every round trip and at the end;
  *  - save -> load (buffer, file, mapped file) gives identical serialized bytes.
  * Kinds: blocked, classic (also with a size that is not a multiple of 8 bits), counting
- * (with removes of keys added) and scalable. Build and run: scripts/fuzz.sh.
+ * (with removes of keys added), scalable and split (Parquet; bit 6 of the first byte, also
+ * with explicit sizes of any whole number of 256-bit blocks). Build and run: scripts/fuzz.sh.
  */
 #ifndef _GNU_SOURCE /* memfd_create; scripts/fuzz.sh also defines it, for the CLI files */
 #define _GNU_SOURCE
@@ -174,7 +175,7 @@ static bool add_keys(state *s, const key *ks, size_t n, uint8_t api) {
         same_width &= ks[i].len == width;
         if (ks[i].len == width) memcpy(fixed + i * width, ks[i].bytes, width);
     }
-    bool concurrent_ok = s->kind == BB_BLOCKED || s->kind == BB_CLASSIC;
+    bool concurrent_ok = s->kind == BB_BLOCKED || s->kind == BB_CLASSIC || s->kind == BB_SPLIT;
     bb_status st = BB_OK;
     switch (api % 8) {
     case 0:
@@ -260,10 +261,11 @@ static void round_trip(state *s, bool via_file) {
 static bool create(state *s, cursor *c) {
     static const double fprs[] = {0.5, 0.1, 0.01, 0.001};
     uint8_t b0 = next_byte(c), b1 = next_byte(c), b2 = next_byte(c);
-    bb_config cfg = {.kind = (bb_kind)(b0 % 4), .capacity = 1 + b1, .seed = b2};
-    if ((b0 & 4) && (cfg.kind == BB_BLOCKED || cfg.kind == BB_CLASSIC)) {
+    bb_config cfg = {.kind = (bb_kind)(b0 & 0x40 ? BB_SPLIT : b0 % 4), .capacity = 1 + b1,
+                     .seed = b2};
+    if ((b0 & 4) && (cfg.kind == BB_BLOCKED || cfg.kind == BB_CLASSIC || cfg.kind == BB_SPLIT)) {
         cfg.bits = 1 + (uint64_t)b1 * 37; /* classic: any size, not only whole bytes */
-        cfg.k = 1 + b2 % BB_MAX_K;
+        cfg.k = cfg.kind == BB_SPLIT ? 8 : 1 + b2 % BB_MAX_K;
     } else {
         cfg.fpr = fprs[(b0 >> 3) & 3];
     }
