@@ -5,6 +5,8 @@
 #   fuzz_load       bb_deserialize, bb_load and bb_open_mmap on the input
 #   fuzz_keyreader  the CLI key reader (src/cli/keys.c), line and NUL mode
 #   fuzz_diff       operations on a filter against a reference filter and an exact key set
+#   fuzz_parquet    the Parquet footer, Bloom filter header and Thrift compact parsers
+#                   (libblockbloom_parquet; needs libsnappy-dev, libzstd-dev, zlib1g-dev)
 # Each starts from its committed seeds, tests/fuzz/corpus/<target>/, and keeps what it finds
 # in <prefix>fuzz/corpus/<target>/ (not committed). A finding (crash, sanitizer report,
 # failed invariant, leak, timeout) stops that target, leaves the input in
@@ -16,11 +18,11 @@ cd "$(dirname "$0")/.."
 seconds=${1:-30}
 shift || true
 targets=("$@")
-((${#targets[@]})) || targets=(fuzz_load fuzz_keyreader fuzz_diff)
+((${#targets[@]})) || targets=(fuzz_load fuzz_keyreader fuzz_diff fuzz_parquet)
 dir=${BB_BUILD_PREFIX:-build-}fuzz
 cc=clang-14
 
-scripts/setup.sh clang-14 libclang-rt-14-dev
+scripts/setup.sh clang-14 libclang-rt-14-dev libsnappy-dev libzstd-dev zlib1g-dev
 
 # The library (and, for the key reader, two CLI files) with coverage instrumentation
 # (fuzzer-no-link) and the sanitizers; each target links libFuzzer's main.
@@ -29,10 +31,11 @@ cflags="-g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,$san -fno-sanit
 cmake -S . -B "$dir/lib" -DCMAKE_C_COMPILER="$cc" -DCMAKE_BUILD_TYPE=None \
   -DCMAKE_C_FLAGS="$cflags" -DBUILD_SHARED_LIBS=OFF -DBB_BUILD_TESTS=OFF -DBB_BUILD_BENCH=OFF \
   -DBB_BUILD_CLI=OFF >/dev/null
-cmake --build "$dir/lib" -j2 --target blockbloom >/dev/null
+cmake --build "$dir/lib" -j2 --target blockbloom blockbloom_parquet >/dev/null
 for t in "${targets[@]}"; do
   extra=()
   [[ $t == fuzz_keyreader ]] && extra=(src/cli/keys.c src/cli/common.c)
+  [[ $t == fuzz_parquet ]] && extra=(-Isrc/parquet "$dir/lib/libblockbloom_parquet.a" -lsnappy -lzstd -lz)
   # shellcheck disable=SC2086 # cflags is a list of words
   "$cc" $cflags -fsanitize=fuzzer -std=c11 -D_GNU_SOURCE -DBB_STATIC_DEFINE -Iinclude \
     "tests/fuzz/$t.c" "${extra[@]}" "$dir/lib/libblockbloom.a" -lm -o "$dir/$t"

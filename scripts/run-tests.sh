@@ -2,7 +2,8 @@
 # The README's test command and what .ci/run calls: installs what is missing, then runs every
 # check that fits CI (about 8 minutes on 2 cores, less once packages are installed):
 #   1. unit      Release-with-debug-info build, the whole CTest suite (Criterion tests, CLI
-#                tests, the README example)
+#                tests, the README example, and parquet_oracle: `blockbloom parquet` against
+#                DuckDB, which scripts/setup-duckdb.sh installs from npm)
 #   2. sanitize  the same suite under AddressSanitizer + UndefinedBehaviorSanitizer, the
 #                threaded tests under ThreadSanitizer, a CLI round trip under valgrind
 #   3. fuzz      each libFuzzer target for 30 s from its committed corpus
@@ -13,6 +14,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh nodejs npm # npm: tests/scripts/npm_setup.sh (kept if on PATH)
+scripts/setup-duckdb.sh
 
 passed=0
 stage() { # stage NAME COMMAND...

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds blockbloom (library, CLI, tests) with sanitizers and runs the tests:
-#   build-asan      BB_SANITIZE=address,undefined  the whole CTest suite
+#   build-asan      BB_SANITIZE=address,undefined  the whole CTest suite (parquet_oracle
+#                   included: DuckDB's files through the sanitized CLI)
 #   build-tsan      BB_SANITIZE=thread             the multi-threaded tests (test_threads,
 #                   test_concurrent; plain programs there: Criterion cannot start under TSan)
 #   build-valgrind  no sanitizer: a CLI build/add/query/info round trip (line and NUL mode,
@@ -76,7 +77,7 @@ targets=("$@")
 ((${#targets[@]})) || targets=(asan tsan valgrind)
 for t in "${targets[@]}"; do
   case $t in
-  asan) run asan address,undefined ;;
+  asan) scripts/setup-duckdb.sh && run asan address,undefined ;; # parquet_oracle needs DuckDB
   # ThreadSanitizer needs every thread-using test: test_threads and test_concurrent.
   tsan) run tsan thread -R '^test_(threads|concurrent)$' ;;
   valgrind) valgrind_round_trip ;;

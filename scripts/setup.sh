@@ -7,7 +7,8 @@
 # install.
 #   scripts/setup.sh [EXTRA-PACKAGE...]
 set -euo pipefail
-pkgs=(cmake make gcc pkg-config libxxhash-dev libsimde-dev libcriterion-dev libbloom-dev "$@")
+pkgs=(cmake make gcc pkg-config libxxhash-dev libsimde-dev libcriterion-dev libbloom-dev
+  libsnappy-dev libzstd-dev zlib1g-dev "$@") # the last three: libblockbloom_parquet's codecs
 missing=()
 for p in "${pkgs[@]}"; do
   # nodejs and npm (the demo's real data: scripts/fetch-npm-names.sh) only when no npm is on

@@ -32,6 +32,9 @@ int bb_cmd_merge(int argc, char **argv);
 int bb_cmd_export(int argc, char **argv);
 int bb_cmd_demo(int argc, char **argv);
 int bb_cmd_bench(int argc, char **argv);
+#ifdef BB_WITH_PARQUET
+int bb_cmd_parquet(int argc, char **argv); /* parquet.c: info, probe, extract, index */
+#endif
 
 /* ---- Messages (common.c) ------------------------------------------------------------------ */
 

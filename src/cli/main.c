@@ -1,7 +1,7 @@
 /*
  * main.c - the blockbloom command: global options (--help, --version), `help [COMMAND]`,
  * and dispatch to one subcommand per file (build.c, add.c, query.c, info.c, remove.c,
- * merge.c, export.c, demo.c).
+ * merge.c, export.c, demo.c; parquet.c when built with libblockbloom_parquet).
  *
  * Global options are parsed with getopt_long in "+" mode (stop at the first non-option), so
  * the subcommand's options reach the subcommand. The subcommand then gets argv starting at
@@ -30,6 +30,9 @@ static const command commands[] = {
     {"export", bb_cmd_export, "write the plain blocked filter of a counting filter"},
     {"demo", bb_cmd_demo, "run the demonstration"},
     {"bench", bb_cmd_bench, "run the benchmark program (bench/; see README Performance)"},
+#ifdef BB_WITH_PARQUET
+    {"parquet", bb_cmd_parquet, "Parquet files' Bloom filters: info, probe, extract, index"},
+#endif
 };
 #define N_COMMANDS (sizeof commands / sizeof *commands)
 

@@ -1,0 +1,177 @@
+/*
+ * blockbloom_parquet.h - the optional Parquet library of blockbloom (libblockbloom_parquet):
+ * read a Parquet file's footer and the split-block Bloom filters (SBBF) of its column
+ * chunks, decode a chunk's values, and write a copy of a file with fresh SBBFs. It sits on
+ * top of libblockbloom (the filters are the BB_SPLIT kind) and links the page codecs
+ * (Snappy, zlib, zstd), which is why it is a library of its own: the core stays free of them.
+ *
+ * References: Apache Parquet's parquet.thrift (struct and field ids), Encodings.md (PLAIN,
+ * RLE_DICTIONARY, the RLE/bit-packed hybrid), BloomFilter.md (the SBBF and its header).
+ *
+ * Conventions: every function returns a bb_status (blockbloom.h); the optional `err`
+ * (may be NULL) then gets a one-line English message naming what was wrong ("truncated
+ * footer", "column 'x' is nested (repeated)", "codec LZ4 is not supported", ...), which the
+ * CLI prints as is. Nothing prints, exits or aborts. Input files are opened read-only and
+ * memory-mapped; a file handle may be read from many threads at once.
+ * Decoded: flat columns (direct, non-repeated children of the root) of the physical types
+ * INT32, INT64, FLOAT, DOUBLE, BYTE_ARRAY and FIXED_LEN_BYTE_ARRAY; PLAIN, PLAIN_DICTIONARY and RLE_DICTIONARY
+ * values; data pages v1 and v2; codecs UNCOMPRESSED, SNAPPY, GZIP and ZSTD. Anything else
+ * (nested columns, encrypted files, other encodings or codecs) is BB_E_UNSUPPORTED with a
+ * message naming it.
+ */
+#ifndef BLOCKBLOOM_PARQUET_H
+#define BLOCKBLOOM_PARQUET_H
+
+#include "blockbloom.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** A message explaining the last failure (NUL-terminated; empty on success). */
+typedef struct bb_pq_error {
+    char message[256];
+} bb_pq_error;
+
+/** Parquet physical types (parquet.thrift's Type; values pinned by the spec). */
+typedef enum bb_pq_type {
+    BB_PQ_BOOLEAN = 0, BB_PQ_INT32 = 1, BB_PQ_INT64 = 2, BB_PQ_INT96 = 3, BB_PQ_FLOAT = 4,
+    BB_PQ_DOUBLE = 5, BB_PQ_BYTE_ARRAY = 6, BB_PQ_FIXED_LEN_BYTE_ARRAY = 7
+} bb_pq_type;
+
+/** "INT32", "BYTE_ARRAY", ...; "UNKNOWN(N)" for a value outside the enum. Never NULL. */
+BB_API const char *bb_pq_type_name(bb_pq_type type);
+
+/** An open Parquet file (opaque; bb_pq_close frees it). */
+typedef struct bb_pq_file bb_pq_file;
+
+/**
+ * Map `path` read-only and parse its footer: magic "PAR1" at both ends, the 4-byte footer
+ * length, the FileMetaData (Thrift compact), its schema and row groups. Errors:
+ * BB_E_IO (open/stat/mmap; errno kept), BB_E_BAD_MAGIC (not Parquet, or "PARE": encrypted
+ * footer, unsupported), BB_E_TRUNCATED (file shorter than its footer says, or the footer
+ * ends inside a struct), BB_E_CORRUPT (undecodable Thrift), BB_E_INCONSISTENT (a column
+ * chunk's offsets outside the file, schema and row groups disagree), BB_E_NOMEM, BB_E_INVAL.
+ */
+BB_API bb_status bb_pq_open(bb_pq_file **out, const char *path, bb_pq_error *err);
+
+/** Parse a whole Parquet file image buf[0 .. len) (not copied: it must outlive the handle).
+ *  Errors as bb_pq_open, except BB_E_IO. */
+BB_API bb_status bb_pq_open_buffer(bb_pq_file **out, const void *buf, size_t len,
+                                   bb_pq_error *err);
+
+/** Close (unmap) a file; NULL is ignored. */
+BB_API void bb_pq_close(bb_pq_file *pf);
+
+/** Number of row groups / of leaf columns. */
+BB_API size_t bb_pq_row_groups(const bb_pq_file *pf);
+BB_API size_t bb_pq_columns(const bb_pq_file *pf);
+
+/** A leaf column of the schema. */
+typedef struct bb_pq_column_info {
+    const char *name;       /**< dotted path ("a.b" for nested), valid until bb_pq_close */
+    bb_pq_type type;        /**< physical type */
+    int32_t type_length;    /**< FIXED_LEN_BYTE_ARRAY: bytes per value; else 0 */
+    const char *logical;    /**< "STRING", "DECIMAL", "DATE", "INT", ... or "" (none) */
+    int32_t scale;          /**< DECIMAL scale, else 0 */
+    bool optional;          /**< may hold nulls (definition level 1) */
+    bool flat;              /**< a direct, non-repeated child of the root: supported */
+} bb_pq_column_info;
+
+/** Describe column `col` (< bb_pq_columns). BB_E_INVAL on a bad index or NULL. */
+BB_API bb_status bb_pq_column(const bb_pq_file *pf, size_t col, bb_pq_column_info *out);
+
+/** Find the column named `name` (its dotted path). BB_E_INVAL with "no column 'x'". */
+BB_API bb_status bb_pq_find_column(const bb_pq_file *pf, const char *name, size_t *col,
+                                   bb_pq_error *err);
+
+/** A column chunk (one column of one row group). */
+typedef struct bb_pq_chunk_info {
+    int64_t num_values;       /**< values including nulls */
+    int codec;                /**< parquet.thrift CompressionCodec */
+    const char *codec_name;   /**< "UNCOMPRESSED", "SNAPPY", ... */
+    bool has_bloom;           /**< bloom_filter_offset is set */
+    int64_t bloom_offset;     /**< of the BloomFilterHeader; -1 without */
+    int64_t bloom_length;     /**< header + bitset bytes as the footer says; -1 if not set */
+} bb_pq_chunk_info;
+
+/** Describe the chunk of column `col` in row group `rg`. BB_E_INVAL on bad indexes. */
+BB_API bb_status bb_pq_chunk(const bb_pq_file *pf, size_t rg, size_t col,
+                             bb_pq_chunk_info *out);
+
+/**
+ * The SBBF bitset of a chunk, validated: the BloomFilterHeader (Thrift) at bloom_offset
+ * inside the file, algorithm BLOCK, hash XXHASH, compression UNCOMPRESSED, numBytes > 0, a
+ * multiple of 32 and inside the file, and header + numBytes == bloom_filter_length when
+ * the footer gives one. *bitset points into the mapped file (valid until bb_pq_close).
+ * *pow2 (may be NULL) tells whether numBytes is a power of two, as Parquet's writers use
+ * (another size is accepted; a reader may want to note it).
+ * Errors: BB_E_ABSENT (the chunk has no filter), BB_E_INCONSISTENT (offsets outside the
+ * file; numBytes disagrees with bloom_filter_length or is not a multiple of 32),
+ * BB_E_TRUNCATED, BB_E_CORRUPT (header undecodable), BB_E_UNSUPPORTED (another algorithm,
+ * hash or compression).
+ */
+BB_API bb_status bb_pq_chunk_bitset(const bb_pq_file *pf, size_t rg, size_t col,
+                                    const void **bitset, size_t *len_bytes, bool *pow2,
+                                    bb_pq_error *err);
+
+/**
+ * Encode the text `text[0 .. len)` as a value of column `col` in Parquet's PLAIN encoding
+ * (the bytes an SBBF hashes): INT32/INT64 from a decimal integer (DECIMAL columns: a decimal
+ * number with at most `scale` fraction digits; DATE: YYYY-MM-DD or days), FLOAT/DOUBLE from
+ * a decimal or exponent number (little-endian IEEE 754), BYTE_ARRAY as the bytes themselves,
+ * FIXED_LEN_BYTE_ARRAY as exactly type_length bytes (UUID columns: also the 8-4-4-4-12 hex
+ * text). buf must hold 16 bytes; *value and *value_len get the encoding (value may point
+ * into text). BB_E_INVAL with a message when
+ * the text is not such a value, BB_E_UNSUPPORTED for another type.
+ */
+BB_API bb_status bb_pq_encode_value(const bb_pq_file *pf, size_t col, const char *text,
+                                    size_t len, uint8_t buf[16], const void **value,
+                                    size_t *value_len, bb_pq_error *err);
+
+/**
+ * The chunk's SBBF as a new BB_SPLIT filter (a copy of the bitset, see bb_pq_chunk_bitset
+ * for the checks and *pow2), for bb_contains, bb_get_info, bb_save... *out is freed with
+ * bb_free (NULL on error). Errors as bb_pq_chunk_bitset, plus BB_E_NOMEM.
+ */
+BB_API bb_status bb_pq_chunk_filter(const bb_pq_file *pf, size_t rg, size_t col,
+                                    bb_filter **out, bool *pow2, bb_pq_error *err);
+
+/** Called for each non-null value of a chunk with its PLAIN encoding (BYTE_ARRAY without
+ *  its length prefix). Returning anything but BB_OK stops the walk, which returns it. */
+typedef bb_status (*bb_pq_value_fn)(void *ctx, const void *value, size_t len);
+
+/**
+ * Decode every page of a chunk (dictionary page, data pages v1 and v2; codecs and encodings
+ * as in the file comment) and call fn for each non-null value, in order. Errors:
+ * BB_E_UNSUPPORTED (a column, codec or encoding outside the supported set: the message
+ * names it), BB_E_CORRUPT (a page that does not decode), BB_E_TRUNCATED, BB_E_NOMEM, or
+ * what fn returned.
+ */
+BB_API bb_status bb_pq_chunk_values(const bb_pq_file *pf, size_t rg, size_t col,
+                                    bb_pq_value_fn fn, void *ctx, bb_pq_error *err);
+
+/** Options of bb_pq_index. */
+typedef struct bb_pq_index_opts {
+    const char *const *columns; /**< names of the columns to index */
+    size_t n_columns;
+    double fpr;                 /**< target false-positive rate per chunk, 0 < fpr < 1 */
+} bb_pq_index_opts;
+
+/**
+ * Write to `out_path` a copy of `in_path` with a fresh SBBF (BB_SPLIT, power-of-two size)
+ * for every chunk of the named columns, sized from the chunk's distinct count: data pages
+ * and everything else before the footer copied byte for byte, the filters appended after
+ * them, then the footer re-encoded with bloom_filter_offset and bloom_filter_length set (all
+ * its other fields, unknown ones included, kept). The output is written atomically (a
+ * temporary file in the same directory, fsync, rename): on any error `out_path` is not
+ * created or changed. `in_path` is only read. Errors: those of bb_pq_open and
+ * bb_pq_chunk_values, BB_E_INVAL (no such column, out_path is in_path, bad fpr), BB_E_IO.
+ */
+BB_API bb_status bb_pq_index(const char *in_path, const char *out_path,
+                             const bb_pq_index_opts *opts, bb_pq_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* BLOCKBLOOM_PARQUET_H */

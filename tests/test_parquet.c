@@ -1,0 +1,190 @@
+/*
+ * test_parquet.c - libblockbloom_parquet's pieces that DuckDB (tests/parquet/oracle.mjs)
+ * cannot pin on their own: the Thrift compact reader and writer against bytes encoded by
+ * hand from thrift-compact-protocol.md (unknown fields kept, a set field inserted in id
+ * order, short and long field headers, every truncation refused, hostile sizes and depths
+ * refused: a container larger than the bytes left is a truncation), and the text-to-PLAIN value encoding (INT32, DECIMAL, DATE, FLOAT, UUID) against
+ * literal little-endian bytes worked out by hand, on a footer written byte by byte below.
+ */
+#include <criterion/criterion.h>
+
+#include <string.h>
+
+#include "blockbloom_parquet.h"
+#include "thrift.h"
+
+/* {1: i32 5, 3: binary "ab", 20: i64 -1 (long header: delta 17), 21: bool true,
+ *  22: list<i32> [1, 2], 23: struct {}} - fields 20..23 unknown to Parquet's ColumnMetaData
+ *  readers, which must keep them. */
+static const uint8_t sample[] = {0x15, 0x0a, 0x28, 0x02, 'a',  'b',  0x06, 0x28, 0x01, 0x11,
+                                 0x19, 0x25, 0x02, 0x04, 0x1c, 0x00, 0x00};
+
+Test(thrift, parses_known_and_unknown_fields) {
+    tc_node s;
+    size_t used;
+    cr_assert_eq(tc_parse_struct(sample, sizeof sample, &used, &s), BB_OK);
+    cr_assert_eq(used, sizeof sample);
+    int64_t v;
+    bool b;
+    cr_assert(tc_int(&s, 1, &v) && v == 5);
+    cr_assert(tc_int(&s, 20, &v) && v == -1);
+    cr_assert(tc_bool(&s, 21, &b) && b);
+    tc_node *l = tc_list(&s, 22);
+    cr_assert(l && l->n_kids == 2 && l->kids[0].i == 1 && l->kids[1].i == 2);
+    cr_assert(tc_field(&s, 3)->len == 2 && memcmp(tc_field(&s, 3)->bin, "ab", 2) == 0);
+    cr_assert_not_null(tc_struct(&s, 23));
+    tc_free(&s);
+}
+
+Test(thrift, rewrite_keeps_fields_and_inserts_in_order) {
+    tc_node s;
+    size_t used;
+    cr_assert_eq(tc_parse_struct(sample, sizeof sample, &used, &s), BB_OK);
+    cr_assert_eq(tc_set_int(&s, 14, TC_I64, 1000), BB_OK);
+    tc_buf b = {0};
+    tc_write_struct(&b, &s);
+    /* 14 after 3: delta 11 (0xb6), zigzag(1000) = 2000 = d0 0f; then 20 after 14 takes the
+     * short header (delta 6: 0x66). */
+    static const uint8_t want[] = {0x15, 0x0a, 0x28, 0x02, 'a',  'b',  0xb6, 0xd0, 0x0f, 0x66,
+                                   0x01, 0x11, 0x19, 0x25, 0x02, 0x04, 0x1c, 0x00, 0x00};
+    cr_assert(!b.failed);
+    cr_assert_eq(b.len, sizeof want);
+    cr_assert_arr_eq(b.p, want, sizeof want);
+    /* Replacing keeps one copy. */
+    cr_assert_eq(tc_set_int(&s, 1, TC_I32, -3), BB_OK);
+    tc_buf c = {0};
+    tc_write_struct(&c, &s);
+    cr_assert_eq(c.len, sizeof want);
+    cr_assert_eq(c.p[1], 0x05); /* zigzag(-3) */
+    tc_buf_free(&b);
+    tc_buf_free(&c);
+    tc_free(&s);
+}
+
+Test(thrift, every_truncation_is_refused) {
+    for (size_t n = 0; n < sizeof sample; n++) {
+        tc_node s;
+        size_t used;
+        cr_assert_eq(tc_parse_struct(sample, n, &used, &s), BB_E_TRUNCATED, "prefix %zu", n);
+    }
+}
+
+Test(thrift, hostile_sizes_and_depth) {
+    /* list<i32> claiming 1000 elements (size 15 = varint follows: e8 07) in 4 more bytes. */
+    static const uint8_t big_list[] = {0x19, 0xf5, 0xe8, 0x07, 0x02, 0x02, 0x02, 0x02, 0x00};
+    tc_node s;
+    size_t used;
+    cr_assert_eq(tc_parse_struct(big_list, sizeof big_list, &used, &s), BB_E_TRUNCATED);
+    /* binary of length 100 in 2 bytes */
+    static const uint8_t big_bin[] = {0x18, 0x64, 'x', 'y'};
+    cr_assert_eq(tc_parse_struct(big_bin, sizeof big_bin, &used, &s), BB_E_TRUNCATED);
+    /* 100 nested structs (field 1 of type struct, 0x1c, repeated) */
+    uint8_t deep[201];
+    memset(deep, 0x1c, 100);
+    memset(deep + 100, 0x00, 101);
+    cr_assert_eq(tc_parse_struct(deep, sizeof deep, &used, &s), BB_E_CORRUPT);
+    /* type 13 does not exist */
+    static const uint8_t bad_type[] = {0x1d, 0x00};
+    cr_assert_eq(tc_parse_struct(bad_type, sizeof bad_type, &used, &s), BB_E_CORRUPT);
+    /* an 11-byte varint */
+    static const uint8_t long_varint[] = {0x15, 0xff, 0xff, 0xff, 0xff, 0xff,
+                                          0xff, 0xff, 0xff, 0xff, 0xff, 0x01, 0x00};
+    cr_assert_eq(tc_parse_struct(long_varint, sizeof long_varint, &used, &s), BB_E_CORRUPT);
+}
+
+/* ---- Values ------------------------------------------------------------------------------- */
+
+/* FileMetaData{1: version 1, 2: schema [root "r" (4 children), i INT32 REQUIRED,
+ * dec INT64 OPTIONAL DECIMAL scale 2, dt INT32 OPTIONAL DATE, f FLOAT REQUIRED],
+ * 3: num_rows 0, 4: row_groups []}, between the magics. */
+static const uint8_t footer[] = {
+    0x15, 0x02, 0x19, 0x5c, 0x48, 0x01, 0x72, 0x15, 0x08, 0x00, 0x15, 0x02, 0x25, 0x00,
+    0x18, 0x01, 0x69, 0x00, 0x15, 0x04, 0x25, 0x02, 0x18, 0x03, 0x64, 0x65, 0x63, 0x25,
+    0x0a, 0x15, 0x04, 0x00, 0x15, 0x02, 0x25, 0x02, 0x18, 0x02, 0x64, 0x74, 0x25, 0x0c,
+    0x00, 0x15, 0x08, 0x25, 0x00, 0x18, 0x01, 0x66, 0x00, 0x16, 0x00, 0x19, 0x0c, 0x00};
+
+static bb_pq_file *open_sample(uint8_t *file) {
+    memcpy(file, "PAR1", 4);
+    memcpy(file + 4, footer, sizeof footer);
+    uint32_t n = sizeof footer;
+    for (int i = 0; i < 4; i++) file[4 + sizeof footer + i] = (uint8_t)(n >> (8 * i));
+    memcpy(file + 8 + sizeof footer, "PAR1", 4);
+    bb_pq_file *pf;
+    bb_pq_error err;
+    cr_assert_eq(bb_pq_open_buffer(&pf, file, sizeof footer + 12, &err), BB_OK, "%s", err.message);
+    return pf;
+}
+
+static void expect(bb_pq_file *pf, const char *col, const char *text, const uint8_t *bytes,
+                   size_t n) {
+    size_t c;
+    cr_assert_eq(bb_pq_find_column(pf, col, &c, NULL), BB_OK);
+    uint8_t buf[16];
+    const void *v;
+    size_t len;
+    bb_pq_error err;
+    cr_assert_eq(bb_pq_encode_value(pf, c, text, strlen(text), buf, &v, &len, &err), BB_OK,
+                 "%s: %s", text, err.message);
+    cr_assert_eq(len, n, "%s", text);
+    cr_assert_arr_eq(v, bytes, n, "%s", text);
+}
+
+static void refuse(bb_pq_file *pf, const char *col, const char *text) {
+    size_t c;
+    cr_assert_eq(bb_pq_find_column(pf, col, &c, NULL), BB_OK);
+    uint8_t buf[16];
+    const void *v;
+    size_t len;
+    cr_assert_eq(bb_pq_encode_value(pf, c, text, strlen(text), buf, &v, &len, NULL), BB_E_INVAL,
+                 "%s accepted", text);
+}
+
+Test(values, schema_and_plain_encodings) {
+    uint8_t file[sizeof footer + 12];
+    bb_pq_file *pf = open_sample(file);
+    cr_assert_eq(bb_pq_columns(pf), 4);
+    bb_pq_column_info ci;
+    cr_assert_eq(bb_pq_column(pf, 1, &ci), BB_OK);
+    cr_assert_str_eq(ci.name, "dec");
+    cr_assert_str_eq(ci.logical, "DECIMAL");
+    cr_assert(ci.optional && ci.flat && ci.scale == 2);
+    expect(pf, "i", "-1", (const uint8_t[]){0xff, 0xff, 0xff, 0xff}, 4);
+    expect(pf, "i", "2147483647", (const uint8_t[]){0xff, 0xff, 0xff, 0x7f}, 4);
+    expect(pf, "i", "-2147483648", (const uint8_t[]){0x00, 0x00, 0x00, 0x80}, 4);
+    refuse(pf, "i", "2147483648");
+    refuse(pf, "i", " 1");
+    refuse(pf, "i", "1.5");
+    refuse(pf, "i", "");
+    /* DECIMAL(scale 2): 12.3 -> 1230 = 0x4ce; -0.05 -> -5 */
+    expect(pf, "dec", "12.3", (const uint8_t[]){0xce, 0x04, 0, 0, 0, 0, 0, 0}, 8);
+    expect(pf, "dec", "-0.05", (const uint8_t[]){0xfb, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, 8);
+    expect(pf, "dec", "7", (const uint8_t[]){0xbc, 0x02, 0, 0, 0, 0, 0, 0}, 8);
+    refuse(pf, "dec", "1.234");
+    refuse(pf, "dec", "1.");
+    /* DATE: 2020-01-01 is day 18262 (0x4756) since 1970-01-01; 1969-12-31 is -1 */
+    expect(pf, "dt", "2020-01-01", (const uint8_t[]){0x56, 0x47, 0, 0}, 4);
+    expect(pf, "dt", "1969-12-31", (const uint8_t[]){0xff, 0xff, 0xff, 0xff}, 4);
+    expect(pf, "dt", "2000-02-29", (const uint8_t[]){0x08, 0x2b, 0, 0}, 4); /* 11016 */
+    refuse(pf, "dt", "2001-02-29");
+    /* FLOAT: 0.5 = 0x3f000000, -2 = 0xc0000000 */
+    expect(pf, "f", "0.5", (const uint8_t[]){0, 0, 0, 0x3f}, 4);
+    expect(pf, "f", "-2", (const uint8_t[]){0, 0, 0, 0xc0}, 4);
+    refuse(pf, "f", "abc");
+    refuse(pf, "f", "1e999");
+    bb_pq_close(pf);
+}
+
+Test(values, footer_errors_have_their_own_message) {
+    uint8_t file[sizeof footer + 12];
+    bb_pq_close(open_sample(file));
+    bb_pq_file *pf;
+    bb_pq_error err;
+    cr_assert_eq(bb_pq_open_buffer(&pf, file, sizeof file - 1, &err), BB_E_BAD_MAGIC);
+    cr_assert(strstr(err.message, "wrong magic"), "%s", err.message);
+    file[sizeof file - 8] = 0xff; /* footer length 255 > 56 */
+    cr_assert_eq(bb_pq_open_buffer(&pf, file, sizeof file, &err), BB_E_TRUNCATED);
+    cr_assert(strstr(err.message, "truncated footer"), "%s", err.message);
+    memcpy(file + sizeof file - 4, "PARE", 4);
+    cr_assert_eq(bb_pq_open_buffer(&pf, file, sizeof file, &err), BB_E_UNSUPPORTED);
+    cr_assert(strstr(err.message, "encrypted"), "%s", err.message);
+}
