@@ -9,6 +9,7 @@
  * Exit status as the blockbloom CLI's: 0 success, 1 error (memory, output file), 2 usage error.
  */
 #include "bench.h"
+#include "datadir.h"
 
 #include <errno.h>
 #include <math.h>
@@ -35,7 +36,8 @@ static void usage(FILE *fp) {
           "  --ops N          keys per repetition, at least (default 1000000)\n"
           "  --threads N      threads of the multi-thread series (default 2)\n"
           "  --series A,B,..  measure only these series (names as in the table)\n"
-          "  --keys PATH      key list, one per line (default data/npm-names.txt if present)\n"
+          "  --keys PATH      key list, one per line (default: the npm names if present, in\n"
+          "                   $BB_DATA_DIR, data/ or ~/.local/share/blockbloom/)\n"
           "  --generated-keys use generated 20-byte keys even if a key list exists\n"
           "  -h, --help       this text\n",
           fp);
@@ -253,14 +255,15 @@ static void plan_sizes(cli *c, const machine *m, size_run *runs, size_t *nruns) 
     }
 }
 
-/* --keys, else data/npm-names.txt here or in the source tree, else generated keys. */
+/* --keys, else the npm names where datadir.h says, else generated keys. */
 static void open_keys(keygen *g, const cli *c) {
+    char buf[4096];
     if (c->generated) keygen_open(g, NULL);
     else if (c->keys) {
         if (!keygen_open(g, c->keys))
             fprintf(stderr, "blockbloom-bench: cannot read %s; using generated keys\n", c->keys);
-    } else if (!keygen_open(g, "data/npm-names.txt")) {
-        keygen_open(g, BB_SOURCE_DIR "/data/npm-names.txt");
+    } else {
+        keygen_open(g, bb_npm_names_path(buf, sizeof buf));
     }
 }
 

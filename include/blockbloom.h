@@ -105,10 +105,11 @@ typedef enum bb_kind {
 /**
  * Size a filter of `kind` for `capacity` keys at target false-positive rate `fpr`.
  *
- * Classic (Bloom 1970): bits = ceil(-n ln p / (ln 2)^2), k = max(1, round((bits/n) ln 2)).
- * (Rounding k can leave the model a hair above p, e.g. 10.07% at p = 10%, as in every
- * textbook sizing. When that k exceeds BB_MAX_K, i.e. p below ~1.5e-5, k = BB_MAX_K and bits
- * = ceil(-k n / ln(1 - p^{1/k})), the m for which the model equals p with that k.)
+ * Classic (Bloom 1970): for each of the two whole k next to the optimum log2(1/p), clamped
+ * to 1..BB_MAX_K, bits = ceil(-k n / ln(1 - p^{1/k})), the m at which the model
+ * (1 - e^{-kn/m})^k equals p; the smaller of the two wins. So the model never exceeds p: the
+ * textbook m = -n ln p / (ln 2)^2 with a rounded k can (1.0039% at p = 1%, and 0.99 at
+ * p = 0.9 where k is clamped to 1). For 10^6 keys at 1%: 9,592,955 bits, k = 7.
  * Blocked: the smallest whole number of 512-bit blocks for which some k in 1..BB_MAX_K has
  * model FPR (see bb_fpr_model, Putze-Sanders-Singler 2007) <= fpr, and the k with the lowest
  * model FPR at that size (bb_best_k).
@@ -177,10 +178,14 @@ typedef struct bb_filter bb_filter;
  *
  * BB_SCALABLE needs capacity (c0, keys of the first sub-filter) and fpr (p, the bound on the
  * whole filter's FPR); bits, k and bits_per_key must be 0. Sub-filter i (from 0) is a blocked
- * filter sized by bb_size for capacity c_i = ceil(c_{i-1} * growth) (c_0 = capacity) and
- * FPR p_i = p (1 - r) r^i with r = tightening, so the union bound sum_i p_i = p (1 - r^n) < p
+ * filter for capacity c_i = ceil(c_{i-1} * growth) (c_0 = capacity) and FPR
+ * p_i = p (1 - r) r^i with r = tightening, so the union bound sum_i p_i = p (1 - r^n) < p
  * holds however many sub-filters there are (Almeida et al. 2007, section 4; the first
- * sub-filter is already tightened, as in RedisBloom, where r = 0.5 gives p_0 = p / 2).
+ * sub-filter is already tightened, as in RedisBloom, where r = 0.5 gives p_0 = p / 2). Each
+ * is sized so that its model FPR plus 3.3 standard deviations of one filter's scatter around
+ * the model is <= p_i (a little above bb_size's blocks), because the slack p r^n vanishes and
+ * a small sub-filter's real FPR scatters by several per cent. At most 1024 sub-filters: the
+ * add that needs the 1025th returns BB_E_TOO_LARGE.
  * growth, tightening must be 0 for every other kind; flags may be BB_POW2_BYTES for
  * BB_SPLIT and BB_BLOCKED, and must be 0 otherwise.
  *

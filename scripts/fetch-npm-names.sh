@@ -2,17 +2,29 @@
 # Fetches the real-data half of `blockbloom demo`: every public npm package name (about 4.5
 # million strings), from the npm registry package `all-the-package-names`, whose tarball holds
 # package/names.json, one JSON array of strings. Writes them verbatim, one per line, to
-# data/npm-names.txt (data/ is git-ignored) and the package version used to
-# data/npm-names.version. Idempotent: an existing non-empty data/npm-names.txt is kept.
-# Needs npm (and the node that comes with it); exits non-zero with a message if npm is
-# missing or the registry cannot be reached within 120 seconds.
+# data/npm-names.txt (data/ is git-ignored; installed: ~/.local/share/blockbloom/; BB_DATA_DIR
+# names another directory) and the package version used to data/npm-names.version.
+# Idempotent: an existing non-empty data/npm-names.txt is kept. Needs npm (and the node that comes with it; scripts/setup.sh
+# nodejs npm installs them). Exits 1 with a message if npm is missing, at once (npm ping,
+# no retries, 10 s timeout) if the registry cannot be reached, and after 120 s at most if
+# the download stalls.
 #   scripts/fetch-npm-names.sh
 set -euo pipefail
-cd "$(dirname "$0")/.."
+# In a source tree (scripts/ beside CMakeLists.txt) the default is its data/; installed (as
+# blockbloom-fetch-npm-names) it is the per-user data directory, where the installed demo
+# and benchmark look (src/cli/datadir.h).
+here=$(dirname "$(realpath "$0")")
+if [[ -f $here/../CMakeLists.txt && -d $here/../src/cli ]]; then
+  cd "$here/.."
+  default_dir=data
+else
+  default_dir=${XDG_DATA_HOME:-$HOME/.local/share}/blockbloom
+fi
 
 pkg=all-the-package-names
-out=data/npm-names.txt
-ver_file=data/npm-names.version
+dir=${BB_DATA_DIR:-$default_dir}
+out=$dir/npm-names.txt
+ver_file=$dir/npm-names.version
 
 report() { # count and version of what is in data/
   local count version=unknown
@@ -29,17 +41,26 @@ fi
 
 for tool in npm node tar; do
   if ! command -v "$tool" >/dev/null; then
-    echo "fetch-npm-names: '$tool' not found; install npm (Debian: apt-get install npm)" >&2
+    echo "fetch-npm-names: '$tool' not found; install npm (scripts/setup.sh nodejs npm)" >&2
     exit 1
   fi
 done
 
-mkdir -p data
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-echo "fetch-npm-names: downloading $pkg from the npm registry (timeout 120 s)" >&2
-if ! tarball=$(cd "$tmp" && timeout 120 npm pack "$pkg" --loglevel=error 2>"$tmp/npm.err"); then
+# npm's defaults retry a refused connection for over a minute: ask once, quickly, first.
+registry=$(npm config get registry)
+if ! timeout 20 npm ping --fetch-retries=0 --fetch-timeout=10000 --loglevel=error \
+  >/dev/null 2>"$tmp/npm.err"; then
+  echo "fetch-npm-names: the npm registry $registry cannot be reached (npm ping failed):" >&2
+  grep -v '^npm error  *at ' "$tmp/npm.err" | grep -m 3 . | sed 's/^/  /' >&2 || true
+  exit 1
+fi
+mkdir -p "$dir"
+echo "fetch-npm-names: downloading $pkg from $registry (timeout 120 s)" >&2
+if ! tarball=$(cd "$tmp" && timeout 120 npm pack "$pkg" --fetch-retries=1 --loglevel=error \
+  2>"$tmp/npm.err"); then
   echo "fetch-npm-names: 'npm pack $pkg' failed (registry unreachable or timed out):" >&2
   grep -v '^npm error  *at ' "$tmp/npm.err" | head -n 5 | sed 's/^/  /' >&2 || true
   exit 1

@@ -17,7 +17,7 @@
 # scripts/stress-cli.sh and the benchmark (README "Performance").
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
+scripts/setup.sh nodejs npm # npm: tests/scripts/npm_setup.sh (kept if on PATH)
 scripts/setup-duckdb.sh
 
 passed=0

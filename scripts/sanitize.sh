@@ -43,7 +43,8 @@ valgrind_round_trip() {
   cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBB_BUILD_TESTS=OFF \
     -DBB_BUILD_BENCH=OFF >/dev/null
   cmake --build "$dir" -j"$jobs" --target blockbloom_cli >/dev/null
-  local cli=$PWD/$dir/blockbloom work
+  local cli work
+  cli=$(realpath "$dir/blockbloom") # BB_BUILD_PREFIX may be absolute
   work=$(mktemp -d)
   seq 1 20000 | sed 's/^/key-/' >"$work/keys.txt"
   printf 'a\0b\r\0\xff\xfe\0' >"$work/keys0.bin"

@@ -17,7 +17,7 @@ steps=("$@")
 ((${#steps[@]})) || steps=(long-key empty binary binary-nul)
 cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DBB_BUILD_TESTS=OFF -DBB_BUILD_BENCH=OFF >/dev/null
 cmake --build "$dir" -j2 --target blockbloom_cli >/dev/null
-cli=$PWD/$dir/blockbloom
+cli=$(realpath "$dir/blockbloom") # BB_BUILD_PREFIX may be absolute
 data=$dir/data
 mkdir -p "$data"
 

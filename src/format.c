@@ -386,26 +386,26 @@ static bool sync_parent(char *path) {
 }
 
 /* A flat filter is written from where it is; a nested one is encoded into a buffer first,
- * because its header's payload checksum covers all sub-records (errno ENOMEM if that fails). */
-static bool write_file(int fd, const bb_filter *f, const char *path) {
-    if (!set_mode(fd, path)) return false;
+ * because its header's payload checksum covers all sub-records: BB_E_NOMEM (as the header
+ * promises, not BB_E_IO) if that buffer cannot be had, BB_E_IO (errno set) if a write fails. */
+static bb_status write_file(int fd, const bb_filter *f, const char *path) {
+    if (!set_mode(fd, path)) return BB_E_IO;
     if (bb_row(f)->subs) {
         uint64_t size = total_size(f);
         uint8_t *buf = size <= SIZE_MAX ? malloc((size_t)size) : NULL;
-        if (!buf) {
-            errno = ENOMEM;
-            return false;
-        }
+        if (!buf) return BB_E_NOMEM;
         encode(f, buf);
         bool ok = write_full(fd, buf, size);
         free(buf);
-        return ok && fsync(fd) == 0;
+        return ok && fsync(fd) == 0 ? BB_OK : BB_E_IO;
     }
     uint8_t hdr[HDR_SIZE], rec[BB_SCHEME_RECORD_BYTES];
     encode_header(f, checksum(f->data, f->payload_bytes), hdr);
     if (trailer_size(f)) bb_scheme_encode(f, rec);
     return write_full(fd, hdr, HDR_SIZE) && write_full(fd, f->data, f->payload_bytes) &&
-           write_full(fd, rec, trailer_size(f)) && fsync(fd) == 0;
+           write_full(fd, rec, trailer_size(f)) && fsync(fd) == 0
+               ? BB_OK
+               : BB_E_IO;
 }
 
 /* The file bb_save replaces: `path` itself, or a symlink's final target so that the link
@@ -457,7 +457,8 @@ bb_status bb_save(const bb_filter *f, const char *path_in) {
     bb_status s = BB_E_IO;
     int fd = mkostemp(tmp, O_CLOEXEC);
     if (fd >= 0) {
-        bool ok = write_file(fd, f, path);
+        bb_status w = write_file(fd, f, path);
+        bool ok = w == BB_OK;
         int e = errno;
         if (close(fd) != 0 && ok) { /* NFS reports failed writes at close */
             ok = false;
@@ -472,6 +473,7 @@ bb_status bb_save(const bb_filter *f, const char *path_in) {
             e = errno;
             unlink(tmp);
             errno = e;
+            if (w == BB_E_NOMEM) s = BB_E_NOMEM;
         }
     }
     free(tmp);
@@ -533,13 +535,24 @@ static bb_status load_fd(bb_filter **out, int fd) {
     return BB_OK;
 }
 
-/* The argument checks of bb_load and bb_open_mmap, then open `path` for reading. */
+/* The argument checks of bb_load and bb_open_mmap, then open `path` for reading. O_NONBLOCK
+ * because opening a FIFO without it waits, forever, for a writer; the file type is known only
+ * after the open (fstat on the descriptor in the caller, not stat on the path, so no race).
+ * O_NONBLOCK is cleared again before anything is read: bb_load then reads a FIFO that has no
+ * writer as end of file at once (BB_E_TRUNCATED) and one being written as a pipe;
+ * bb_open_mmap refuses every type but a regular file before reading (map_fd). */
 static bb_status open_input(bb_filter **out, const char *path, int *fd) {
     if (!out) return BB_E_INVAL;
     *out = NULL;
     if (!path) return BB_E_INVAL;
-    *fd = open(path, O_RDONLY | O_CLOEXEC);
-    return *fd < 0 ? BB_E_IO : BB_OK;
+    *fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (*fd < 0) return BB_E_IO;
+    int flags = fcntl(*fd, F_GETFL);
+    if (flags < 0 || fcntl(*fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {
+        close_keep_errno(*fd);
+        return BB_E_IO;
+    }
+    return BB_OK;
 }
 
 bb_status bb_load(bb_filter **out, const char *path) {

@@ -328,6 +328,14 @@ void bb_hash_keys(const bb_keysrc *src, bb_hash_alg alg, uint64_t seed, size_t f
 double bb_blocked_fpr_model(double n_keys, uint64_t blocks, unsigned k);
 double bb_blocked_fpr(double n_keys, uint64_t bits, unsigned k);
 bb_status bb_blocked_size(uint64_t capacity, double fpr, uint64_t *bits, unsigned *k);
+/** Standard deviation of one blocked filter's FPR around bb_blocked_fpr_model (the spread
+ *  between filters of the same geometry holding different keys). */
+double bb_blocked_fpr_sd(double n_keys, uint64_t blocks, unsigned k);
+/** As bb_blocked_size, but the model plus BB_SURE_Z of those standard deviations must be
+ *  <= fpr: the filter meets fpr with high probability, not only on average (scalable
+ *  sub-filters; why, in src/kinds/scalable.c). 3.3 sigma: two-sided 99.9%. */
+#define BB_SURE_Z 3.3
+bb_status bb_blocked_size_sure(uint64_t capacity, double fpr, uint64_t *bits, unsigned *k);
 /** Fewest bits (whole blocks, or any for classic) whose model FPR with exactly k probes is
  *  <= fpr for `capacity` keys; BB_E_TOO_LARGE beyond BB_MAX_BITS. */
 bb_status bb_blocked_size_for_k(uint64_t capacity, double fpr, unsigned k, uint64_t *bits);

@@ -6,7 +6,11 @@
  * with probability  f = (1 - e^{-kn/m})^k.  Minimising over k gives k = (m/n) ln 2 and then
  * f = 2^{-k}, so for a target p:  m = -n ln p / (ln 2)^2,  k = (m/n) ln 2.
  * Example: n = 1,000,000 and p = 1% give m = 9,585,059 bits (ceil) and k = 7; filled to 2n
- * the same filter drifts to (1 - e^{-14/9.585})^7 ~ 15.7%.
+ * the same filter drifts to (1 - e^{-14/9.585})^7 ~ 15.7%. A whole k is not the optimum,
+ * though: that m with k = 7 models 1.0039%, and where k is clamped (to 1 for p > 0.5, to
+ * BB_MAX_K for p < 1.5e-5) the textbook m misses p badly (0.99 at p = 0.9). bb_size therefore
+ * solves f = p for m at the two whole k next to log2(1/p) and keeps the smaller m
+ * (9,592,955 bits, k = 7 for the example), so the model never exceeds p.
  * Probe positions: enhanced double hashing, g_i = h1 + i h2 + (i^3 - i)/6 (Kirsch and
  * Mitzenmacher 2006, "Less hashing, same performance"; Dillinger and Manolios 2004), see
  * classic.c.
@@ -59,6 +63,9 @@
 #define BB_QTABLE_LEN (BB_SATURATED_THROWS + 1u) /* i = 0 .. throws/k, enough for k = 1 */
 
 static double q_table[BB_MAX_K + 1][BB_QTABLE_LEN];
+/* The second moment beside it, s_k(i) = E[(X/512)^{2k}]: the variance of one block's FPR, for
+ * bb_blocked_fpr_sd; extended together with q_table. */
+static double s_table[BB_MAX_K + 1][BB_QTABLE_LEN];
 static pthread_mutex_t q_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* The occupancy DP over throws into 512 bins, per k, kept between calls (under q_lock): the
@@ -81,7 +88,7 @@ static q_state q_states[BB_MAX_K + 1];
 static void q_extend(unsigned k, unsigned upto) {
     static double next[BB_BLOCK_BITS + 1];
     q_state *st = &q_states[k];
-    double *q = q_table[k], *p = st->p;
+    double *q = q_table[k], *sq = s_table[k], *p = st->p;
     if (!st->len) {
         for (unsigned x = 0; x <= BB_BLOCK_BITS; x++) {
             p[x] = 0.0;
@@ -89,7 +96,7 @@ static void q_extend(unsigned k, unsigned upto) {
         }
         p[0] = 1.0;
         st->lo = st->hi = 0;
-        q[0] = 0.0;
+        q[0] = sq[0] = 0.0;
         st->len = 1;
     }
     unsigned lo = st->lo, hi = st->hi;
@@ -105,9 +112,13 @@ static void q_extend(unsigned k, unsigned upto) {
             hi = nhi;
             while (lo < hi && p[lo] < 1e-300) p[lo++] = 0.0;
         }
-        double s = 0.0;
-        for (unsigned x = lo; x <= hi; x++) s += p[x] * st->pow_k[x];
+        double s = 0.0, s2 = 0.0;
+        for (unsigned x = lo; x <= hi; x++) {
+            s += p[x] * st->pow_k[x];
+            s2 += p[x] * st->pow_k[x] * st->pow_k[x];
+        }
         q[i] = s;
+        sq[i] = s2;
     }
     st->lo = lo, st->hi = hi;
     if (upto > st->len) st->len = upto;
@@ -166,6 +177,19 @@ double bb_blocked_fpr_model(double n_keys, uint64_t blocks, unsigned k) {
     return poisson_sum(lambda, q, len);
 }
 
+/* One filter's FPR is the mean over its B blocks of f_b = (X_b/512)^k, the chance that an
+ * absent key sent to block b finds its k bits set; the loads (and so the f_b) are
+ * independent to the Poisson approximation, so the filter's FPR varies around the model with
+ * variance (E[f_b^2] - E[f_b]^2) / B, E[f_b^2] = sum_i Poisson(i) s_k(i). A filter of a few
+ * hundred blocks is a few per cent off its model either way (226 blocks at 0.5%: 5%). */
+double bb_blocked_fpr_sd(double n_keys, uint64_t blocks, unsigned k) {
+    double lambda = n_keys / (double)blocks;
+    unsigned len = BB_SATURATED_THROWS / k + 1;
+    const double *q = q_get(k, poisson_needs(lambda, len)), *s2 = s_table[k];
+    double m = poisson_sum(lambda, q, len), var = poisson_sum(lambda, s2, len) - m * m;
+    return var > 0 ? sqrt(var / (double)blocks) : 0.0;
+}
+
 /* ---- Split-block: q(i) = (1 - (1 - 1/32)^i)^8, exact -------------------------------------
  * A key sets one bit in each of the 8 words of its block, so after i keys each word's bit for
  * an absent key is set with probability 1 - (31/32)^i, independently per word (each word has
@@ -196,34 +220,37 @@ double bb_classic_fpr(double n_keys, uint64_t bits, unsigned k) {
     return pow(-expm1(-(double)k * n_keys / (double)bits), k);
 }
 
-static unsigned classic_k(double bits_per_key) {
-    double k = round(bits_per_key * M_LN2);
-    if (k < 1) return 1;
-    if (k > BB_MAX_K) return BB_MAX_K;
-    return (unsigned)k;
-}
+static unsigned clamp_k(double k) { return k < 1 ? 1 : k > BB_MAX_K ? BB_MAX_K : (unsigned)k; }
+
+static unsigned classic_k(double bits_per_key) { return clamp_k(round(bits_per_key * M_LN2)); }
 
 unsigned bb_classic_best_k(uint64_t capacity, uint64_t bits) {
     return classic_k((double)bits / (double)capacity);
 }
 
+/* Fewest classic bits with exactly k probes: solve (1 - e^{-kn/m})^k = p for m. */
+static double classic_bits_for_k(double n, double p, unsigned k) {
+    return ceil(-(double)k * n / log1p(-pow(p, 1.0 / k)));
+}
+
+/* The textbook m = -n ln p / (ln 2)^2 holds only at the real-valued optimum k = log2(1/p); a
+ * whole k off it needs more bits (at p = 1% and k = 7 the textbook size models 1.0039%), and
+ * k clamped to 1 for p > 0.5 or to BB_MAX_K for p < 1.5e-5 needs far more (at p = 0.9 and
+ * k = 1 the textbook size models 0.99). So solve for m at the two whole k around the optimum,
+ * clamped, and keep the smaller. */
 bb_status bb_classic_size(uint64_t capacity, double fpr, uint64_t *bits_out, unsigned *k_out) {
-    double n = (double)capacity;
-    double m = ceil(-n * log(fpr) / (M_LN2 * M_LN2));
-    unsigned k = classic_k(m / n);
-    /* Below p ~ 1.5e-5 the optimal k passes BB_MAX_K; with k capped, solve
-     * (1 - e^{-kn/m})^k = p for m instead, so the filter still meets p. */
-    if (k == BB_MAX_K && round(m / n * M_LN2) > BB_MAX_K)
-        m = ceil(-(double)k * n / log1p(-pow(fpr, 1.0 / k)));
+    double n = (double)capacity, k_opt = -log2(fpr);
+    unsigned k_lo = clamp_k(floor(k_opt)), k_hi = clamp_k(ceil(k_opt));
+    double m_lo = classic_bits_for_k(n, fpr, k_lo), m_hi = classic_bits_for_k(n, fpr, k_hi);
+    double m = m_hi <= m_lo ? m_hi : m_lo;
     if (!(m <= (double)BB_MAX_BITS)) return BB_E_TOO_LARGE;
     *bits_out = (uint64_t)m;
-    *k_out = k;
+    *k_out = m_hi <= m_lo ? k_hi : k_lo;
     return BB_OK;
 }
 
 bb_status bb_classic_size_for_k(uint64_t capacity, double fpr, unsigned k, uint64_t *bits_out) {
-    /* solve (1 - e^{-kn/m})^k = p for m */
-    double m = ceil(-(double)k * (double)capacity / log1p(-pow(fpr, 1.0 / k)));
+    double m = classic_bits_for_k((double)capacity, fpr, k);
     if (!(m <= (double)BB_MAX_BITS)) return BB_E_TOO_LARGE;
     *bits_out = (uint64_t)m;
     return BB_OK;
@@ -235,21 +262,23 @@ double bb_blocked_fpr(double n_keys, uint64_t bits, unsigned k) {
     return bb_blocked_fpr_model(n_keys, bits / BB_BLOCK_BITS, k);
 }
 
-static unsigned blocked_best_k(double n, uint64_t blocks) {
+typedef double (*block_model)(double n_keys, uint64_t blocks, unsigned k);
+
+/* The k in 1..BB_MAX_K with the lowest `model` for n keys in `blocks` blocks. */
+static unsigned best_k_by(block_model model, double n, uint64_t blocks) {
     unsigned best = 1;
     double best_f = 2.0;
     for (unsigned k = 1; k <= BB_MAX_K; k++) {
-        double f = bb_blocked_fpr_model(n, blocks, k);
+        double f = model(n, blocks, k);
         if (f < best_f) { best_f = f; best = k; }
     }
     return best;
 }
 
 unsigned bb_blocked_best_k(uint64_t capacity, uint64_t bits) {
-    return blocked_best_k((double)capacity, (bits + BB_BLOCK_BITS - 1) / BB_BLOCK_BITS);
+    return best_k_by(bb_blocked_fpr_model, (double)capacity,
+                     (bits + BB_BLOCK_BITS - 1) / BB_BLOCK_BITS);
 }
-
-typedef double (*block_model)(double n_keys, uint64_t blocks, unsigned k);
 
 /* Smallest block count with model FPR <= p for this k, or 0 if none <= max_blocks. The model
  * falls as blocks grow, so: bracket upwards from `start` (the classic estimate, which the
@@ -279,22 +308,37 @@ static bb_status classic_start(double n, double fpr, unsigned block_bits, uint64
     return BB_OK;
 }
 
-bb_status bb_blocked_size(uint64_t capacity, double fpr, uint64_t *bits_out, unsigned *k_out) {
+/* The model plus BB_SURE_Z standard deviations of one filter's FPR around it. */
+static double blocked_sure_model(double n_keys, uint64_t blocks, unsigned k) {
+    return bb_blocked_fpr_model(n_keys, blocks, k) + BB_SURE_Z * bb_blocked_fpr_sd(n_keys, blocks, k);
+}
+
+/* Fewest blocks for which some k meets p under `model`, and the k with the lowest `model`
+ * there: several k may fit (always so for tiny n, where one block holds everything), so take
+ * the best one, not merely the first that fits. */
+static bb_status blocked_size_by(block_model model, uint64_t capacity, double fpr,
+                                 uint64_t *bits_out, unsigned *k_out) {
     double n = (double)capacity;
     uint64_t start, max_blocks = BB_MAX_BITS / BB_BLOCK_BITS, best_blocks = 0;
     bb_status s = classic_start(n, fpr, BB_BLOCK_BITS, &start);
     if (s != BB_OK) return s;
     for (unsigned k = 1; k <= BB_MAX_K; k++) {
-        uint64_t b = min_blocks(bb_blocked_fpr_model, n, fpr, k, start,
-                                best_blocks ? best_blocks : max_blocks);
+        uint64_t b = min_blocks(model, n, fpr, k, start, best_blocks ? best_blocks : max_blocks);
         if (b && (!best_blocks || b < best_blocks)) best_blocks = b;
     }
     if (!best_blocks) return BB_E_TOO_LARGE;
-    /* Several k may fit p in that many blocks (always so for tiny n, where one block holds
-     * everything): take the one with the lowest FPR there, not merely the first that fits. */
     *bits_out = best_blocks * BB_BLOCK_BITS;
-    *k_out = blocked_best_k(n, best_blocks);
+    *k_out = best_k_by(model, n, best_blocks);
     return BB_OK;
+}
+
+bb_status bb_blocked_size(uint64_t capacity, double fpr, uint64_t *bits_out, unsigned *k_out) {
+    return blocked_size_by(bb_blocked_fpr_model, capacity, fpr, bits_out, k_out);
+}
+
+bb_status bb_blocked_size_sure(uint64_t capacity, double fpr, uint64_t *bits_out,
+                               unsigned *k_out) {
+    return blocked_size_by(blocked_sure_model, capacity, fpr, bits_out, k_out);
 }
 
 bb_status bb_blocked_size_for_k(uint64_t capacity, double fpr, unsigned k, uint64_t *bits_out) {

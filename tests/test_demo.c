@@ -223,13 +223,23 @@ Test(demo, npm_part_uses_exact_truth) {
     free(r.out);
 }
 
+/* Without --data and without the names where they are looked for (BB_DATA_DIR here), the
+ * demo says how to fetch them and runs part 1 (exit 0); a --data FILE that is missing is an
+ * error (issue 13: it used to exit 0 after a warning). */
 Test(demo, missing_names_file_runs_part1_only) {
-    run r = demo_run("--quick --data /nonexistent/bb-npm-names.txt", "2>&1");
+    setenv("BB_DATA_DIR", "/nonexistent", 1);
+    run r = demo_run("--quick", "2>&1");
+    unsetenv("BB_DATA_DIR");
     cr_assert_eq(r.status, 0, "exit %d:\n%s", r.status, r.out);
-    cr_assert_not_null(strstr(r.out, "npm names not found at /nonexistent/bb-npm-names.txt; run "
-                                     "scripts/fetch-npm-names.sh"),
+    cr_assert_not_null(strstr(r.out, "npm names not found at /nonexistent/npm-names.txt; fetch "
+                                     "them with blockbloom-fetch-npm-names"),
                        "no hint about the missing file:\n%s", r.out);
     cr_assert_not_null(strstr(r.out, "Part 2 (npm names) skipped"), "%s", r.out);
+    free(r.out);
+    r = demo_run("--quick --data /nonexistent/bb-npm-names.txt", "2>&1");
+    cr_assert_eq(r.status, 1, "missing --data FILE: exit %d:\n%s", r.status, r.out);
+    cr_assert_not_null(strstr(r.out, "blockbloom: demo: cannot use --data "
+                                     "'/nonexistent/bb-npm-names.txt': No such file"), "%s", r.out);
     free(r.out);
 }
 

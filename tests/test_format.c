@@ -797,21 +797,34 @@ Test(format, read_errors) {
     cr_assert_eq(mmap_status(dir), BB_E_IO);
 }
 
-/* A pipe has no size: truncation and trailing data are found by the reads alone. */
+/* A pipe has no size: truncation and trailing data are found by the reads alone. The writer
+ * must have the FIFO open before bb_load opens it (bb_load does not wait for a writer: a FIFO
+ * without one reads as empty, see fifo_without_writer_does_not_block). So: a placeholder
+ * reader lets the child's blocking open for writing return, the child says so on a pipe, and
+ * only then does bb_load open the FIFO; the placeholder never reads. */
 static bb_status load_through_fifo(const uint8_t *b, size_t len) {
     const char *fifo = in_dir("fifo");
     unlink(fifo);
     cr_assert_eq(mkfifo(fifo, 0600), 0);
+    int ready[2];
+    cr_assert_eq(pipe(ready), 0);
     fflush(NULL);
     pid_t pid = fork();
     cr_assert_neq(pid, -1);
     if (pid == 0) {
         signal(SIGPIPE, SIG_IGN);
         int fd = open(fifo, O_WRONLY);
-        _exit(fd >= 0 && write(fd, b, len) == (ssize_t)len ? 0 : 1);
+        bool ok = fd >= 0 && write(ready[1], "", 1) == 1;
+        _exit(ok && write(fd, b, len) == (ssize_t)len ? 0 : 1);
     }
+    int placeholder = open(fifo, O_RDONLY | O_NONBLOCK);
+    char c;
+    cr_assert(placeholder >= 0 && read(ready[0], &c, 1) == 1, "FIFO writer did not start");
     bb_status s = load_status(fifo);
     cr_assert_eq(waitpid(pid, NULL, 0), pid);
+    close(placeholder);
+    close(ready[0]);
+    close(ready[1]);
     return s;
 }
 
@@ -822,6 +835,19 @@ Test(format, load_from_fifo) {
     cr_assert_eq(load_through_fifo(s.bytes, s.len - 1), BB_E_TRUNCATED);
     cr_assert_eq(load_through_fifo(s.bytes, s.len + 1), BB_E_INCONSISTENT);
     free_sample(&s);
+}
+
+/* issue 13: `mkfifo p; blockbloom info p` blocked forever in open(2). A FIFO nobody writes
+ * is refused at once: bb_open_mmap with BB_E_IO (only regular files map), bb_load with
+ * BB_E_TRUNCATED (it reads as empty). The timeout turns a hang into a failure. */
+Test(format, fifo_without_writer_does_not_block, .timeout = 10) {
+    const char *fifo = in_dir("lonely");
+    unlink(fifo);
+    cr_assert_eq(mkfifo(fifo, 0600), 0);
+    errno = 0;
+    cr_assert_eq(mmap_status(fifo), BB_E_IO);
+    cr_assert_eq(errno, ENODEV);
+    cr_assert_eq(load_status(fifo), BB_E_TRUNCATED);
 }
 
 /* ============================================================================================

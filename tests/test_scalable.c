@@ -94,7 +94,10 @@ Test(scalable, issue_scenario_100_keys_to_100000) {
     cr_log_info("scalable: %llu sub-filters, measured FPR %.5f",
                 (unsigned long long)in.subfilters, fpr);
     cr_assert(fpr <= 0.01, "FPR %.5f above the 1%% target", fpr);
-    cr_assert(fpr >= 0.0025, "FPR %.5f implausibly low: is the filter sized at all?", fpr);
+    /* Not far below either: the sub-filters are sized with a margin for the scatter of
+     * their FPR (large for the first ones here, of 100 and 200 keys in 2 to 4 blocks), but
+     * not oversized tenfold. */
+    cr_assert(fpr >= 0.001, "FPR %.5f implausibly low: is the filter sized at all?", fpr);
     free(absent);
     free(out);
     bb_free(f);
@@ -121,11 +124,16 @@ Test(scalable, sub_filter_parameters_follow_almeida) {
                          i, (unsigned long long)si.capacity, cap);
             cr_assert(fabs(si.fpr_target - p) <= 1e-15, "case %d sub %zu: p %.3g, not %.3g", t,
                       i, si.fpr_target, p);
+            /* At least the blocked size for (c_i, p_i), and its model there within p_i (it is
+             * sized with a margin for the scatter of one filter's FPR: src/kinds/scalable.c). */
             uint64_t bits;
             unsigned k;
+            double model;
             cr_assert_eq(bb_size(BB_BLOCKED, si.capacity, si.fpr_target, &bits, &k), BB_OK);
-            cr_assert_eq(si.bits, bits);
-            cr_assert_eq(si.k, k);
+            cr_assert(si.bits >= bits, "case %d sub %zu: %llu bits, below bb_size's %llu", t, i,
+                      (unsigned long long)si.bits, (unsigned long long)bits);
+            cr_assert_eq(bb_fpr_model(BB_BLOCKED, si.capacity, si.bits, si.k, &model), BB_OK);
+            cr_assert(model <= si.fpr_target, "case %d sub %zu: model %.3g above p_i", t, i, model);
             p_sum += p;
             bits_sum += si.bits;
             cap_sum += si.capacity;

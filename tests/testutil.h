@@ -94,7 +94,8 @@ static inline void tu_assert_rate_near(const char *what, size_t hits, size_t tri
  * Blocked (include/blockbloom.h, src/internal.h): block b = floor(h * blocks / 2^64); with
  * x = low 32 bits of h, repeat k times: x = x * 0x9E3779B9 mod 2^32, set bit x >> 23 of the
  * block. Payload bit i is bit (i & 7) of byte (i >> 3).
- * Classic (src/classic.c): x = h, y = fmix64(h) (MurmurHash3's 64-bit finaliser, Appleby);
+ * Classic (docs/FORMAT.md, "Kinds and payloads"): x = h, y = fmix64(h) (MurmurHash3's
+ * 64-bit finaliser, Appleby);
  * for i = 0 .. k-1: position floor(x * m / 2^64); x += y; y += i (mod 2^64).
  * Split (Apache Parquet BloomFilter.md): z = bits / 256 blocks of 8 little-endian 32-bit
  * words; block ((h >> 32) * z) >> 32; in word i bit (lo32(h) * salt[i]) >> 27, which is

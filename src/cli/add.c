@@ -58,6 +58,6 @@ int bb_cmd_add(int argc, char **argv) {
     int lock, st = cli_lock_filter(path, &lock);
     if (st != BB_EXIT_OK) return st;
     st = add_keys(path, argv + optind, (size_t)(argc - optind), o.nul);
-    if (lock >= 0) close(lock);
+    cli_unlock(lock);
     return st;
 }

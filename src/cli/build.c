@@ -14,7 +14,11 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define DEFAULT_FPR 0.01
 
@@ -24,14 +28,17 @@ static const char usage[] =
     "or FILE is -), one key per line: LF ends a key and a CR before it is dropped; an empty\n"
     "line is the empty key.\n"
     "\n"
-    "  -o, --output=OUT       file to write (replaced atomically; required)\n"
+    "  -o, --output=OUT       file to write (replaced atomically; required); - for\n"
+    "                         standard output; never one of the FILEs\n"
     "      --kind=KIND        blocked (default: one cache line per key), classic,\n"
     "                         counting (supports 'blockbloom remove'; 4x the size) or\n"
     "                         scalable (grows past its capacity; FPR stays below -p) or\n"
     "                         split (Apache Parquet's split-block filter, bit for bit;\n"
     "                         keys hashed with XXH64 as Parquet does, seed 0)\n"
     "  -n, --capacity=N       size for N keys (default: the number of keys read); with -n\n"
-    "                         keys are streamed instead of held in memory\n"
+    "                         keys are streamed instead of held in memory. N may be\n"
+    "                         written 1000000, 1_000_000, 1M (k, M, G, T: 10^3..10^12)\n"
+    "                         or 1e6\n"
     "  -p, --fpr=P            target false-positive rate, 0 < P < 1 (default 0.01)\n"
     "      --bits-per-key=B   size as B bits per key instead of by -p\n"
     "      --hashes=K         probes per key, 1..16 (default: best for the size)\n"
@@ -86,7 +93,11 @@ typedef struct build_opts {
 static int add_chunk(bb_filter *f, const cli_keybuf *kb) {
     bb_status s = bb_add_arrow64(f, kb->data, kb->off, kb->n);
     if (s == BB_OK) return BB_EXIT_OK;
-    cli_error("cannot add keys: %s", bb_strerror(s));
+    if (s == BB_E_TOO_LARGE) /* only a scalable filter's next sub-filter can be */
+        cli_error("cannot add keys: too large: the scalable filter's next sub-filter would need "
+                  "more than 2^56 bits (8 PiB), the largest filter");
+    else
+        cli_error("cannot add keys: %s", bb_strerror(s));
     return BB_EXIT_RUNTIME;
 }
 
@@ -100,23 +111,83 @@ int cli_add_stream(bb_filter *f, cli_keyreader *r, cli_keybuf *kb) {
     return BB_EXIT_OK;
 }
 
+/* The model FPR is taken at the distinct keys, not at keys_added: a key added twice sets no new
+ * bit, so after adding 3.5M keys twice the model at 7M (0.123) says nothing of the real rate
+ * (1.05%). The distinct count is estimated from the fill (bb_info's cardinality_estimate) and
+ * used when it is clearly below keys_added (by more than 10%, far beyond the estimate's noise
+ * of well under 1% at these sizes); keys_added itself is reported unchanged. */
 static void print_summary(const bb_filter *f, const char *path) {
     bb_info in;
-    double model = 0.0;
     if (bb_get_info(f, &in) != BB_OK) return;
-    if (bb_fpr_model(in.kind, in.keys_added, in.bits, in.k, &model) != BB_OK)
+    uint64_t n = in.keys_added;
+    char distinct[48] = "";
+    double est = in.cardinality_estimate;
+    if (isfinite(est) && est < 0.9 * (double)n) {
+        n = (uint64_t)llround(est);
+        snprintf(distinct, sizeof distinct, " (~%" PRIu64 " distinct)", n);
+    }
+    double model = 0.0;
+    if (bb_fpr_model(in.kind, n, in.bits, in.k, &model) != BB_OK)
         model = in.fpr_estimate; /* scalable: no single geometry, use its estimate */
     fprintf(stderr,
-            "blockbloom: wrote %s: %s filter, %" PRIu64 " keys, %" PRIu64 " bits (%.1f KiB), "
+            "blockbloom: wrote %s: %s filter, %" PRIu64 " keys%s, %" PRIu64 " bits (%.1f KiB), "
             "k=%u, %.2f bits/key, model FPR %.3g, isa %s\n",
-            path, bb_kind_name(in.kind), in.keys_added, in.bits, (double)in.bytes / 1024.0, in.k,
-            in.bits_per_key, model, bb_isa_name());
+            path, bb_kind_name(in.kind), in.keys_added, distinct, in.bits,
+            (double)in.bytes / 1024.0, in.k, in.bits_per_key, model, bb_isa_name());
+    if (model > 0.5)
+        cli_error("warning: the model false-positive rate %.3g is above 50%%: most absent keys "
+                  "will be answered present (give more bits, a larger -n or a smaller -p)",
+                  model);
+}
+
+/* OUT "-": the serialized filter on stdout, as query's output goes there; never to a
+ * terminal, which would only show binary noise. */
+static int write_stdout(const bb_filter *f) {
+    if (isatty(STDOUT_FILENO)) {
+        cli_error("not writing a binary filter to a terminal (-o -); redirect standard output");
+        return BB_EXIT_USAGE;
+    }
+    uint64_t size = 0;
+    bb_status s = bb_serialized_size(f, &size);
+    uint8_t *buf = s == BB_OK && size <= SIZE_MAX ? malloc((size_t)size) : NULL;
+    if (!buf) return cli_lib_error("cannot write", "-", s == BB_OK ? BB_E_NOMEM : s, 0);
+    s = bb_serialize(f, buf, (size_t)size, NULL);
+    if (s == BB_OK) fwrite(buf, 1, (size_t)size, stdout);
+    free(buf);
+    if (s != BB_OK) return cli_lib_error("cannot write", "-", s, 0);
+    return cli_finish_stdout(BB_EXIT_OK);
+}
+
+int cli_save_output(const bb_filter *f, const char *path) {
+    int lock = -1;
+    int st = cli_lock_output(path, &lock);
+    if (st == BB_EXIT_OK) st = cli_save_and_report(f, path);
+    cli_unlock(lock);
+    return st;
 }
 
 int cli_save_and_report(const bb_filter *f, const char *path) {
+    if (strcmp(path, "-") == 0) {
+        int st = write_stdout(f);
+        if (st == BB_EXIT_OK) print_summary(f, "(standard output)");
+        return st;
+    }
     bb_status s = bb_save(f, path);
     if (s != BB_OK) return cli_lib_error("cannot write", path, s, errno);
     print_summary(f, path);
+    return BB_EXIT_OK;
+}
+
+/* OUT may not be one of the key FILEs: `build -o keys.txt keys.txt` would replace the keys
+ * by their filter. Same file = same device and inode (links and other spellings too). */
+static int check_output_not_input(const char *out, char *const *files, size_t n) {
+    struct stat so, si;
+    if (strcmp(out, "-") == 0 || stat(out, &so) != 0) return BB_EXIT_OK;
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(files[i], "-") != 0 && stat(files[i], &si) == 0 && si.st_dev == so.st_dev &&
+            si.st_ino == so.st_ino)
+            return cli_usage_error("build", "-o %s is the key file '%s': refusing to replace "
+                                   "the keys with their filter", out, files[i]);
     return BB_EXIT_OK;
 }
 
@@ -144,7 +215,7 @@ static const struct value_opt {
     int c;
     const char *name, *expect;
 } value_opts[] = {
-    {'n', "-n", "a whole number >= 1"},
+    {'n', "-n", "a whole number >= 1 (1000000, 1_000_000, 1M or 1e6)"},
     {'p', "-p", "a number between 0 and 1, both excluded"},
     {OPT_BPK, "--bits-per-key", "a number > 0"},
     {OPT_HASHES, "--hashes", "a whole number from 1 to 16"},
@@ -168,7 +239,7 @@ static int parse_value(int c, const char *arg, build_opts *o) {
     case OPT_KIND: return parse_kind(arg, &o->cfg.kind);
     case OPT_KEYS: return cli_parse_keys("build", arg, &o->keys);
     case OPT_SKIP_INVALID: o->skip_invalid = true; break;
-    case 'n': ok = cli_parse_u64(arg, 1, UINT64_MAX, false, &o->cfg.capacity); break;
+    case 'n': ok = cli_parse_count(arg, 1, UINT64_MAX, &o->cfg.capacity); break;
     case 'p': ok = cli_parse_double(arg, 0.0, 1.0, &o->cfg.fpr); break;
     case OPT_BPK: ok = cli_parse_double(arg, 0.0, (double)BB_MAX_BITS, &o->cfg.bits_per_key); break;
     case OPT_HASHES:
@@ -235,7 +306,11 @@ static int parse_args(int argc, char **argv, build_opts *o) {
 static int create(const bb_config *cfg, bb_filter **f) {
     bb_status s = bb_create(f, cfg);
     if (s == BB_OK) return BB_EXIT_OK;
-    cli_error("cannot create the filter: %s", bb_strerror(s));
+    if (s == BB_E_TOO_LARGE)
+        cli_error("cannot create the filter: too large: it would need more than 2^56 bits "
+                  "(8 PiB), the largest filter; ask for fewer keys (-n), a larger -p or fewer bits per key");
+    else
+        cli_error("cannot create the filter: %s", bb_strerror(s));
     /* Only the options can make a filter invalid or too large; memory is a runtime matter. */
     return s == BB_E_NOMEM ? BB_EXIT_RUNTIME : BB_EXIT_USAGE;
 }
@@ -269,6 +344,8 @@ int bb_cmd_build(int argc, char **argv) {
     int st = parse_args(argc, argv, &o);
     if (st != BB_EXIT_OK) return st;
     if (o.help) return cli_help(usage);
+    st = check_output_not_input(o.out, argv + optind, (size_t)(argc - optind));
+    if (st != BB_EXIT_OK) return st;
     if (o.keys)
         return cli_net_build(&o.cfg, o.keys, o.out, o.skip_invalid, argv + optind,
                              (size_t)(argc - optind));
@@ -286,7 +363,7 @@ int bb_cmd_build(int argc, char **argv) {
     cli_keyreader_close(&r);
     cli_keybuf_free(&kb);
     if (st == BB_EXIT_OK && o.fold_to != 0.0) st = fold(f, o.fold_to);
-    if (st == BB_EXIT_OK) st = cli_save_and_report(f, o.out);
+    if (st == BB_EXIT_OK) st = cli_save_output(f, o.out);
     bb_free(f);
     return st;
 }

@@ -50,8 +50,9 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
  *  because main passes argv[0] = "blockbloom"): print the --help hint, return BB_EXIT_USAGE. */
 int cli_bad_option(const char *cmd);
 
-/** Report a failed library call on `path`: "blockbloom: <what> '<path>': <bb_strerror>", with
- *  strerror(err) appended for BB_E_IO. Returns BB_EXIT_RUNTIME. */
+/** Report a failed library call on `path`: "blockbloom: <what> '<path>': <cause>", the cause
+ *  being strerror(err) for BB_E_IO (or "not a regular file ..."), else bb_strerror(s).
+ *  Returns BB_EXIT_RUNTIME. */
 int cli_lib_error(const char *what, const char *path, bb_status s, int err);
 
 /** Flush stdout and report a write error on it (full disk, closed pipe, /dev/full); returns
@@ -87,12 +88,25 @@ int cli_parse_simple(const char *cmd, const char *usage, const char *allowed, in
  *  until closed (after the save). Returns BB_EXIT_OK, or BB_EXIT_RUNTIME after a message. */
 int cli_lock_filter(const char *path, int *fd_out);
 
+/** The same lock for a command that writes `path` without reading it first (build -o, merge
+ *  -o, export -o): taken when the file exists (so an add or remove in progress on it finishes
+ *  first and the next one loads what this command wrote), nothing (*fd_out = -1) when it
+ *  does not. Returns as cli_lock_filter. */
+int cli_lock_output(const char *path, int *fd_out);
+
+/** Release a lock of cli_lock_filter / cli_lock_output (fd -1: none was taken). */
+void cli_unlock(int fd);
+
 /* ---- Option values (common.c): usage error unless the whole text is a valid number ------ */
 
 /** Decimal digits only (or 0x + hex digits when `allow_hex`), value in [min, max]. */
 bool cli_parse_u64(const char *text, uint64_t min, uint64_t max, bool allow_hex, uint64_t *out);
 /** A finite decimal number with lo < value < hi (both bounds exclusive). */
 bool cli_parse_double(const char *text, double lo, double hi, double *out);
+/** A count of keys in [min, max]: digits, optionally grouped with '_' (1_000_000), optionally
+ *  with an SI suffix k/K, M, G or T (x 10^3 .. 10^12: 1M), or a whole number in exponent form
+ *  (1e6, 2.5e6). */
+bool cli_parse_count(const char *text, uint64_t min, uint64_t max, uint64_t *out);
 
 /* ---- Keys (keys.c) -------------------------------------------------------------------------
  * Keys are read one per line (LF ends a key, one CR before it is dropped; a NUL byte is an
@@ -116,8 +130,9 @@ typedef struct cli_keyreader {
     FILE *in;           /* current input or NULL */
     const char *name;   /* its name for messages */
     int delim;          /* '\n' or '\0' */
-    bool progress;      /* show "read N keys" on stderr every CLI_PROGRESS_EVERY keys */
+    bool progress;      /* show "read N keys (R keys/s)" every CLI_PROGRESS_EVERY keys */
     uint64_t total;     /* keys read so far */
+    double start;       /* CLOCK_MONOTONIC seconds at init, for the rate */
     char *line;         /* getdelim's buffer */
     size_t line_cap;
 } cli_keyreader;
@@ -130,7 +145,8 @@ typedef struct cli_keyreader {
 #define CLI_CHUNK_BYTES ((size_t)16 << 20)
 
 /** Prepare to read the files paths[0 .. n_paths) in order (stdin when n_paths is 0). The
- *  progress line is shown only when asked for and stderr is a terminal. */
+ *  progress line is shown only when asked for and stderr is a terminal (or the environment
+ *  has BB_PROGRESS, for tests). Reading a terminal's stdin is announced on stderr. */
 void cli_keyreader_init(cli_keyreader *r, char *const *paths, size_t n_paths, bool nul_delim,
                         bool progress);
 
@@ -152,6 +168,9 @@ int cli_add_stream(bb_filter *f, cli_keyreader *r, cli_keybuf *kb);
 
 /** Save `f` atomically to `path` and print the summary line on stderr. */
 int cli_save_and_report(const bb_filter *f, const char *path);
+/** cli_save_and_report under the lock of an existing `path` (cli_lock_output), as every
+ *  writer of a filter file takes it, so a concurrent add is never lost. */
+int cli_save_output(const bb_filter *f, const char *path);
 
 /* ---- Slices (slice.c) ---------------------------------------------------------------------- */
 

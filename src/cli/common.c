@@ -54,9 +54,16 @@ int cli_bad_option(const char *cmd) {
     return BB_EXIT_USAGE;
 }
 
+/* For BB_E_IO the cause is errno's, so it leads ("No such file or directory", not
+ * "input/output error (No such file or directory)"); a FIFO, socket or device, which the
+ * library refuses to map or replace (errno ENODEV or EINVAL), is named as such. */
 int cli_lib_error(const char *what, const char *path, bb_status s, int err) {
-    if (s == BB_E_IO && err)
-        cli_error("%s '%s': %s (%s)", what, path, bb_strerror(s), strerror(err));
+    struct stat st;
+    if (s == BB_E_IO && (err == ENODEV || err == EINVAL) && stat(path, &st) == 0 &&
+        !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+        cli_error("%s '%s': not a regular file (a FIFO, socket or device)", what, path);
+    else if (s == BB_E_IO && err)
+        cli_error("%s '%s': %s", what, path, strerror(err));
     else
         cli_error("%s '%s': %s", what, path, bb_strerror(s));
     return BB_EXIT_RUNTIME;
@@ -100,13 +107,52 @@ bool cli_parse_u64(const char *text, uint64_t min, uint64_t max, bool allow_hex,
     return true;
 }
 
+/* strtod sets ERANGE for subnormal results too (5e-324 is inside (0, 1)), so ERANGE is not
+ * checked: an underflow to 0 or an overflow to infinity fails the range test instead. */
 bool cli_parse_double(const char *text, double lo, double hi, double *out) {
     size_t n = strspn(text, "0123456789.eE+-");
     if (n == 0 || text[n] != '\0') return false;
     char *end;
-    errno = 0;
     double v = strtod(text, &end);
-    if (*end != '\0' || errno == ERANGE || !isfinite(v) || !(v > lo && v < hi)) return false;
+    if (*end != '\0' || !isfinite(v) || !(v > lo && v < hi)) return false;
+    *out = v;
+    return true;
+}
+
+/* Digits with single '_' between them, then an optional SI suffix; or a number in exponent
+ * form whose value is whole (1e6, 2.5e6). Exact: no double is involved for the digit form. */
+bool cli_parse_count(const char *text, uint64_t min, uint64_t max, uint64_t *out) {
+    static const struct { char c; uint64_t mul; } si[] = {
+        {'k', UINT64_C(1000)}, {'K', UINT64_C(1000)}, {'M', UINT64_C(1000000)},
+        {'G', UINT64_C(1000000000)}, {'T', UINT64_C(1000000000000)}};
+    uint64_t v = 0, mul = 1;
+    const char *p = text;
+    bool digit = false;
+    for (; *p; p++) {
+        if (*p >= '0' && *p <= '9') {
+            if (v > (UINT64_MAX - (uint64_t)(*p - '0')) / 10) return false;
+            v = v * 10 + (uint64_t)(*p - '0');
+            digit = true;
+        } else if (*p == '_' && digit && p[1] >= '0' && p[1] <= '9') {
+            continue;
+        } else {
+            break;
+        }
+    }
+    if (!digit) return false;
+    if (*p && !p[1])
+        for (size_t i = 0; i < sizeof si / sizeof *si; i++)
+            if (*p == si[i].c) mul = si[i].mul, p++;
+    if (*p) { /* exponent form: the whole text must be a whole number in range */
+        double d;
+        if (!cli_parse_double(text, 0.0, 0x1p64, &d) || d != floor(d)) return false;
+        v = (uint64_t)d;
+    } else if (v > UINT64_MAX / mul) {
+        return false;
+    } else {
+        v *= mul;
+    }
+    if (v < min || v > max) return false;
     *out = v;
     return true;
 }
@@ -172,4 +218,16 @@ int cli_lock_filter(const char *path, int *fd_out) {
         }
         close(fd);
     }
+}
+
+int cli_lock_output(const char *path, int *fd_out) {
+    struct stat st;
+    *fd_out = -1;
+    if (strcmp(path, "-") == 0) return BB_EXIT_OK;                   /* stdout */
+    if (stat(path, &st) != 0 && errno == ENOENT) return BB_EXIT_OK; /* a new file: no writer */
+    return cli_lock_filter(path, fd_out);
+}
+
+void cli_unlock(int fd) {
+    if (fd >= 0) close(fd);
 }

@@ -18,7 +18,9 @@
  * it is reported on stderr, marked in its row, and the exit status becomes 1.
  */
 #include "cli.h"
+#include "datadir.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -32,7 +34,6 @@
 #define DEMO_P_MAIN 0.01 /* the overfill and npm rows */
 /* Fixed, so every run builds the same filters and counts the same false positives. */
 #define DEMO_SEED UINT64_C(0x5eed)
-#define DEMO_DEFAULT_DATA "data/npm-names.txt"
 
 static const char usage[] =
     "Usage: blockbloom demo [OPTION]...\n"
@@ -43,7 +44,8 @@ static const char usage[] =
     "  Part 2: the npm package names of FILE, even lines inserted, odd lines probed, p = 1%\n"
     "          (fetch them with scripts/fetch-npm-names.sh; without them part 2 is skipped).\n"
     "\n"
-    "      --data FILE  npm names, one per line (default " DEMO_DEFAULT_DATA ")\n"
+    "      --data FILE  npm names, one per line (default: $BB_DATA_DIR/npm-names.txt, else\n"
+    "                   data/npm-names.txt, else ~/.local/share/blockbloom/npm-names.txt)\n"
     "      --no-npm     skip part 2\n"
     "      --quick      100,000 keys instead of 1,000,000 (and the first 200,000 npm names)\n"
     "  -h, --help       show this help and exit\n"
@@ -494,13 +496,21 @@ static int part2(demo *d) {
     return st;
 }
 
-/* A readable, non-empty names file? If not, say how to get one. */
-static bool npm_names_present(const char *path) {
+/* A readable, non-empty names file? If not, say how to get one: with --data that is an
+ * error (the user asked for that file); without it, part 1 runs alone. */
+static int npm_names_check(demo *d, bool explicit) {
     struct stat st;
-    if (stat(path, &st) == 0 && st.st_size > 0) return true;
-    cli_error("npm names not found at %s; run scripts/fetch-npm-names.sh \u2014 running part 1 "
-              "only", path);
-    return false;
+    int e = stat(d->data_path, &st) == 0 ? 0 : errno;
+    if (!e && st.st_size > 0) return BB_EXIT_OK;
+    if (explicit) {
+        cli_error("demo: cannot use --data '%s': %s", d->data_path, e ? strerror(e) : "empty file");
+        return BB_EXIT_RUNTIME;
+    }
+    cli_error("npm names not found at %s; fetch them with blockbloom-fetch-npm-names (in a "
+              "source tree: scripts/fetch-npm-names.sh) \u2014 running part 1 only",
+              d->data_path);
+    d->npm = false;
+    return BB_EXIT_OK;
 }
 
 /* ---- The command ----------------------------------------------------------------------------- */
@@ -549,8 +559,11 @@ static int run(demo *d) {
 }
 
 int bb_cmd_demo(int argc, char **argv) {
-    demo d = {.data_path = DEMO_DEFAULT_DATA, .npm = true, .n = DEMO_N};
+    char default_data[4096];
+    demo d = {.npm = true, .n = DEMO_N};
     int st = parse_args(&d, argc, argv);
+    bool explicit = d.data_path != NULL;
+    if (!explicit) d.data_path = bb_npm_names_path(default_data, sizeof default_data);
     if (st != BB_EXIT_OK) return st == DEMO_HELP_SHOWN ? BB_EXIT_OK : st;
     if (bb_isa_from_string(bb_isa_name(), &d.start_isa) != BB_OK) d.start_isa = BB_ISA_AUTO;
     d.out = malloc(2 * d.n); /* part 1's largest batch: the overfill keys; part 2 grows it */
@@ -558,8 +571,8 @@ int bb_cmd_demo(int argc, char **argv) {
         cli_error("demo: out of memory");
         return BB_EXIT_RUNTIME;
     }
-    if (d.npm) d.npm = npm_names_present(d.data_path);
-    st = run(&d);
+    if (d.npm) st = npm_names_check(&d, explicit);
+    if (st == BB_EXIT_OK) st = run(&d);
     free(d.out);
     return cli_finish_stdout(st);
 }

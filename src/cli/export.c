@@ -51,5 +51,8 @@ int bb_cmd_export(int argc, char **argv) {
     if (optind >= argc) return cli_usage_error("export", "missing FILTER (the counting filter)");
     if (argc - optind > 1)
         return cli_usage_error("export", "one FILTER only, got '%s' too", argv[optind + 1]);
-    return export_file(argv[optind], o.out);
+    int lock, st = cli_lock_output(o.out, &lock);
+    if (st == BB_EXIT_OK) st = export_file(argv[optind], o.out);
+    cli_unlock(lock);
+    return st;
 }

@@ -15,6 +15,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 /* ---- The buffer ---------------------------------------------------------------------------- */
@@ -59,6 +60,12 @@ static bool keybuf_append(cli_keybuf *kb, const char *key, size_t len) {
 
 /* ---- The reader ---------------------------------------------------------------------------- */
 
+static double seconds_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 static char *const stdin_only[] = {(char *)"-"};
 
 void cli_keyreader_init(cli_keyreader *r, char *const *paths, size_t n_paths, bool nul_delim,
@@ -67,7 +74,8 @@ void cli_keyreader_init(cli_keyreader *r, char *const *paths, size_t n_paths, bo
     r->paths = n_paths ? paths : stdin_only;
     r->n_paths = n_paths ? n_paths : 1;
     r->delim = nul_delim ? '\0' : '\n';
-    r->progress = progress && isatty(STDERR_FILENO);
+    r->progress = progress && (isatty(STDERR_FILENO) || getenv("BB_PROGRESS"));
+    r->start = seconds_now();
 }
 
 static int open_next(cli_keyreader *r) {
@@ -75,6 +83,8 @@ static int open_next(cli_keyreader *r) {
     if (strcmp(path, "-") == 0) {
         r->in = stdin;
         r->name = "(standard input)";
+        if (isatty(STDIN_FILENO)) /* else a forgotten FILE looks like a hang */
+            cli_error("reading keys from standard input (a terminal); end them with Ctrl-D");
         return BB_EXIT_OK;
     }
     r->in = fopen(path, "rb");
@@ -112,10 +122,16 @@ static int read_key(cli_keyreader *r, cli_keybuf *kb, bool *got) {
     return BB_EXIT_OK;
 }
 
+/* "blockbloom: read N keys (R keys/s)", overwritten in place (\r) on the terminal. */
+static void show_progress(const cli_keyreader *r) {
+    double dt = seconds_now() - r->start;
+    fprintf(stderr, "\rblockbloom: read %" PRIu64 " keys (%.0f keys/s)", r->total,
+            dt > 0 ? (double)r->total / dt : 0.0);
+}
+
 static void count_key(cli_keyreader *r) {
     r->total++;
-    if (r->progress && r->total % CLI_PROGRESS_EVERY == 0)
-        fprintf(stderr, "\rread %" PRIu64 " keys", r->total);
+    if (r->progress && r->total % CLI_PROGRESS_EVERY == 0) show_progress(r);
 }
 
 int cli_keyreader_fill(cli_keyreader *r, cli_keybuf *kb, size_t max_keys, size_t max_bytes,
@@ -147,8 +163,10 @@ int cli_keyreader_fill(cli_keyreader *r, cli_keybuf *kb, size_t max_keys, size_t
 
 void cli_keyreader_close(cli_keyreader *r) {
     close_current(r);
-    if (r->progress && r->total >= CLI_PROGRESS_EVERY)
-        fprintf(stderr, "\rread %" PRIu64 " keys\n", r->total);
+    if (r->progress && r->total >= CLI_PROGRESS_EVERY) {
+        show_progress(r);
+        fputc('\n', stderr);
+    }
     free(r->line);
     r->line = NULL;
     r->line_cap = 0;

@@ -72,13 +72,20 @@ int bb_cmd_merge(int argc, char **argv) {
     if (st0 >= 0) return st0;
     if (argc - optind < 2) return cli_usage_error("merge", "need at least two filter files");
 
+    /* OUT's lock before any input is read: when OUT is an input, an add to it either
+     * finishes before the merge loads it or loads the merged file. */
+    int lock, st = cli_lock_output(o.out, &lock);
+    if (st != BB_EXIT_OK) return st;
     const char *first = argv[optind];
     bb_filter *dst;
     bb_status s = bb_load(&dst, first);
-    if (s != BB_OK) return cli_lib_error("cannot load filter", first, s, errno);
-    int st = BB_EXIT_OK;
+    if (s != BB_OK) {
+        cli_unlock(lock);
+        return cli_lib_error("cannot load filter", first, s, errno);
+    }
     for (int i = optind + 1; st == BB_EXIT_OK && i < argc; i++) st = merge_one(dst, first, argv[i]);
     if (st == BB_EXIT_OK) st = cli_save_and_report(dst, o.out);
+    cli_unlock(lock);
     bb_free(dst);
     return st;
 }

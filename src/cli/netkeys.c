@@ -358,7 +358,7 @@ int cli_net_build(bb_config *cfg, bb_keys keys, const char *out, bool skip_inval
             st = s == BB_E_NOMEM ? BB_EXIT_RUNTIME : BB_EXIT_USAGE;
         }
     }
-    if (st == BB_EXIT_OK) st = cli_save_and_report(f, out);
+    if (st == BB_EXIT_OK) st = cli_save_output(f, out);
     bb_free(f);
     cli_keybuf_free(&kb);
     cli_netctx_free(&c);

@@ -1,11 +1,13 @@
 /*
- * query.c - `blockbloom query [-v] [-c] [-0] FILTER [FILE]...`: like `grep -Fx`, print the
+ * query.c - `blockbloom query [-v] [-c] [-q] [-H] [-0] FILTER [FILE]...`: like `grep -Fx`, print the
  * input keys that are possibly in the filter (-v: the ones that are definitely not; -c: only
  * how many would be printed). The filter is memory-mapped (bb_open_mmap: validated, never
  * copied), keys are read in chunks of 64K and tested with one bb_contains_arrow64 call per
  * chunk, which hashes and prefetches in groups. Keys are printed as read (a stripped CR is
  * not restored), each followed by the input delimiter (LF, or NUL with -0).
- * "Nothing printed" is a success: exit status 0, unlike grep's 1.
+ * "Nothing printed" is a success: exit status 0, unlike grep's 1; with -q the status is
+ * grep's (0 some key selected, 1 none, 2 any error). -H prefixes keys (or -c counts) with
+ * their file's name; the files are then read one at a time.
  */
 #include "cli.h"
 
@@ -13,6 +15,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 static const char usage[] =
@@ -23,6 +26,10 @@ static const char usage[] =
     "\n"
     "  -v, --invert-match  print the keys that are definitely not in the filter\n"
     "  -c, --count         print only the number of keys that would be printed\n"
+    "  -q, --quiet         print nothing; the exit status says whether some key would\n"
+    "                      have been printed (as grep -q: 0 yes, 1 no, 2 error)\n"
+    "  -H, --with-filename prefix each key (with -c: each file's count) with its FILE\n"
+    "                      and ':'\n"
     "  -0, --null          keys end with NUL instead of newline; nothing is stripped\n"
     "      --keys=KIND     lines are URLs, host names, addresses or 5-tuples (url,\n"
     "                      domain, cidr, 5tuple) tested as 'build --keys' stored them;\n"
@@ -35,35 +42,45 @@ static const char usage[] =
     "                      filter; 5tuple for a 5tuple filter (its default)\n"
     "  -h, --help          show this help and exit\n"
     "\n"
-    "Exit status: 0 success (also when nothing is printed), 1 error, 2 usage error.\n";
+    "Exit status: 0 success (also when nothing is printed), 1 error, 2 usage error;\n"
+    "with -q: 0 some key possibly present (with -v: some key absent), 1 none, 2 error.\n"
+    "A script tests one key with: printf '%s\\n' KEY | blockbloom query -q FILTER\n";
 
 enum { OPT_KEYS = 256, OPT_PCAP, OPT_MATCH };
 
 static const struct option long_opts[] = {
     {"invert-match", no_argument, NULL, 'v'}, {"count", no_argument, NULL, 'c'},
+    {"quiet", no_argument, NULL, 'q'},        {"with-filename", no_argument, NULL, 'H'},
     {"null", no_argument, NULL, '0'},         {"help", no_argument, NULL, 'h'},
     {"keys", required_argument, NULL, OPT_KEYS}, {"show-match", no_argument, NULL, 'o'},
     {"pcap", required_argument, NULL, OPT_PCAP}, {"match", required_argument, NULL, OPT_MATCH},
     {NULL, 0, NULL, 0}};
 
+/* -q's exit status is grep's, so `if blockbloom query -q ...` reads as in shell scripts;
+ * every error, usage or not, is then 2 (never 1, which means "none"). */
+enum { QUIET_FOUND = 0, QUIET_NONE = 1, QUIET_ERROR = 2 };
+
 typedef struct query_opts {
-    bool invert, count, nul, help;
+    bool invert, count, quiet, with_name, nul, help;
     cli_netquery_opts net; /* --keys, -o, --pcap, --match (netquery.c, pcap.c) */
 } query_opts;
 
-/* Print the chunk's keys whose answer is `want`. */
-static void print_keys(const cli_keybuf *kb, const uint8_t *present, uint8_t want, int delim) {
+/* Print the chunk's keys whose answer is `want`, each after `prefix` (NULL: none) and ':'. */
+static void print_keys(const cli_keybuf *kb, const uint8_t *present, uint8_t want, int delim,
+                       const char *prefix) {
     for (size_t i = 0; i < kb->n; i++) {
         size_t len = (size_t)(kb->off[i + 1] - kb->off[i]);
         if (present[i] != want) continue;
+        if (prefix) printf("%s:", prefix);
         if (len) fwrite(kb->data + kb->off[i], 1, len, stdout); /* data is NULL if all are empty */
         putchar(delim);
     }
 }
 
-/* Test every key of r against f; print them (or count them into *count). */
+/* Test every key of r against f; print them (or count them into *count). -q stops at the
+ * first key that would be printed, as grep -q does. */
 static int run_query(const bb_filter *f, const query_opts *o, cli_keyreader *r, cli_keybuf *kb,
-                     uint64_t *count) {
+                     const char *prefix, uint64_t *count) {
     uint8_t *present = malloc(CLI_CHUNK_KEYS);
     if (!present) {
         cli_error("out of memory");
@@ -71,7 +88,7 @@ static int run_query(const bb_filter *f, const query_opts *o, cli_keyreader *r, 
     }
     int st = BB_EXIT_OK;
     bool done = false;
-    while (!done && !ferror(stdout)) {
+    while (!done && !ferror(stdout) && !(o->quiet && *count)) {
         st = cli_keyreader_fill(r, kb, CLI_CHUNK_KEYS, CLI_CHUNK_BYTES, &done);
         if (st != BB_EXIT_OK) break;
         size_t hits = 0;
@@ -81,10 +98,8 @@ static int run_query(const bb_filter *f, const query_opts *o, cli_keyreader *r, 
             st = BB_EXIT_RUNTIME;
             break;
         }
-        if (o->count)
-            *count += o->invert ? kb->n - hits : hits;
-        else
-            print_keys(kb, present, o->invert ? 0 : 1, r->delim);
+        *count += o->invert ? kb->n - hits : hits;
+        if (!o->count && !o->quiet) print_keys(kb, present, o->invert ? 0 : 1, r->delim, prefix);
     }
     free(present);
     return st;
@@ -93,11 +108,13 @@ static int run_query(const bb_filter *f, const query_opts *o, cli_keyreader *r, 
 static int parse_args(int argc, char **argv, query_opts *o) {
     *o = (query_opts){0};
     int c;
-    while ((c = getopt_long(argc, argv, "vc0ho", long_opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "vcqH0ho", long_opts, NULL)) != -1) {
         int st = BB_EXIT_OK;
         switch (c) {
         case 'v': o->invert = true; break;
         case 'c': o->count = true; break;
+        case 'q': o->quiet = true; break;
+        case 'H': o->with_name = true; break;
         case '0': o->nul = true; break;
         case 'h': o->help = true; break;
         case 'o': o->net.show_match = true; break;
@@ -118,6 +135,31 @@ static int parse_args(int argc, char **argv, query_opts *o) {
     return BB_EXIT_OK;
 }
 
+/* The FILEs paths[0 .. n) (none: stdin) through run_query: as one stream, or with -H one at
+ * a time, so that each key (or count) is printed with the name of its file. */
+static int query_files(const bb_filter *f, const query_opts *o, char *const *paths, size_t n,
+                       uint64_t *total) {
+    static char *const stdin_only[] = {(char *)"-"};
+    size_t runs = o->with_name ? (n ? n : 1) : 1;
+    int st = BB_EXIT_OK;
+    for (size_t i = 0; st == BB_EXIT_OK && i < runs && !(o->quiet && *total); i++) {
+        char *const *these = o->with_name ? (n ? paths + i : stdin_only) : paths;
+        size_t count = o->with_name ? 1 : n;
+        const char *name = !o->with_name ? NULL
+                           : strcmp(these[0], "-") == 0 ? "(standard input)" : these[0];
+        cli_keyreader r;
+        cli_keybuf kb = {0};
+        uint64_t hits = 0;
+        cli_keyreader_init(&r, these, count, o->nul, false);
+        st = run_query(f, o, &r, &kb, name, &hits);
+        cli_keyreader_close(&r);
+        cli_keybuf_free(&kb);
+        *total += hits;
+        if (st == BB_EXIT_OK && o->count && !o->quiet && name) printf("%s:%" PRIu64 "\n", name, hits);
+    }
+    return st;
+}
+
 int bb_cmd_query(int argc, char **argv) {
     query_opts o;
     int st = parse_args(argc, argv, &o);
@@ -126,8 +168,16 @@ int bb_cmd_query(int argc, char **argv) {
     const char *path = argv[optind++];
     bb_filter *f;
     bb_status s = bb_open_mmap(&f, path);
-    if (s != BB_OK) return cli_lib_error("cannot open filter", path, s, errno);
+    if (s != BB_OK) {
+        st = cli_lib_error("cannot open filter", path, s, errno);
+        return o.quiet ? QUIET_ERROR : st;
+    }
     if (o.net.pcap || cli_uses_net_keys(f, &o.net)) {
+        if (o.quiet || o.with_name) {
+            bb_free(f);
+            return cli_usage_error("query", "-q and -H apply to plain keys only, not to --keys "
+                                   "or --pcap queries");
+        }
         st = o.net.pcap ? cli_pcap_query(f, &o.net)
                         : cli_net_query(f, &o.net, argv + optind, (size_t)(argc - optind));
         bb_free(f);
@@ -138,14 +188,11 @@ int bb_cmd_query(int argc, char **argv) {
      * a terminal keeps its line buffering. */
     static char outbuf[1 << 16];
     if (!isatty(STDOUT_FILENO)) setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
-    cli_keyreader r;
-    cli_keybuf kb = {0};
     uint64_t count = 0;
-    cli_keyreader_init(&r, argv + optind, (size_t)(argc - optind), o.nul, false);
-    st = run_query(f, &o, &r, &kb, &count);
-    cli_keyreader_close(&r);
-    cli_keybuf_free(&kb);
+    st = query_files(f, &o, argv + optind, (size_t)(argc - optind), &count);
     bb_free(f);
-    if (st == BB_EXIT_OK && o.count) printf("%" PRIu64 "\n", count);
-    return cli_finish_stdout(st);
+    if (st == BB_EXIT_OK && o.count && !o.quiet && !o.with_name) printf("%" PRIu64 "\n", count);
+    st = cli_finish_stdout(st);
+    if (o.quiet) return st != BB_EXIT_OK ? QUIET_ERROR : count ? QUIET_FOUND : QUIET_NONE;
+    return st;
 }

@@ -175,13 +175,13 @@ typedef struct spec {
 
 static const spec specs[] = {
     {"blocked", {.kind = BB_BLOCKED, .capacity = N_ADD, .fpr = 0.01, .seed = 0x5EED}, 0x8adc2f5a9c5e303e},
-    {"classic", {.kind = BB_CLASSIC, .capacity = N_ADD, .fpr = 0.01, .seed = 0x5EED}, 0x079e9862a82a9832},
+    {"classic", {.kind = BB_CLASSIC, .capacity = N_ADD, .fpr = 0.01, .seed = 0x5EED}, 0xd4b2ac91ab2e4b62},
     {"classic_odd", {.kind = BB_CLASSIC, .capacity = N_ADD, .bits = 20011, .k = 7, .seed = 3},
      0x2899d368637ff9be},
     {"counting", {.kind = BB_COUNTING, .capacity = N_ADD, .fpr = 0.01, .seed = 0x5EED}, 0x05ecf1079c1bdebd},
     /* Sized for a quarter of the keys, so it grows to three sub-filters. */
     {"scalable", {.kind = BB_SCALABLE, .capacity = N_ADD / 4, .fpr = 0.01, .seed = 9},
-     0x89579080a5bf6f0a},
+     0x013d0b60b747d169},
     {"split", {.kind = BB_SPLIT, .capacity = N_ADD, .fpr = 0.01}, 0x440e9113d449be67},
     {"split_pow2", {.kind = BB_SPLIT, .capacity = N_ADD, .fpr = 0.001, .seed = 0x5EED,
                     .flags = BB_POW2_BYTES}, 0xffb47085b1d5d583},

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# install.sh - what `cmake --install` gives a user (issue 13): the dynamic linker's cache is
+# refreshed (ldconfig, here a stand-in named by BB_LDCONFIG that records its call), the
+# manual page and the bash completion are installed and work (completion checked by calling
+# its function as bash would), no installed program has the build or source tree compiled in,
+# and the installed demo and fetch script use the per-user data directory. Installs into a
+# fresh temporary prefix, removed on every exit.
+#   tests/scripts/install.sh BUILD_DIR SOURCE_DIR
+set -euo pipefail
+build=$(realpath "$1") src=$(realpath "$2")
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "install: FAILED: $*" >&2; exit 1; }
+p=$tmp/prefix
+printf '#!/bin/sh\necho called >"%s/ldconfig-called"\n' "$tmp" >"$tmp/fake-ldconfig"
+chmod +x "$tmp/fake-ldconfig"
+BB_LDCONFIG=$tmp/fake-ldconfig cmake --install "$build" --prefix "$p" >"$tmp/install.log"
+
+# 1. ldconfig ran (and not under DESTDIR: a staged install must not touch the cache).
+[[ -f $tmp/ldconfig-called ]] || fail "ldconfig was not run: $(cat "$tmp/install.log")"
+rm "$tmp/ldconfig-called"
+DESTDIR=$tmp/stage BB_LDCONFIG=$tmp/fake-ldconfig cmake --install "$build" --prefix /usr >/dev/null
+[[ ! -f $tmp/ldconfig-called ]] || fail "ldconfig run for a DESTDIR install"
+
+# 2. The manual page: a section per command with its options, and the bash completion.
+man1=$p/share/man/man1/blockbloom.1
+[[ -s $man1 ]] || fail "no $man1"
+for c in build add query info remove merge export demo; do
+  grep -qx ".SS $c" "$man1" || fail "man page lacks command $c"
+done
+grep -q '^\\fB\\-q, \\-\\-quiet' "$man1" || fail "man page lacks query -q"
+comp=$p/share/bash-completion/completions/blockbloom
+[[ -s $comp ]] || fail "no $comp"
+complete_words() { # complete_words WORD... : the completions of the last word
+  bash -c 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _blockbloom; echo "${COMPREPLY[*]}"' _ "$comp" "$@"
+}
+[[ $(complete_words blockbloom qu) == query ]] || fail "completion of 'qu': $(complete_words blockbloom qu)"
+[[ $(complete_words blockbloom query --inv) == --invert-match ]] || fail "completion of query --inv"
+[[ $(complete_words blockbloom build --capa) == --capacity ]] || fail "completion of build --capa"
+[[ $(complete_words blockbloom help ex) == export ]] || fail "completion of help ex"
+
+# 3. No installed program has a path into the build or source tree in its data (debug info
+#    aside; sanitizer builds also keep source file names in .rodata, for their reports, so
+#    only paths other than source files count).
+for prog in "$p"/bin/*; do
+  [[ $(head -c 4 "$prog") == $'\x7fELF' ]] || continue
+  if readelf -p .rodata "$prog" 2>/dev/null | grep -F -e "$build" -e "$src" |
+    grep -vE '\.(c|h)$' | grep -q .; then
+    fail "$prog has a build or source path compiled in"
+  fi
+done
+
+# 4. The installed demo and fetch script agree on the per-user data directory.
+home=$tmp/home
+mkdir -p "$home/.local/share/blockbloom" "$tmp/cwd"
+cd "$tmp/cwd"
+HOME=$home "$p/bin/blockbloom" demo --quick >/dev/null 2>"$tmp/err" || fail "installed demo failed"
+grep -q "npm names not found at $home/.local/share/blockbloom/npm-names.txt; fetch them with blockbloom-fetch-npm-names" "$tmp/err" ||
+  fail "installed demo says: $(cat "$tmp/err")"
+seq 1 1000 | sed 's/^/name-/' >"$home/.local/share/blockbloom/npm-names.txt"
+got=$(HOME=$home "$p/bin/blockbloom-fetch-npm-names" 2>&1) || fail "installed fetch script: $got"
+[[ $got == *"$home/.local/share/blockbloom/npm-names.txt already there"* ]] ||
+  fail "installed fetch script does not use ~/.local/share/blockbloom: $got"
+HOME=$home "$p/bin/blockbloom" demo --quick >"$tmp/out" 2>"$tmp/err" || fail "installed demo with names failed"
+grep -q "^Part 2: 1000 npm package names from $home/.local/share/blockbloom/npm-names.txt" "$tmp/out" ||
+  fail "installed demo did not run part 2 on the installed names: $(cat "$tmp/err")"
+echo "install: passed" >&2
