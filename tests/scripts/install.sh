@@ -3,7 +3,8 @@
 # refreshed (ldconfig, here a stand-in named by BB_LDCONFIG that records its call), the
 # manual page and the bash completion are installed and work (completion checked by calling
 # its function as bash would), no installed program has the build or source tree compiled in,
-# and the installed demo and fetch script use the per-user data directory. Installs into a
+# the installed demo and fetch script use the per-user data directory, and the README's C
+# example builds and runs against the prefix through pkg-config and find_package. Installs into a
 # fresh temporary prefix, removed on every exit.
 #   tests/scripts/install.sh BUILD_DIR SOURCE_DIR
 set -euo pipefail
@@ -64,4 +65,26 @@ got=$(HOME=$home "$p/bin/blockbloom-fetch-npm-names" 2>&1) || fail "installed fe
 HOME=$home "$p/bin/blockbloom" demo --quick >"$tmp/out" 2>"$tmp/err" || fail "installed demo with names failed"
 grep -q "^Part 2: 1000 npm package names from $home/.local/share/blockbloom/npm-names.txt" "$tmp/out" ||
   fail "installed demo did not run part 2 on the installed names: $(cat "$tmp/err")"
+
+# 5. The README's C example ("Using the library") against the prefix, through pkg-config
+#    (whose paths must be the prefix given to `cmake --install`, not the configured one)
+#    and through find_package.
+mkdir -p "$tmp/ex" && cd "$tmp/ex"
+awk '/^## Using the library/ { f = 1 } f && /^```c/ { g = 1; next } g && /^```/ { exit } g' \
+  "$src/README.md" >ex.c
+[[ -s ex.c ]] || fail "no C example under 'Using the library' in README.md"
+pc=$(find "$p" -name blockbloom.pc) && [[ -n $pc ]] || fail "no blockbloom.pc installed"
+export PKG_CONFIG_PATH=${pc%/*}
+inc=$(pkg-config --variable=includedir blockbloom) || fail "pkg-config does not find blockbloom"
+[[ $(realpath "$inc") == $(realpath "$p/include") ]] || fail "pkg-config includedir is $inc, not under $p"
+# shellcheck disable=SC2046 # pkg-config's flags are meant to be split
+cc -std=c11 -Wall -Werror ex.c $(pkg-config --cflags --libs blockbloom) -o ex-pc ||
+  fail "README example does not build with pkg-config"
+LD_LIBRARY_PATH=$(pkg-config --variable=libdir blockbloom) ./ex-pc >out-pc || fail "README example (pkg-config) failed"
+grep -q '^1 0 (1 possibly present, kernel ' out-pc || fail "README example printed: $(cat out-pc)"
+[[ -s urls.bloom ]] && "$p/bin/blockbloom" info urls.bloom >/dev/null || fail "README example's urls.bloom"
+printf 'cmake_minimum_required(VERSION 3.25)\nproject(ex C)\nfind_package(blockbloom REQUIRED)\nadd_executable(ex ex.c)\ntarget_link_libraries(ex blockbloom::blockbloom)\n' >CMakeLists.txt
+{ cmake -S . -B b -DCMAKE_PREFIX_PATH="$p" && cmake --build b; } >cmake.log 2>&1 ||
+  fail "README example does not build with find_package: $(tail -5 cmake.log)"
+b/ex >out-cm && cmp -s out-pc out-cm || fail "README example (find_package) printed: $(cat out-cm)"
 echo "install: passed" >&2
