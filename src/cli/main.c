@@ -41,8 +41,8 @@ static const command commands[] = {
 
 static int usage(void) {
     fputs("Usage: blockbloom COMMAND [OPTION]... [ARG]...\n"
-          "Build and query Bloom filter files (cache-line-blocked, classic, counting or\n"
-          "scalable).\n"
+          "Build and query Bloom filter files (cache-line-blocked, classic, counting,\n"
+          "scalable or Parquet's split-block).\n"
           "\n"
           "Commands:\n",
           stdout);

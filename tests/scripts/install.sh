@@ -39,6 +39,10 @@ complete_words() { # complete_words WORD... : the completions of the last word
 [[ $(complete_words blockbloom query --inv) == --invert-match ]] || fail "completion of query --inv"
 [[ $(complete_words blockbloom build --capa) == --capacity ]] || fail "completion of build --capa"
 [[ $(complete_words blockbloom help ex) == export ]] || fail "completion of help ex"
+# An option whose name fills its column still needs two spaces before its text, or the
+# text's words (here "-c:") become options of the completion and of the man page's tag.
+[[ $(complete_words blockbloom query -c) == -c ]] || fail "completion of query -c: $(complete_words blockbloom query -c)"
+grep -qx '\\fB\\-H, \\-\\-with\\-filename\\fR' "$man1" || fail "man page tag of query -H"
 
 # 3. No installed program has a path into the build or source tree in its data (debug info
 #    aside; sanitizer builds also keep source file names in .rodata, for their reports, so
