@@ -178,9 +178,11 @@ bb_status bb_classic_size(uint64_t capacity, double fpr, uint64_t *bits_out, uns
     double n = (double)capacity;
     double m = ceil(-n * log(fpr) / (M_LN2 * M_LN2));
     unsigned k = classic_k(m / n);
-    /* Below p ~ 1.5e-5 the optimal k passes BB_MAX_K; with k capped, solve
-     * (1 - e^{-kn/m})^k = p for m instead, so the filter still meets p. */
-    if (k == BB_MAX_K && round(m / n * M_LN2) > BB_MAX_K)
+    /* Below p ~ 1.5e-5 the optimal k passes BB_MAX_K, and above p = 2^-1/2 it rounds to 0;
+     * with k capped at either end, solve (1 - e^{-kn/m})^k = p for m instead, so the filter
+     * still meets p (at p = 0.9 the formula's m = 0.22 n with k = 1 would model 0.989). */
+    double k_opt = round(m / n * M_LN2);
+    if ((k == BB_MAX_K && k_opt > BB_MAX_K) || (k == 1 && k_opt < 1))
         m = ceil(-(double)k * n / log1p(-pow(fpr, 1.0 / k)));
     if (!(m <= (double)BB_MAX_BITS)) return BB_E_TOO_LARGE;
     *bits_out = (uint64_t)m;
