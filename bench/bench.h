@@ -89,9 +89,26 @@ uint64_t floor_xxh3(const void *const *keys, const size_t *lens, size_t n, uint6
  * blocked filter picks its block and running the kernels' own batch loop (same prefetch). */
 size_t floor_lines(const uint8_t *data, uint64_t lines, const uint64_t *hashes, size_t n,
                    uint8_t *out);
+/* Single-key floors over the same array: a loop of independent line reads with no
+ * prefetch (the out-of-order core overlaps them as it can), and a dependent chain in which
+ * each line's content picks the next hash (hashes[i + 1 + (bit 0 of the line)], mod n), so
+ * one read at a time is in flight. Both return a value that depends on every read. */
+size_t floor_line_loop(const uint8_t *data, uint64_t lines, const uint64_t *hashes, size_t n);
+size_t floor_line_chain(const uint8_t *data, uint64_t lines, const uint64_t *hashes, size_t n,
+                        size_t steps);
 /* The line floor's array, allocated as the library allocates filter payloads. */
 uint8_t *floor_alloc(uint64_t bytes, void **base, size_t *len);
 void floor_free(void *base, size_t len);
+
+/* ---- Inline lookups (view-loops.h) -----------------------------------------------------------
+ * A loop of bb_view_contains_hash over h[0 .. n) (chain: a dependent chain of n steps, each
+ * answer picking the next key), compiled once per ISA (view-<isa>.c, each with that ISA's
+ * flags) as a caller's loop built with those flags would be; returns the hits. */
+typedef size_t view_loops_fn(const bb_view *v, const uint64_t *h, size_t n, bool chain);
+view_loops_fn view_loops_scalar;
+#if defined(__x86_64__) || defined(__i386__)
+view_loops_fn view_loops_avx2, view_loops_avx512;
+#endif
 
 /* ---- Series (series.c) ---------------------------------------------------------------------- */
 typedef enum series_type {
@@ -116,6 +133,11 @@ typedef enum metric {
     M_LAT_P99,     /* same, 99th percentile */
     M_BATCH_STR,   /* batch contains, string keys, 50/50 present/absent shuffled */
     M_BATCH_HASH,  /* batch contains, pre-hashed keys, same mix */
+    M_LOOP,        /* single-key loop, pre-hashed mix, independent calls, no fence:
+                    * bb_contains_hash (floor-line: one line read per key, no prefetch) */
+    M_VLOOP,       /* same loop with the header's inline bb_view_contains_hash (blocked only) */
+    M_CHAIN,       /* dependent chain: each answer picks the next key (blocked: the inline
+                    * view; floor-line: each line read picks the next line) */
     M_COUNT
 } metric;
 extern const char *const metric_names[M_COUNT];
@@ -168,6 +190,8 @@ void series_add_hashes(series *s, metric m, const uint64_t *h, size_t n);
 size_t series_contains(series *s, const keyset *ks, size_t first, size_t count, uint8_t *out);
 size_t series_contains_hashes(series *s, const uint64_t *h, size_t n, uint8_t *out);
 bool series_contains_one(series *s, const void *key, size_t len);
+/* Single-key metric m (M_LOOP, M_VLOOP, M_CHAIN) over h[0 .. n); a chain takes n steps. */
+size_t series_single(series *s, metric m, const uint64_t *h, size_t n);
 
 /* ---- Measurement (measure.c) ---------------------------------------------------------------- */
 typedef struct bench_opts {
@@ -179,6 +203,7 @@ typedef struct bench_opts {
     uint64_t seed;
     double fpr;
     bb_isa best_isa;        /* the kernel the library picks by itself: "blocked" in targets */
+    bb_isa add_isa;         /* the same for adds (dispatch chooses per operation) */
     uint64_t warm_max_bytes; /* filters up to this size (the LLC) are warmed before timing */
 } bench_opts;
 

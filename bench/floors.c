@@ -50,6 +50,32 @@ size_t floor_lines(const uint8_t *data, uint64_t lines, const uint64_t *hashes, 
     return bb_kernel_floorline.contains_hashes(data, lines, 1, hashes, n, out);
 }
 
+static inline uint64_t line_word(const uint8_t *data, uint64_t lines, uint64_t h) {
+    uint64_t w;
+    memcpy(&w, data + bb_block_index(h, lines) * 64, sizeof w);
+    return w;
+}
+
+size_t floor_line_loop(const uint8_t *data, uint64_t lines, const uint64_t *hashes, size_t n) {
+    size_t acc = 0;
+    for (size_t i = 0; i < n; i++) acc += line_word(data, lines, hashes[i]) & 1;
+    return acc;
+}
+
+/* The same step as the blocked chain (series.c): next = i + 1 + bit, wrapping at n. The
+ * array holds 0x5a bytes, so the bit is 0, but the core cannot know that before the read. */
+size_t floor_line_chain(const uint8_t *data, uint64_t lines, const uint64_t *hashes, size_t n,
+                        size_t steps) {
+    size_t i = 0, acc = 0;
+    for (size_t step = 0; step < steps; step++) {
+        size_t bit = (size_t)(line_word(data, lines, hashes[i]) & 1);
+        acc += bit;
+        i += 1 + bit;
+        if (i >= n) i -= n;
+    }
+    return acc;
+}
+
 /* Written once after allocation: untouched anonymous pages all map the one shared zero
  * page, and reading them would be a cache hit, not a line of the array. */
 uint8_t *floor_alloc(uint64_t bytes, void **base, size_t *len) {

@@ -279,6 +279,7 @@ int main(int argc, char **argv) {
     if (c.quick) quick(&c);
     bb_set_isa(BB_ISA_AUTO);
     bb_isa_from_string(bb_isa_name(), &c.o.best_isa);
+    bb_isa_from_string(bb_isa_name_for(BB_OP_ADD), &c.o.add_isa);
     tick_calibrate();
     machine m;
     machine_describe(&m);

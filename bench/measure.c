@@ -41,6 +41,10 @@
  *               coarse for one call); per group (ticks - the median empty group) / LAT_GROUP.
  *               p50 and p99 over the groups of one repetition, then the median over
  *               repetitions; a p99 of 8-call means is a lower bound on single calls' p99.
+ *  loop, view_loop, view_chain  Single lookups of the pre-hashed mix in a plain loop, no fence:
+ *               bb_contains_hash calls, the header's inline bb_view_contains_hash, and a
+ *               dependent chain of the inline lookup (each answer picks the next key); the line
+ *               floor's loop and chain read one line per key the same ways (floors.c).
  *  fpr          fpr_keys keys never added, through the batch call.
  */
 #include "bench.h"
@@ -417,6 +421,34 @@ static void measure_throughput(size_run *r, const queries *q, const bench_opts *
     for (int i = 0; i < 16; i++) free(outs[i]);
 }
 
+/* ---- single-key loops ----------------------------------------------------------------------- */
+
+/* Loops of single lookups of the pre-hashed mix (M_LOOP, M_VLOOP, M_CHAIN): each repetition
+ * makes passes over the mix until `ops` calls are done, timed by this thread's CPU clock like
+ * the batches; filters that fit in the LLC are warmed first, as for the batches. */
+static void measure_single(size_run *r, const queries *q, const bench_opts *o) {
+    static const metric ms[] = {M_LOOP, M_VLOOP, M_CHAIN};
+    size_t iters = (o->ops + q->count - 1) / q->count;
+    uint8_t *out = xcalloc(q->count, 1);
+    for (size_t mi = 0; mi < sizeof ms / sizeof *ms; mi++) {
+        for (int rep = 0; rep < o->reps; rep++) {
+            for (size_t j = 0; j < r->nseries; j++) {
+                series *s = nth(r, j, rep);
+                if (!series_has(s, ms[mi])) continue;
+                series_select(s);
+                warm(s, q, o, out);
+                size_t hits = 0;
+                double t0 = cpu_ns();
+                const uint64_t *h = hashes_for(s, q->mix_hash, q->mix_hash64);
+                for (size_t it = 0; it < iters; it++) hits += series_single(s, ms[mi], h, q->count);
+                record(s, ms[mi], (cpu_ns() - t0) / ((double)iters * (double)q->count));
+                BENCH_KEEP(hits);
+            }
+        }
+    }
+    free(out);
+}
+
 /* ---- latency --------------------------------------------------------------------------------- */
 
 #define LAT_GROUP 8
@@ -511,6 +543,7 @@ void measure_size(size_run *r, const keygen *g, const bench_opts *o) {
     make_queries(&q, r->key0, r->n, g, o, first_filter(r, false), first_filter(r, true));
     measure_throughput(r, &q, o);
     measure_latency(r, &q, o);
+    measure_single(r, &q, o);
     measure_fpr(r, g, o, r->key0 + r->n + q.count);
     free_queries(&q);
     /* Last, as they empty and refill the filters the queries read. */

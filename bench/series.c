@@ -17,6 +17,7 @@
 
 const char *const metric_names[M_COUNT] = {
     "add", "add_hash", "add_conc", "present", "absent", "lat_p50", "lat_p99", "batch_str", "batch_hash",
+    "loop", "view_loop", "view_chain",
 };
 
 #ifdef BENCH_HAVE_LIBBLOOM
@@ -127,11 +128,12 @@ bool series_has(const series *s, metric m) {
     if (s->skip) return false;
     switch (s->type) {
     case S_BLOCKED: return m != M_ADD_CONC || s->concurrent;
-    case S_SPLIT: return m != M_ADD_CONC;
-    case S_CLASSIC: return m != M_ADD_HASH && m != M_ADD_CONC;
-    case S_LIBBLOOM: return m != M_BATCH_HASH && m != M_ADD_HASH && m != M_ADD_CONC;
+    case S_SPLIT: return m != M_ADD_CONC && m != M_VLOOP && m != M_CHAIN;
+    case S_CLASSIC: return m != M_ADD_HASH && m != M_ADD_CONC && m != M_VLOOP && m != M_CHAIN;
+    case S_LIBBLOOM:
+        return m != M_BATCH_HASH && m != M_ADD_HASH && m != M_ADD_CONC && m < M_LOOP;
     case S_FLOOR_XXH3: return m == M_BATCH_STR;
-    case S_FLOOR_LINE: return m == M_BATCH_HASH;
+    case S_FLOOR_LINE: return m == M_BATCH_HASH || m == M_LOOP || m == M_CHAIN;
     case S_THREADS: return m == M_BATCH_STR || m == M_BATCH_HASH || m == M_ADD_CONC;
     }
     return false;
@@ -191,4 +193,23 @@ bool series_contains_one(series *s, const void *key, size_t len) {
     if (s->type == S_LIBBLOOM) return bloom_check(&s->lb, key, (int)len) == 1;
 #endif
     return false;
+}
+
+size_t series_single(series *s, metric m, const uint64_t *h, size_t n) {
+    size_t hits = 0;
+    if (s->type == S_FLOOR_LINE)
+        return m == M_CHAIN ? floor_line_chain(s->floor_data, s->floor_lines, h, n, n)
+                            : floor_line_loop(s->floor_data, s->floor_lines, h, n);
+    bb_view v;
+    if (m == M_LOOP) {
+        for (size_t i = 0; i < n; i++) hits += bb_contains_hash(s->f, h[i]);
+        return hits;
+    }
+    if (bb_get_view(s->f, &v) != BB_OK) return 0;
+    view_loops_fn *run = view_loops_scalar; /* the inline test a caller built for s's ISA gets */
+#if defined(__x86_64__) || defined(__i386__)
+    if (s->isa == BB_ISA_AVX2) run = view_loops_avx2;
+    if (s->isa == BB_ISA_AVX512) run = view_loops_avx512;
+#endif
+    return run(&v, h, n, m == M_CHAIN);
 }

@@ -38,7 +38,8 @@ build() {
   local name=$1 cc=$2 dir=${prefix}cross-$1 start=$SECONDS
   shift 2
   cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF \
-    -DBB_BUILD_TESTS=OFF -DBB_BUILD_BENCH=OFF -DBB_BUILD_CLI=OFF -DBB_BUILD_PARQUET=OFF "$@" >/dev/null
+    -DBB_BUILD_TESTS=OFF -DBB_BUILD_BENCH=OFF -DBB_BUILD_CLI=OFF -DBB_BUILD_PARQUET=OFF \
+    -DBB_WITH_IDN2=OFF "$@" >/dev/null
   cmake --build "$dir" -j"$jobs" --target blockbloom >/dev/null
   # The check is compiled with the same extra flags (CMAKE_C_FLAGS) as the library.
   local flags

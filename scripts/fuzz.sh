@@ -5,6 +5,7 @@
 #   fuzz_load       bb_deserialize, bb_load and bb_open_mmap on the input
 #   fuzz_keyreader  the CLI key reader (src/cli/keys.c), line and NUL mode
 #   fuzz_diff       operations on a filter against a reference filter and an exact key set
+#   fuzz_url        URL canonicalisation and expressions (src/net/url.c)
 #   fuzz_parquet    the Parquet footer, Bloom filter header and Thrift compact parsers
 #                   (libblockbloom_parquet; needs libsnappy-dev, libzstd-dev, zlib1g-dev)
 # Each starts from its committed seeds, tests/fuzz/corpus/<target>/, and keeps what it finds
@@ -18,7 +19,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-30}
 shift || true
 targets=("$@")
-((${#targets[@]})) || targets=(fuzz_load fuzz_keyreader fuzz_diff fuzz_parquet)
+((${#targets[@]})) || targets=(fuzz_load fuzz_keyreader fuzz_diff fuzz_parquet fuzz_url)
 dir=${BB_BUILD_PREFIX:-build-}fuzz
 cc=clang-14
 
@@ -30,7 +31,7 @@ san=address,undefined
 cflags="-g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,$san -fno-sanitize-recover=all"
 cmake -S . -B "$dir/lib" -DCMAKE_C_COMPILER="$cc" -DCMAKE_BUILD_TYPE=None \
   -DCMAKE_C_FLAGS="$cflags" -DBUILD_SHARED_LIBS=OFF -DBB_BUILD_TESTS=OFF -DBB_BUILD_BENCH=OFF \
-  -DBB_BUILD_CLI=OFF >/dev/null
+  -DBB_BUILD_CLI=OFF -DBB_WITH_IDN2=OFF >/dev/null
 cmake --build "$dir/lib" -j2 --target blockbloom blockbloom_parquet >/dev/null
 for t in "${targets[@]}"; do
   extra=()

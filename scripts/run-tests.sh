@@ -4,10 +4,12 @@
 #   1. unit      Release-with-debug-info build, the whole CTest suite (Criterion tests, CLI
 #                tests, the README example, and parquet_oracle: `blockbloom parquet` against
 #                DuckDB, which scripts/setup-duckdb.sh installs from npm)
-#   2. sanitize  the same suite under AddressSanitizer + UndefinedBehaviorSanitizer, the
+#   2. redis     scripts/test-redis.sh: the Redis binding and `blockbloom redis` against a
+#                standalone redis-server and a 3-master cluster started on loopback (~40 s)
+#   3. sanitize  the same suite under AddressSanitizer + UndefinedBehaviorSanitizer, the
 #                threaded tests under ThreadSanitizer, a CLI round trip under valgrind
-#   3. fuzz      each libFuzzer target for 30 s from its committed corpus
-#   4. cross     AArch64 and big-endian s390x builds under qemu-user (golden hashes, kernel
+#   4. fuzz      each libFuzzer target for 30 s from its committed corpus
+#   5. cross     AArch64 and big-endian s390x builds under qemu-user (golden hashes, kernel
 #                equivalence, filter files exchanged with x86-64), signed/unsigned char
 # Any failure stops the run with a non-zero exit. Longer runs are scripts/fuzz.sh SECONDS,
 # scripts/stress-cli.sh and the benchmark (README "Performance").
@@ -33,6 +35,7 @@ unit() {
 }
 
 stage unit unit
+stage redis scripts/test-redis.sh
 stage sanitize scripts/sanitize.sh
 stage fuzz scripts/fuzz.sh 30
 stage cross scripts/cross-arch.sh

@@ -6,7 +6,10 @@
 #   scripts/setup.sh [EXTRA-PACKAGE...]
 set -euo pipefail
 pkgs=(cmake make gcc pkg-config libxxhash-dev libsimde-dev libcriterion-dev libbloom-dev
-  libsnappy-dev libzstd-dev zlib1g-dev "$@") # the last three: libblockbloom_parquet's codecs
+  libsnappy-dev libzstd-dev zlib1g-dev # libblockbloom_parquet's codecs
+  libhiredis-dev                       # libblockbloom_redis
+  libidn2-dev publicsuffix libpcap-dev tcpdump # network keys and pcap
+  "$@")
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -106,6 +106,10 @@ static void hash_chunk(const bb_filter *f, const bb_keysrc *src, size_t first, s
     for (size_t j = 0; j < count; j += BB_HASH_GROUP) {
         size_t g = count - j < BB_HASH_GROUP ? count - j : BB_HASH_GROUP;
         bb_hash_keys(src, row->hash, f->seed, first + j, g, hashes + j);
+        if (row->prefetch_lines) {
+            row->prefetch_lines(f, hashes + j, g);
+            continue;
+        }
         for (size_t q = j; q < j + g; q++)
             __builtin_prefetch(row->line_of(f, hashes[q]), 0, 2);
     }

@@ -95,6 +95,12 @@ static bb_status config_geometry(const bb_kind_ops *row, const bb_config *c, uin
     return BB_OK;
 }
 
+bb_status bb_config_geometry(const bb_config *cfg, uint64_t *bits, unsigned *k) {
+    const bb_kind_ops *row = bb_kind_row(cfg->kind);
+    if (!row || row->create) return BB_E_INVAL; /* nested kinds have no single geometry */
+    return config_geometry(row, cfg, bits, k);
+}
+
 bb_status bb_create(bb_filter **out, const bb_config *cfg) {
     if (!out) return BB_E_INVAL;
     *out = NULL;
@@ -128,7 +134,9 @@ bb_status bb_clone(bb_filter **out, const bb_filter *f) {
     *out = NULL;
     if (!f) return BB_E_INVAL;
     const bb_kind_ops *row = bb_row(f);
-    return row->clone ? row->clone(out, f) : bb_flat_clone(out, f);
+    bb_status s = row->clone ? row->clone(out, f) : bb_flat_clone(out, f);
+    if (s == BB_OK) (*out)->scheme = f->scheme;
+    return s;
 }
 
 void bb_free(bb_filter *f) {

@@ -48,6 +48,13 @@ static uint64_t payload_size(const bb_filter *f) {
     return size;
 }
 
+/* Bytes after the payload: the key-scheme record of a version-2 file, if f has a scheme. */
+static uint64_t trailer_size(const bb_filter *f) {
+    return f->scheme.keys != BB_KEYS_PLAIN ? BB_SCHEME_RECORD_BYTES : 0;
+}
+
+static uint64_t total_size(const bb_filter *f) { return HDR_SIZE + payload_size(f) + trailer_size(f); }
+
 /* ============================================================================================
  * Encoding
  * ========================================================================================== */
@@ -59,7 +66,7 @@ static void encode_header(const bb_filter *f, uint64_t payload_sum, uint8_t h[HD
     const bb_kind_ops *row = bb_row(f);
     memset(h, 0, HDR_SIZE);
     memcpy(h + BB_OFF_MAGIC, bb_magic, sizeof bb_magic);
-    bb_put32(h + BB_OFF_VERSION, BB_FORMAT_VERSION);
+    bb_put32(h + BB_OFF_VERSION, trailer_size(f) ? BB_FORMAT_VERSION_KEYS : BB_FORMAT_VERSION);
     bb_put32(h + BB_OFF_HDR_SIZE, HDR_SIZE);
     bb_put32(h + BB_OFF_KIND, (uint32_t)f->kind);
     bb_put32(h + BB_OFF_K, f->k);
@@ -81,9 +88,10 @@ static void encode_flat(const bb_filter *f, uint8_t *out) {
     memcpy(out + HDR_SIZE, f->data, (size_t)f->payload_bytes);
 }
 
-/* Any filter into out[0 .. HDR_SIZE + payload_size(f)). */
+/* Any filter into out[0 .. total_size(f)). */
 static void encode(const bb_filter *f, uint8_t *out) {
     const bb_kind_ops *row = bb_row(f);
+    if (trailer_size(f)) bb_scheme_encode(f, out + HDR_SIZE + payload_size(f));
     if (!row->subs) {
         encode_flat(f, out);
         return;
@@ -100,14 +108,14 @@ static void encode(const bb_filter *f, uint8_t *out) {
 
 bb_status bb_serialized_size(const bb_filter *f, uint64_t *size_out) {
     if (!f || !size_out) return BB_E_INVAL;
-    *size_out = HDR_SIZE + payload_size(f); /* payload < 2^57 bytes: no overflow */
+    *size_out = total_size(f); /* payload < 2^57 bytes: no overflow */
     return BB_OK;
 }
 
 bb_status bb_serialize(const bb_filter *f, void *buf, size_t cap, size_t *written) {
     if (written) *written = 0;
     if (!f || !buf) return BB_E_INVAL;
-    uint64_t size = HDR_SIZE + payload_size(f);
+    uint64_t size = total_size(f);
     if ((uint64_t)cap < size) return BB_E_INVAL;
     encode(f, buf);
     if (written) *written = (size_t)size;
@@ -156,13 +164,15 @@ static bb_status check_fields(const uint8_t *p, bb_filter *h) {
     return BB_OK;
 }
 
-/* Steps 1-5 on the first `avail` bytes of the input: magic, version, header length, header
- * checksum, fields. On success *h holds the header and *payload_sum its payload checksum. */
+/* Steps 1-5 on the first `avail` bytes of the input: magic, version (1, or 2 with a key-scheme
+ * record after the payload), header length, header checksum, fields. On success *h holds the
+ * header, *payload_sum its payload checksum and *version its version. */
 static bb_status parse_header(const uint8_t *p, uint64_t avail, bb_filter *h,
-                              uint64_t *payload_sum) {
+                              uint64_t *payload_sum, uint32_t *version) {
     size_t n = avail < sizeof bb_magic ? (size_t)avail : sizeof bb_magic;
     if (memcmp(p, bb_magic, n) != 0) return BB_E_BAD_MAGIC;
-    if (avail >= BB_OFF_VERSION + 4 && bb_get32(p + BB_OFF_VERSION) != BB_FORMAT_VERSION)
+    *version = avail >= BB_OFF_VERSION + 4 ? bb_get32(p + BB_OFF_VERSION) : BB_FORMAT_VERSION;
+    if (*version != BB_FORMAT_VERSION && *version != BB_FORMAT_VERSION_KEYS)
         return BB_E_BAD_VERSION;
     if (avail < HDR_SIZE) return BB_E_TRUNCATED;
     if (checksum(p, BB_OFF_HDR_SUM) != bb_get64(p + BB_OFF_HDR_SUM)) return BB_E_CORRUPT;
@@ -170,9 +180,14 @@ static bb_status parse_header(const uint8_t *p, uint64_t avail, bb_filter *h,
     return check_fields(p, h);
 }
 
-/* Step 6: the input is exactly header + payload. */
-static bb_status check_length(const bb_filter *h, uint64_t total) {
-    uint64_t need = HDR_SIZE + h->payload_bytes;
+/* Bytes after the payload in a file of this version. */
+static uint64_t version_trailer(uint32_t version) {
+    return version == BB_FORMAT_VERSION_KEYS ? BB_SCHEME_RECORD_BYTES : 0;
+}
+
+/* Step 6: the input is exactly header + payload (+ the version-2 record). */
+static bb_status check_length(const bb_filter *h, uint32_t version, uint64_t total) {
+    uint64_t need = HDR_SIZE + h->payload_bytes + version_trailer(version);
     if (total < need) return BB_E_TRUNCATED;
     return total > need ? BB_E_INCONSISTENT : BB_OK;
 }
@@ -186,12 +201,15 @@ static bb_status check_payload(const bb_filter *h, const uint8_t *payload, uint6
     return BB_OK;
 }
 
-/* Steps 1-8 on a whole input held in memory. */
+/* Steps 1-8 on a whole input held in memory, then the version-2 record into h->scheme. */
 static bb_status validate(const uint8_t *p, uint64_t len, bb_filter *h) {
     uint64_t sum;
-    bb_status s = parse_header(p, len, h, &sum);
-    if (s == BB_OK) s = check_length(h, len);
+    uint32_t version;
+    bb_status s = parse_header(p, len, h, &sum, &version);
+    if (s == BB_OK) s = check_length(h, version, len);
     if (s == BB_OK) s = check_payload(h, p + HDR_SIZE, sum);
+    if (s == BB_OK && version_trailer(version))
+        s = bb_scheme_decode(p + HDR_SIZE + h->payload_bytes, &h->scheme);
     return s;
 }
 
@@ -202,6 +220,7 @@ static bb_status heap_filter(bb_filter **out, const bb_filter *h) {
     (*out)->capacity = h->capacity;
     (*out)->fpr_target = h->fpr_target;
     (*out)->keys_added = h->keys_added;
+    (*out)->scheme = h->scheme;
     return BB_OK;
 }
 
@@ -217,7 +236,10 @@ static bb_status heap_filter(bb_filter **out, const bb_filter *h) {
 /* The record at p (avail bytes left): its header into *sh and its length into *len. */
 static bb_status sub_record(const uint8_t *p, uint64_t avail, bb_filter *sh, uint64_t *len) {
     uint64_t sum;
-    if (parse_header(p, avail, sh, &sum) != BB_OK) return BB_E_INCONSISTENT;
+    uint32_t version;
+    /* Only the whole filter carries a key scheme: a sub-record is version 1. */
+    if (parse_header(p, avail, sh, &sum, &version) != BB_OK || version != BB_FORMAT_VERSION)
+        return BB_E_INCONSISTENT;
     /* A nested header inside a nested kind must never become a filter object. */
     if (bb_row(sh)->subs) return BB_E_INCONSISTENT;
     *len = HDR_SIZE + sh->payload_bytes;
@@ -256,6 +278,7 @@ static bb_status nested_filter(bb_filter **out, const bb_filter *h, const uint8_
         used += len;
     }
     if (s == BB_OK && !row->agrees(*out, h)) s = BB_E_INCONSISTENT;
+    if (s == BB_OK) (*out)->scheme = h->scheme;
     if (s != BB_OK) {
         bb_free(*out);
         *out = NULL;
@@ -367,7 +390,7 @@ static bool sync_parent(char *path) {
 static bool write_file(int fd, const bb_filter *f, const char *path) {
     if (!set_mode(fd, path)) return false;
     if (bb_row(f)->subs) {
-        uint64_t size = HDR_SIZE + payload_size(f);
+        uint64_t size = total_size(f);
         uint8_t *buf = size <= SIZE_MAX ? malloc((size_t)size) : NULL;
         if (!buf) {
             errno = ENOMEM;
@@ -378,10 +401,11 @@ static bool write_file(int fd, const bb_filter *f, const char *path) {
         free(buf);
         return ok && fsync(fd) == 0;
     }
-    uint8_t hdr[HDR_SIZE];
+    uint8_t hdr[HDR_SIZE], rec[BB_SCHEME_RECORD_BYTES];
     encode_header(f, checksum(f->data, f->payload_bytes), hdr);
+    if (trailer_size(f)) bb_scheme_encode(f, rec);
     return write_full(fd, hdr, HDR_SIZE) && write_full(fd, f->data, f->payload_bytes) &&
-           fsync(fd) == 0;
+           write_full(fd, rec, trailer_size(f)) && fsync(fd) == 0;
 }
 
 /* The file bb_save replaces: `path` itself, or a symlink's final target so that the link
@@ -459,21 +483,28 @@ bb_status bb_save(const bb_filter *f, const char *path_in) {
  * header claiming terabytes on a short file reads as truncated, not as out of memory), then
  * the payload straight into the new filter; one more byte must be end of file. Pipes have
  * no size, so for them the reads alone decide truncated or trailing data. */
-/* Steps 6 to 8 while reading: the payload of header h into dst, then end of file. */
-static bb_status read_payload(int fd, const bb_filter *h, uint64_t sum, uint8_t *dst) {
-    uint8_t extra;
-    uint64_t got;
+/* Steps 6 to 8 while reading: the payload of header h into dst, the version-2 record into
+ * *scheme (when version says so), then end of file. */
+static bb_status read_payload(int fd, const bb_filter *h, uint32_t version, uint64_t sum,
+                              uint8_t *dst, bb_key_scheme *scheme) {
+    uint8_t rec[BB_SCHEME_RECORD_BYTES], extra;
+    uint64_t got, trailer = version_trailer(version);
     if (!read_full(fd, dst, h->payload_bytes, &got)) return BB_E_IO;
     if (got < h->payload_bytes) return BB_E_TRUNCATED;
+    if (!read_full(fd, rec, trailer, &got)) return BB_E_IO;
+    if (got < trailer) return BB_E_TRUNCATED;
     if (!read_full(fd, &extra, 1, &got)) return BB_E_IO;
-    return got ? BB_E_INCONSISTENT : check_payload(h, dst, sum);
+    if (got) return BB_E_INCONSISTENT;
+    bb_status s = check_payload(h, dst, sum);
+    return s == BB_OK && trailer ? bb_scheme_decode(rec, scheme) : s;
 }
 
 /* Nested: the payload into a buffer, then the sub-filters copied out of it. */
-static bb_status load_nested(bb_filter **out, int fd, const bb_filter *h, uint64_t sum) {
+static bb_status load_nested(bb_filter **out, int fd, bb_filter *h, uint32_t version,
+                             uint64_t sum) {
     uint8_t *buf = h->payload_bytes <= SIZE_MAX ? malloc((size_t)h->payload_bytes) : NULL;
     if (!buf) return BB_E_NOMEM;
-    bb_status s = read_payload(fd, h, sum, buf);
+    bb_status s = read_payload(fd, h, version, sum, buf, &h->scheme);
     if (s == BB_OK) s = nested_filter(out, h, buf, false);
     free(buf);
     return s;
@@ -483,14 +514,15 @@ static bb_status load_fd(bb_filter **out, int fd) {
     struct stat st;
     uint8_t hdr[HDR_SIZE];
     uint64_t got, sum;
+    uint32_t version;
     bb_filter h, *f;
     if (fstat(fd, &st) != 0 || !read_full(fd, hdr, HDR_SIZE, &got)) return BB_E_IO;
-    bb_status s = parse_header(hdr, got, &h, &sum);
-    if (s == BB_OK && S_ISREG(st.st_mode)) s = check_length(&h, (uint64_t)st.st_size);
-    if (s == BB_OK && bb_row(&h)->subs) return load_nested(out, fd, &h, sum);
+    bb_status s = parse_header(hdr, got, &h, &sum, &version);
+    if (s == BB_OK && S_ISREG(st.st_mode)) s = check_length(&h, version, (uint64_t)st.st_size);
+    if (s == BB_OK && bb_row(&h)->subs) return load_nested(out, fd, &h, version, sum);
     if (s == BB_OK) s = heap_filter(&f, &h);
     if (s != BB_OK) return s;
-    s = read_payload(fd, &h, sum, f->data);
+    s = read_payload(fd, &h, version, sum, f->data, &f->scheme);
     if (s != BB_OK) {
         int e = errno;
         bb_free(f);

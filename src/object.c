@@ -71,7 +71,7 @@ void bb_info_fields(const bb_filter *f, bb_info *out) {
     out->seed = f->seed;
     out->keys_added = f->keys_added;
     out->read_only = f->storage == BB_STORE_FILE;
-    out->format_version = BB_FORMAT_VERSION;
+    out->format_version = f->scheme.keys ? BB_FORMAT_VERSION_KEYS : BB_FORMAT_VERSION;
     out->bits_per_key = f->capacity ? (double)f->bits / (double)f->capacity : 0.0;
     out->subfilters = 1;
 }

@@ -59,22 +59,41 @@
 #define BB_QTABLE_LEN (BB_SATURATED_THROWS + 1u) /* i = 0 .. throws/k, enough for k = 1 */
 
 static double q_table[BB_MAX_K + 1][BB_QTABLE_LEN];
-static unsigned q_len[BB_MAX_K + 1]; /* entries filled; 0 = not yet */
 static pthread_mutex_t q_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* Occupancy DP over throws into 512 bins, keeping only the window [lo, hi] of states with
+/* The occupancy DP over throws into 512 bins, per k, kept between calls (under q_lock): the
+ * table is extended only as far as a model evaluation needs. Loads far beyond the mean are
+ * never asked for (the Poisson window, below), and building every k's full table (up to
+ * 23,552 / k loads) had cost each process ~610M instructions, 73% of a `blockbloom build` of
+ * 500,000 keys (callgrind), since sizing tries every k; extended on demand the whole build is
+ * 380M instructions (832M before), writing the same file. Extending step by step does the same
+ * operations in the same order, so q_k(i) is the same to the bit. */
+typedef struct q_state {
+    unsigned len;                      /* q_table[k][0 .. len) computed; 0 = not started */
+    unsigned lo, hi;                   /* window of states with non-negligible mass */
+    double p[BB_BLOCK_BITS + 1];       /* P(x bits set) after len - 1 keys */
+    double pow_k[BB_BLOCK_BITS + 1];   /* (x / 512)^k */
+} q_state;
+static q_state q_states[BB_MAX_K + 1];
+
+/* Extend q_table[k] to `upto` entries, keeping only the window [lo, hi] of states with
  * non-negligible mass (the distribution is narrow: its spread is a few bits). */
-static void q_fill(unsigned k, double *q, unsigned len) {
-    static double p[BB_BLOCK_BITS + 1], next[BB_BLOCK_BITS + 1]; /* under q_lock */
-    double pow_k[BB_BLOCK_BITS + 1];
-    for (unsigned x = 0; x <= BB_BLOCK_BITS; x++) {
-        p[x] = next[x] = 0.0;
-        pow_k[x] = pow((double)x / BB_BLOCK_BITS, k);
+static void q_extend(unsigned k, unsigned upto) {
+    static double next[BB_BLOCK_BITS + 1];
+    q_state *st = &q_states[k];
+    double *q = q_table[k], *p = st->p;
+    if (!st->len) {
+        for (unsigned x = 0; x <= BB_BLOCK_BITS; x++) {
+            p[x] = 0.0;
+            st->pow_k[x] = pow((double)x / BB_BLOCK_BITS, k);
+        }
+        p[0] = 1.0;
+        st->lo = st->hi = 0;
+        q[0] = 0.0;
+        st->len = 1;
     }
-    p[0] = 1.0;
-    unsigned lo = 0, hi = 0;
-    q[0] = 0.0;
-    for (unsigned i = 1; i < len; i++) {
+    unsigned lo = st->lo, hi = st->hi;
+    for (unsigned i = st->len; i < upto; i++) {
         for (unsigned t = 0; t < k; t++) { /* one throw */
             unsigned nhi = hi < BB_BLOCK_BITS ? hi + 1 : hi;
             for (unsigned x = lo; x <= nhi; x++) {
@@ -87,20 +106,18 @@ static void q_fill(unsigned k, double *q, unsigned len) {
             while (lo < hi && p[lo] < 1e-300) p[lo++] = 0.0;
         }
         double s = 0.0;
-        for (unsigned x = lo; x <= hi; x++) s += p[x] * pow_k[x];
+        for (unsigned x = lo; x <= hi; x++) s += p[x] * st->pow_k[x];
         q[i] = s;
     }
+    st->lo = lo, st->hi = hi;
+    if (upto > st->len) st->len = upto;
 }
 
-/* q_k(i) for i < *len; the table is built on first use of each k, under a mutex. */
-static const double *q_get(unsigned k, unsigned *len) {
+/* q_k(i) for i < need (need <= the full length BB_SATURATED_THROWS / k + 1). Entries are
+ * only ever appended, so reading the first `need` after the unlock is safe. */
+static const double *q_get(unsigned k, unsigned need) {
     pthread_mutex_lock(&q_lock);
-    if (!q_len[k]) {
-        unsigned n = BB_SATURATED_THROWS / k + 1;
-        q_fill(k, q_table[k], n);
-        q_len[k] = n;
-    }
-    *len = q_len[k];
+    if (q_states[k].len < need) q_extend(k, need);
     pthread_mutex_unlock(&q_lock);
     return q_table[k];
 }
@@ -110,14 +127,29 @@ static const double *q_get(unsigned k, unsigned *len) {
  * len or more keys (q = 1, saturated blocks) are summed as their total weight, 1 minus the
  * weight below len, so the loop runs over at most len loads however large lambda is (a
  * crafted keys_added of 2^64 - 1 must not make info or add spin). */
+static void poisson_window(double lambda, unsigned len, double *lo, double *hi, unsigned *last) {
+    double spread = 12.0 * sqrt(lambda) + 24.0;
+    *lo = floor(lambda - spread), *hi = ceil(lambda + spread);
+    if (*lo < 0) *lo = 0;
+    *last = *hi < len - 1 ? (unsigned)*hi : len - 1;
+}
+
+/* How many entries of q the sum for lambda reads (0 when it reads none). */
+static unsigned poisson_needs(double lambda, unsigned len) {
+    double lo, hi;
+    unsigned last;
+    if (lambda <= 0) return 0;
+    poisson_window(lambda, len, &lo, &hi, &last);
+    return lo >= len ? 0 : last + 1;
+}
+
 static double poisson_sum(double lambda, const double *q, unsigned len) {
     if (lambda <= 0) return 0.0;
-    double spread = 12.0 * sqrt(lambda) + 24.0;
-    double lo = floor(lambda - spread), hi = ceil(lambda + spread);
-    if (lo < 0) lo = 0;
+    double lo, hi;
+    unsigned last;
+    poisson_window(lambda, len, &lo, &hi, &last);
     if (lo >= len) return 1.0;
     double log_lambda = log(lambda), sum = 0.0, below = 0.0;
-    unsigned last = hi < len - 1 ? (unsigned)hi : len - 1;
     for (unsigned i = (unsigned)lo; i <= last; i++) {
         double w = exp(-lambda + i * log_lambda - lgamma(i + 1.0));
         sum += w * q[i];
@@ -128,9 +160,10 @@ static double poisson_sum(double lambda, const double *q, unsigned len) {
 }
 
 double bb_blocked_fpr_model(double n_keys, uint64_t blocks, unsigned k) {
-    unsigned len;
-    const double *q = q_get(k, &len);
-    return poisson_sum(n_keys / (double)blocks, q, len);
+    double lambda = n_keys / (double)blocks;
+    unsigned len = BB_SATURATED_THROWS / k + 1; /* q_k(i) = 1 from i = len on */
+    const double *q = q_get(k, poisson_needs(lambda, len));
+    return poisson_sum(lambda, q, len);
 }
 
 /* ---- Split-block: q(i) = (1 - (1 - 1/32)^i)^8, exact -------------------------------------

@@ -23,6 +23,7 @@ const char *bb_strerror(bb_status status) {
     case BB_E_FULL: return "filter is full";
     case BB_E_ABSENT: return "key is not in the filter";
     case BB_E_READONLY: return "filter is read-only";
+    case BB_E_MALFORMED: return "malformed URL, domain, address or range";
     }
     return "unknown status";
 }

@@ -19,6 +19,7 @@ const char *bb_mismatch_name(bb_mismatch m) {
     case BB_MISMATCH_K: return "k";
     case BB_MISMATCH_SEED: return "seed";
     case BB_MISMATCH_LAYOUT: return "layout";
+    case BB_MISMATCH_KEYS: return "keys";
     }
     return "unknown";
 }
@@ -31,6 +32,7 @@ static bb_mismatch compare(const bb_filter *a, const bb_filter *b) {
 bb_status bb_union_check(const bb_filter *dst, const bb_filter *src, bb_mismatch *what) {
     if (!dst || !src) return BB_E_INVAL;
     bb_mismatch m = compare(dst, src);
+    if (m == BB_MATCH && dst->scheme.keys != src->scheme.keys) m = BB_MISMATCH_KEYS;
     if (what) *what = m;
     return m == BB_MATCH ? BB_OK : BB_E_MISMATCH;
 }
@@ -40,5 +42,7 @@ bb_status bb_union(bb_filter *dst, const bb_filter *src) {
     if (s != BB_OK) return s;
     if (dst->storage == BB_STORE_FILE) return BB_E_READONLY;
     bb_row(dst)->merge(dst, src);
+    for (int i = 0; i < 3; i++) dst->scheme.prefixes.words[i] |= src->scheme.prefixes.words[i];
+    dst->scheme.prefixes.ipv4 |= src->scheme.prefixes.ipv4;
     return BB_OK;
 }

@@ -570,7 +570,9 @@ static const edit common_edits[] = {
     {"unchanged (re-seal is a no-op)", O_K, 4, 3, BB_OK},
     {"k 16 (largest)", O_K, 4, 16, BB_OK},
     {"fpr 0.5", O_FPR, 8, UINT64_C(0x3fe0000000000000), BB_OK},
-    {"version 2 (after re-seal too)", O_VERSION, 4, 2, BB_E_BAD_VERSION},
+    /* Version 2 promises the 64-byte key-scheme record after the payload (FORMAT.md). */
+    {"version 2 without its record", O_VERSION, 4, 2, BB_E_TRUNCATED},
+    {"version 3 (after re-seal too)", O_VERSION, 4, 3, BB_E_BAD_VERSION},
     {"version 0", O_VERSION, 4, 0, BB_E_BAD_VERSION},
     {"magic", 3, 1, 'X', BB_E_BAD_MAGIC},
     {"kind 3 (scalable, but growth, tightening, sub-filters 0)", O_KIND, 4, BB_SCALABLE,

@@ -23,17 +23,26 @@ static const char usage[] =
     "\n"
     "A summary goes to standard error. Exit status: 0 success, 1 error, 2 usage error.\n";
 
-/* Load, add the keys of files[0 .. n_files), replace: under the file's lock. */
-static int add_keys(const char *path, char *const *files, size_t n_files, bool nul) {
-    bb_filter *f;
-    bb_status s = bb_load(&f, path);
-    if (s != BB_OK) return cli_lib_error("cannot load filter", path, s, errno);
+static int add_plain(bb_filter *f, char *const *files, size_t n_files, bool nul) {
     cli_keyreader r;
     cli_keybuf kb = {0};
     cli_keyreader_init(&r, files, n_files, nul, true);
     int st = cli_add_stream(f, &r, &kb);
     cli_keyreader_close(&r);
     cli_keybuf_free(&kb);
+    return st;
+}
+
+/* Load, add the keys of files[0 .. n_files), replace: under the file's lock. A filter built
+ * with --keys takes lines of its key kind (netkeys.c). */
+static int add_keys(const char *path, char *const *files, size_t n_files, bool nul) {
+    bb_filter *f;
+    bb_status s = bb_load(&f, path);
+    if (s != BB_OK) return cli_lib_error("cannot load filter", path, s, errno);
+    bb_key_scheme ks = {0};
+    bb_get_key_scheme(f, &ks);
+    int st = ks.keys ? cli_net_add(f, files, n_files) /* built with --keys (netkeys.c) */
+                     : add_plain(f, files, n_files, nul);
     if (st == BB_EXIT_OK) st = cli_save_and_report(f, path);
     bb_free(f);
     return st;

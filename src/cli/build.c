@@ -43,11 +43,22 @@ static const char usage[] =
     "                         model FPR for the keys added stays <= P (build large from an\n"
     "                         estimate, shrink to what the keys need)\n"
     "  -0, --null             keys end with NUL instead of newline; nothing is stripped\n"
+    "      --slice=I/N        write only slice I (0-based) of N of the blocked filter:\n"
+    "                         its blocks' bytes, no header, in 1/N of the memory; needs -n.\n"
+    "                         The N slice files concatenated are the filter's payload\n"
+    "                         (docs/REDIS.md); 'blockbloom redis push --slice' stores one\n"
+    "                         as its shard\n"
+    "      --keys=KIND        network keys, one entry per line: url (Safe Browsing\n"
+    "                         expressions), domain (names or hosts-file lines), cidr\n"
+    "                         (ADDR[/LEN]) or 5tuple (PROTO SRC SPORT DST DPORT); '#'\n"
+    "                         comments and blank lines skipped (README, Network keys)\n"
+    "      --skip-invalid     with --keys: warn about bad lines instead of failing\n"
     "  -h, --help             show this help and exit\n"
     "\n"
     "A summary goes to standard error. Exit status: 0 success, 1 error, 2 usage error.\n";
 
-enum { OPT_KIND = 256, OPT_BPK, OPT_HASHES, OPT_SEED, OPT_POW2, OPT_FOLD_TO };
+enum { OPT_KIND = 256, OPT_BPK, OPT_HASHES, OPT_SEED, OPT_POW2, OPT_FOLD_TO, OPT_SLICE,
+       OPT_KEYS, OPT_SKIP_INVALID };
 
 static const struct option long_opts[] = {
     {"output", required_argument, NULL, 'o'},   {"kind", required_argument, NULL, OPT_KIND},
@@ -55,14 +66,19 @@ static const struct option long_opts[] = {
     {"bits-per-key", required_argument, NULL, OPT_BPK},
     {"hashes", required_argument, NULL, OPT_HASHES},
     {"seed", required_argument, NULL, OPT_SEED}, {"null", no_argument, NULL, '0'},
+    {"slice", required_argument, NULL, OPT_SLICE},
     {"pow2", no_argument, NULL, OPT_POW2},      {"fold-to", required_argument, NULL, OPT_FOLD_TO},
-    {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0}};
+    {"help", no_argument, NULL, 'h'},           {"keys", required_argument, NULL, OPT_KEYS},
+    {"skip-invalid", no_argument, NULL, OPT_SKIP_INVALID}, {NULL, 0, NULL, 0}};
 
 typedef struct build_opts {
     bb_config cfg;
     const char *out;
     double fold_to; /* 0 = no folding */
     bool nul, help;
+    uint64_t slice_i, slice_n; /* --slice I/N; slice_n 0 = the whole filter */
+    bb_keys keys;      /* --keys (netkeys.c) */
+    bool skip_invalid;
 } build_opts;
 
 /* ---- Shared with add ------------------------------------------------------------------------ */
@@ -150,6 +166,8 @@ static int parse_value(int c, const char *arg, build_opts *o) {
     bool ok = true;
     switch (c) {
     case OPT_KIND: return parse_kind(arg, &o->cfg.kind);
+    case OPT_KEYS: return cli_parse_keys("build", arg, &o->keys);
+    case OPT_SKIP_INVALID: o->skip_invalid = true; break;
     case 'n': ok = cli_parse_u64(arg, 1, UINT64_MAX, false, &o->cfg.capacity); break;
     case 'p': ok = cli_parse_double(arg, 0.0, 1.0, &o->cfg.fpr); break;
     case OPT_BPK: ok = cli_parse_double(arg, 0.0, (double)BB_MAX_BITS, &o->cfg.bits_per_key); break;
@@ -158,6 +176,11 @@ static int parse_value(int c, const char *arg, build_opts *o) {
         o->cfg.k = (unsigned)k;
         break;
     case OPT_SEED: ok = cli_parse_u64(arg, 0, UINT64_MAX, true, &o->cfg.seed); break;
+    case OPT_SLICE:
+        if (!cli_parse_slice(arg, &o->slice_i, &o->slice_n))
+            return cli_usage_error("build", "invalid value '%s' for --slice: expected I/N with "
+                                   "0 <= I < N", arg);
+        break;
     case OPT_FOLD_TO: ok = cli_parse_double(arg, 0.0, 1.0, &o->fold_to); break;
     case OPT_POW2: o->cfg.flags |= BB_POW2_BYTES; break;
     }
@@ -185,6 +208,12 @@ static int parse_args(int argc, char **argv, build_opts *o) {
     if (o->cfg.kind == BB_SCALABLE && (o->cfg.bits_per_key != 0.0 || o->cfg.k))
         return cli_usage_error("build", "--bits-per-key and --hashes do not apply to --kind "
                                "scalable (each sub-filter is sized from -p)");
+    if (o->slice_n && (o->cfg.kind != BB_BLOCKED || !o->cfg.capacity))
+        return cli_usage_error("build", "--slice needs -n (the whole filter's capacity) and "
+                               "--kind blocked");
+    if (o->slice_n && o->fold_to != 0.0)
+        return cli_usage_error("build", "--fold-to does not apply to --slice (a slice cannot "
+                               "shrink alone)");
     bool folds = o->cfg.kind == BB_BLOCKED || o->cfg.kind == BB_SPLIT;
     if ((o->cfg.flags & BB_POW2_BYTES) && !folds)
         return cli_usage_error("build", "--pow2 applies to --kind split and blocked only");
@@ -193,6 +222,11 @@ static int parse_args(int argc, char **argv, build_opts *o) {
     if (o->cfg.kind == BB_SPLIT && o->cfg.k && o->cfg.k != 8)
         return cli_usage_error("build", "--kind split always probes 8 bits per key (--hashes=8)");
     if (o->cfg.bits_per_key == 0.0 && o->cfg.fpr == 0.0) o->cfg.fpr = DEFAULT_FPR;
+    if (o->keys && o->nul) return cli_usage_error("build", "--keys reads lines; -0 does not apply");
+    if (o->skip_invalid && !o->keys) return cli_usage_error("build", "--skip-invalid needs --keys");
+    if (o->keys && o->fold_to != 0.0)
+        return cli_usage_error("build", "--fold-to does not apply with --keys");
+    if (o->keys && o->slice_n) return cli_usage_error("build", "--slice does not apply with --keys");
     return BB_EXIT_OK;
 }
 
@@ -235,10 +269,19 @@ int bb_cmd_build(int argc, char **argv) {
     int st = parse_args(argc, argv, &o);
     if (st != BB_EXIT_OK) return st;
     if (o.help) return cli_help(usage);
+    if (o.keys)
+        return cli_net_build(&o.cfg, o.keys, o.out, o.skip_invalid, argv + optind,
+                             (size_t)(argc - optind));
     cli_keyreader r;
     cli_keybuf kb = {0};
     bb_filter *f = NULL;
     cli_keyreader_init(&r, argv + optind, (size_t)(argc - optind), o.nul, true);
+    if (o.slice_n) {
+        st = cli_build_slice(&o.cfg, o.slice_i, o.slice_n, &r, &kb, o.out);
+        cli_keyreader_close(&r);
+        cli_keybuf_free(&kb);
+        return st;
+    }
     st = o.cfg.capacity ? build_streaming(&o, &r, &kb, &f) : build_from_all(&o, &r, &kb, &f);
     cli_keyreader_close(&r);
     cli_keybuf_free(&kb);

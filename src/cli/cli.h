@@ -32,6 +32,7 @@ int bb_cmd_merge(int argc, char **argv);
 int bb_cmd_export(int argc, char **argv);
 int bb_cmd_demo(int argc, char **argv);
 int bb_cmd_bench(int argc, char **argv);
+int bb_cmd_redis(int argc, char **argv); /* redis.c, only with BB_HAVE_REDIS */
 #ifdef BB_WITH_PARQUET
 int bb_cmd_parquet(int argc, char **argv); /* parquet.c: info, probe, extract, index */
 #endif
@@ -151,5 +152,93 @@ int cli_add_stream(bb_filter *f, cli_keyreader *r, cli_keybuf *kb);
 
 /** Save `f` atomically to `path` and print the summary line on stderr. */
 int cli_save_and_report(const bb_filter *f, const char *path);
+
+/* ---- Slices (slice.c) ---------------------------------------------------------------------- */
+
+/** Parse "I/N" (decimal, 0 <= I < N); false if it is not that. */
+bool cli_parse_slice(const char *text, uint64_t *index, uint64_t *n);
+
+/** `build --slice I/N`: stream r's keys into slice I of N of cfg's filter and write its
+ *  bytes atomically to `path` (temporary file, fsync, rename). */
+int cli_build_slice(const bb_config *cfg, uint64_t index, uint64_t n, cli_keyreader *r,
+                    cli_keybuf *kb, const char *path);
+
+/** Write len bytes to `path` atomically (temporary file in the same directory, fsync,
+ *  rename); on error a message naming `path` is printed and `path` is untouched. */
+int cli_write_atomic(const char *path, const void *data, uint64_t len);
+/* ---- Network key kinds (netkeys.c, netquery.c, pcap.c) ------------------------ */
+
+/** "url", "domain", "cidr", "5tuple" (or "plain") into *out; a usage error otherwise. */
+int cli_parse_keys(const char *cmd, const char *text, bb_keys *out);
+
+/** Empty kb to no keys / append one key (keys.c). false when out of memory. */
+bool cli_keybuf_reset(cli_keybuf *kb);
+bool cli_keybuf_append(cli_keybuf *kb, const char *key, size_t len);
+
+/** Lines of the inputs one at a time, with the current file's name (r.name) and line. */
+typedef struct cli_lines {
+    cli_keyreader r;
+    cli_keybuf one;
+    size_t file;             /* r.next when the current file was opened */
+    unsigned long long line; /* line number in it */
+    unsigned long long bad;  /* bad lines reported */
+} cli_lines;
+void cli_lines_init(cli_lines *l, char *const *paths, size_t n_paths);
+/** The next line (without its LF or CR) in text[0 .. len); *got false at the end. */
+int cli_lines_next(cli_lines *l, const char **text, size_t *len, bool *got);
+void cli_lines_close(cli_lines *l);
+/** "blockbloom: [warning: ]FILE:LINE: why: 'text'" (the first 20; later ones are counted). */
+void cli_line_error(cli_lines *l, bool warning, const char *why, const char *text, size_t len);
+/** How many bad-line messages were not shown, if any. */
+void cli_lines_summary(const cli_lines *l, bool warning);
+/** Trim white space; a line starting with '#' becomes empty; inline_comment cuts " #...". */
+void cli_net_trim(const char **s, size_t *len, bool inline_comment);
+
+typedef struct cli_netctx {
+    bb_keys keys;
+    bb_psl *psl;             /* domain */
+    bb_prefix_set *prefixes; /* cidr: lengths seen (build) */
+    char *buf;               /* url: canonicalisation space */
+    size_t cap;
+    char why[160];           /* a reason that names the bad part of a line */
+} cli_netctx;
+bool cli_net_reserve(cli_netctx *c, size_t bytes);
+void cli_netctx_free(cli_netctx *c);
+/** One trimmed, non-empty blocklist line into keys of kb (all or none); NULL, or the reason. */
+const char *cli_net_entry(cli_netctx *c, const char *s, size_t len, cli_keybuf *kb);
+/** "PROTO SRC SRC_PORT DST DST_PORT" into a 5-tuple key; NULL, or the reason. */
+const char *cli_net_5tuple(const char *s, size_t len, uint8_t key[BB_5TUPLE_KEY_BYTES]);
+/** An address as text: dotted quad for IPv4 (mapped), else RFC 5952 IPv6. */
+#define CLI_ADDR_TEXT 48
+void cli_net_format_addr(const uint8_t a[16], char out[CLI_ADDR_TEXT]);
+/** Load the public suffix list (BB_PSL_FILE, else BB_PSL_DEFAULT_PATH), or say why not. */
+int cli_load_psl(bb_psl **out);
+
+/** `build --keys KIND`: cfg as parsed (capacity 0 = the number of keys). */
+int cli_net_build(bb_config *cfg, bb_keys keys, const char *out, bool skip_invalid,
+                  char *const *paths, size_t n_paths);
+
+/** `add` to a filter built with --keys: its entries as by build (a bad line fails the add,
+ *  nothing is added), CIDR prefix lengths merged into its scheme. */
+int cli_net_add(bb_filter *f, char *const *paths, size_t n_paths);
+
+/** Query options of the network kinds. */
+typedef struct cli_netquery_opts {
+    bb_keys keys;          /* BB_KEYS_PLAIN: take the filter's own */
+    bool invert, count, show_match;
+    const char *pcap;       /* --pcap FILE */
+    const char *match;      /* --match src|dst|any|5tuple (NULL: by the filter's kind) */
+} cli_netquery_opts;
+/** Whether a query goes to the network kinds: --keys, -o or --match given, or a filter built
+ *  with --keys; a usage message is then printed by cli_net_query for misuse. */
+bool cli_uses_net_keys(const bb_filter *f, const cli_netquery_opts *o);
+/** `query --keys` on text inputs (netquery.c) and `query --pcap` (pcap.c); f is open. */
+int cli_net_query(const bb_filter *f, const cli_netquery_opts *o, char *const *paths,
+                  size_t n_paths);
+int cli_pcap_query(const bb_filter *f, const cli_netquery_opts *o);
+
+/** The key kind a filter records (bb_get_key_scheme), and for CIDR its prefix lengths: those
+ *  recorded, or all 129 for a filter that records none. */
+void cli_scheme_get(const bb_filter *f, bb_keys *keys, bb_prefix_set *prefixes);
 
 #endif

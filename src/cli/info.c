@@ -109,9 +109,12 @@ static int describe(const char *path, bool json) {
     }
     char seed_hex[2 + 16 + 1];
     snprintf(seed_hex, sizeof seed_hex, "0x%016" PRIx64, in.seed);
+    bb_key_scheme ks = {0}; /* what the keys are: plain, or a network kind (--keys) */
+    bb_get_key_scheme(f, &ks);
     const field fs[] = {
         STR("kind", bb_kind_name(in.kind)),
         U64("format_version", in.format_version),
+        STR("keys", bb_keys_name(ks.keys)),
         U64("bits", in.bits),
         U64("bytes", in.bytes),
         U64("k", in.k),

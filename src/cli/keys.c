@@ -153,3 +153,11 @@ void cli_keyreader_close(cli_keyreader *r) {
     r->line = NULL;
     r->line_cap = 0;
 }
+
+/* ---- For the network key kinds (netkeys.c), which build their own keys ------------------ */
+
+bool cli_keybuf_reset(cli_keybuf *kb) { return keybuf_reset(kb); }
+
+bool cli_keybuf_append(cli_keybuf *kb, const char *key, size_t len) {
+    return keybuf_append(kb, key, len);
+}

@@ -30,6 +30,9 @@ static const command commands[] = {
     {"export", bb_cmd_export, "write the plain blocked filter of a counting filter"},
     {"demo", bb_cmd_demo, "run the demonstration"},
     {"bench", bb_cmd_bench, "run the benchmark program (bench/; see README Performance)"},
+#ifdef BB_HAVE_REDIS
+    {"redis", bb_cmd_redis, "keep a filter in Redis / Redis Cluster (BF.* commands)"},
+#endif
 #ifdef BB_WITH_PARQUET
     {"parquet", bb_cmd_parquet, "Parquet files' Bloom filters: info, probe, extract, index"},
 #endif

@@ -24,17 +24,31 @@ static const char usage[] =
     "  -v, --invert-match  print the keys that are definitely not in the filter\n"
     "  -c, --count         print only the number of keys that would be printed\n"
     "  -0, --null          keys end with NUL instead of newline; nothing is stripped\n"
+    "      --keys=KIND     lines are URLs, host names, addresses or 5-tuples (url,\n"
+    "                      domain, cidr, 5tuple) tested as 'build --keys' stored them;\n"
+    "                      default: the kind the filter was built with\n"
+    "  -o, --show-match    with --keys: add a TAB and what matched (expression,\n"
+    "                      parent domain or range)\n"
+    "      --pcap=CAPTURE  test the packets of a pcap file instead of lines; prints\n"
+    "                      time, protocol, addresses and ports of each match\n"
+    "      --match=WHICH   with --pcap: src, dst or any (default) address in a cidr\n"
+    "                      filter; 5tuple for a 5tuple filter (its default)\n"
     "  -h, --help          show this help and exit\n"
     "\n"
     "Exit status: 0 success (also when nothing is printed), 1 error, 2 usage error.\n";
 
+enum { OPT_KEYS = 256, OPT_PCAP, OPT_MATCH };
+
 static const struct option long_opts[] = {
     {"invert-match", no_argument, NULL, 'v'}, {"count", no_argument, NULL, 'c'},
     {"null", no_argument, NULL, '0'},         {"help", no_argument, NULL, 'h'},
+    {"keys", required_argument, NULL, OPT_KEYS}, {"show-match", no_argument, NULL, 'o'},
+    {"pcap", required_argument, NULL, OPT_PCAP}, {"match", required_argument, NULL, OPT_MATCH},
     {NULL, 0, NULL, 0}};
 
 typedef struct query_opts {
     bool invert, count, nul, help;
+    cli_netquery_opts net; /* --keys, -o, --pcap, --match (netquery.c, pcap.c) */
 } query_opts;
 
 /* Print the chunk's keys whose answer is `want`. */
@@ -79,15 +93,26 @@ static int run_query(const bb_filter *f, const query_opts *o, cli_keyreader *r, 
 static int parse_args(int argc, char **argv, query_opts *o) {
     *o = (query_opts){0};
     int c;
-    while ((c = getopt_long(argc, argv, "vc0h", long_opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "vc0ho", long_opts, NULL)) != -1) {
+        int st = BB_EXIT_OK;
         switch (c) {
         case 'v': o->invert = true; break;
         case 'c': o->count = true; break;
         case '0': o->nul = true; break;
         case 'h': o->help = true; break;
+        case 'o': o->net.show_match = true; break;
+        case OPT_KEYS: st = cli_parse_keys("query", optarg, &o->net.keys); break;
+        case OPT_PCAP: o->net.pcap = optarg; break;
+        case OPT_MATCH: o->net.match = optarg; break;
         default: return cli_bad_option("query");
         }
+        if (st != BB_EXIT_OK) return st;
     }
+    if (o->nul && (o->net.keys || o->net.pcap))
+        return cli_usage_error("query", "-0 does not apply to --keys or --pcap (they read lines "
+                               "or packets)");
+    o->net.invert = o->invert;
+    o->net.count = o->count;
     if (!o->help && optind >= argc)
         return cli_usage_error("query", "missing FILTER (the filter file)");
     return BB_EXIT_OK;
@@ -102,6 +127,12 @@ int bb_cmd_query(int argc, char **argv) {
     bb_filter *f;
     bb_status s = bb_open_mmap(&f, path);
     if (s != BB_OK) return cli_lib_error("cannot open filter", path, s, errno);
+    if (o.net.pcap || cli_uses_net_keys(f, &o.net)) {
+        st = o.net.pcap ? cli_pcap_query(f, &o.net)
+                        : cli_net_query(f, &o.net, argv + optind, (size_t)(argc - optind));
+        bb_free(f);
+        return cli_finish_stdout(st);
+    }
 
     /* Larger than the default (st_blksize, often 4 KiB) to cut write calls on big outputs;
      * a terminal keeps its line buffering. */

@@ -1,9 +1,9 @@
 /*
- * avx512.c - AVX-512F block test through SIMDe; this file alone is compiled with -mavx512f so
- * SIMDe emits native instructions, and dispatch.c picks it only when the CPU has AVX-512F.
- * All 16 probes of a key are computed and checked in one pass: 16 lanes of lo * C^j, the
- * 9-bit positions p_j = x_j >> 23, word p_j >> 5 gathered from the block by one in-register
- * permute (vpermd), bit p_j & 31 tested (vptestmd); lanes j >= k are masked off.
+ * avx512.c - the AVX-512F kernel; this file alone is compiled with -mavx512f, so SIMDe (adds)
+ * and the header's AVX-512 test emit native instructions; dispatch.c picks it only with
+ * AVX-512F.
+ * The block test is the public header's bb_block_test_avx512 (this file's flags compile it
+ * in), so callers' inline lookups and this kernel are one piece of code.
  * Adds build the key's 512-bit mask in a register and update the block with one 64-byte
  * load, OR and store, instead of k byte read-modify-writes (bb_block_set), which the core
  * cannot overlap well: probe p sets bit p of the block, that is bit p - 64w of 64-bit word w,
@@ -16,18 +16,6 @@
 
 #define SIMDE_ENABLE_NATIVE_ALIASES_NONE
 #include <simde/x86/avx512.h>
-
-static inline bool avx512_test(const uint8_t *block, uint32_t lo, unsigned k) {
-    simde__m512i words = simde_mm512_load_si512((const void *)block);
-    simde__m512i x = simde_mm512_mullo_epi32(simde_mm512_set1_epi32((int32_t)lo),
-                                             simde_mm512_loadu_si512((const void *)bb_probe_powers));
-    simde__m512i pos = simde_mm512_srli_epi32(x, BB_PROBE_SHIFT);
-    simde__m512i word = simde_mm512_permutexvar_epi32(simde_mm512_srli_epi32(pos, 5), words);
-    simde__m512i bit = simde_mm512_sllv_epi32(simde_mm512_set1_epi32(1),
-                                              simde_mm512_and_si512(pos, simde_mm512_set1_epi32(31)));
-    simde__mmask16 want = (simde__mmask16)((1u << k) - 1u);
-    return (simde_mm512_mask_test_epi32_mask(want, word, bit)) == want;
-}
 
 static inline void avx512_set(uint8_t *block, uint32_t lo, unsigned k) {
     const simde__m512i word_base = simde_mm512_set_epi64(448, 384, 320, 256, 192, 128, 64, 0);
@@ -44,6 +32,6 @@ static inline void avx512_set(uint8_t *block, uint32_t lo, unsigned k) {
 
 #define KERNEL_NAME avx512
 #define KERNEL_ISA BB_ISA_AVX512
-#define KERNEL_TEST avx512_test
+#define KERNEL_TEST bb_block_test_avx512
 #define KERNEL_SET avx512_set
 #include "loops.h"

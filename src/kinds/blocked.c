@@ -10,7 +10,9 @@
  * The probe scheme (block index and in-block positions) is written once in internal.h,
  * because the SIMD kernels (src/kernels/, chosen once by dispatch.c), the counting kind and
  * this file all use it; sizing is the blocked model of sizing.c. Batches go to the active
- * kernel; single keys use the reference bb_block_set and the kernel's block test.
+ * kernel of its operation (dispatch.c); single keys use the reference bb_block_set and the
+ * contains kernel's block test. bb_get_view (view.c) exposes the payload to the public
+ * header's inline lookups.
  */
 #include "../internal.h"
 #include "../kernels/prefetch.h"
@@ -31,7 +33,7 @@ static bool blocked_contains(const bb_filter *f, uint64_t h) {
 }
 
 static bb_status blocked_add_hashes(bb_filter *f, const uint64_t *h, size_t n) {
-    bb_kernel_active()->add_hashes(f->data, f->blocks, f->k, h, n);
+    bb_kernel_add_active()->add_hashes(f->data, f->blocks, f->k, h, n);
     f->keys_added = bb_sat_add(f->keys_added, n);
     return BB_OK;
 }
@@ -43,6 +45,11 @@ static size_t blocked_contains_hashes(const bb_filter *f, const uint64_t *h, siz
 
 static const uint8_t *blocked_line_of(const bb_filter *f, uint64_t h) {
     return bb_block_of(f->data, f->blocks, h);
+}
+
+/* Into L2 (locality 2): batch.c's reason, two chunks of lines would thrash L1. */
+static void blocked_prefetch_lines(const bb_filter *f, const uint64_t *h, size_t n) {
+    for (size_t i = 0; i < n; i++) __builtin_prefetch(bb_block_of(f->data, f->blocks, h[i]), 0, 2);
 }
 
 /* Concurrent: each probe bit with an atomic fetch-or on the 64-bit word of the block that
@@ -89,6 +96,7 @@ const bb_kind_ops bb_kind_blocked = {
     .add_hashes = blocked_add_hashes,
     .contains_hashes = blocked_contains_hashes,
     .line_of = blocked_line_of,
+    .prefetch_lines = blocked_prefetch_lines,
     .add_concurrent = blocked_add_concurrent,
     .contains_concurrent = blocked_contains_concurrent,
     .info = blocked_info,

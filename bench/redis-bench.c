@@ -1,0 +1,345 @@
+/*
+ * redis-bench.c - the Redis benchmark (run by hand: scripts/bench-redis.sh, which starts its
+ * own redis-server; never in CI). On one server, for N keys in pipelined batches of 1000,
+ * it measures keys per second (median of R runs) and round trips per key of
+ *   - blockbloom's madd / mexists (libblockbloom_redis: one BITFIELD per added key, one
+ *     GETRANGE of the key's 64-byte block per query),
+ *   - the classic layout people write by hand on stock Redis: one big string of m bits and k
+ *     positions per key over all of it (double hashing, Kirsch-Mitzenmacher 2006), added with
+ *     BITFIELD SET u1 x k and queried with BITFIELD_RO GET u1 x k,
+ *   - plain SET / EXISTS of the keys themselves, the exact-set baseline,
+ * and the memory per key of each: MEMORY USAGE of a filter's keys (used_memory moves with
+ * client buffers by more than a small filter's size), the used_memory delta for SET.
+ *   redis-bench URL [N [RUNS]]      (default 200000 keys, 3 runs)
+ */
+#include <blockbloom.h>
+#include <blockbloom_redis.h>
+#include <hiredis/hiredis.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define BATCH 1000
+#define FPR 0.01
+
+typedef struct keys {
+    char *buf;
+    const void **ptr;
+    size_t *len, n;
+} keys;
+
+static keys make_keys(const char *tag, size_t n) {
+    keys k = {malloc(n * 32), malloc(n * sizeof(void *)), malloc(n * sizeof(size_t)), n};
+    if (!k.buf || !k.ptr || !k.len) exit(1);
+    for (size_t i = 0; i < n; i++) {
+        k.ptr[i] = k.buf + i * 32;
+        k.len[i] = (size_t)snprintf(k.buf + i * 32, 32, "%s:%zu", tag, i);
+    }
+    return k;
+}
+
+static double now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void die(const char *what, const char *detail) {
+    fprintf(stderr, "redis-bench: %s: %s\n", what, detail);
+    exit(1);
+}
+
+static long long used_memory(redisContext *c) {
+    redisReply *r = redisCommand(c, "INFO memory");
+    if (!r || r->type != REDIS_REPLY_STRING) die("INFO memory", c->errstr);
+    const char *p = strstr(r->str, "used_memory:");
+    long long v = p ? atoll(p + 12) : -1;
+    freeReplyObject(r);
+    return v;
+}
+
+static long long memory_usage(redisContext *c, const char *key) {
+    redisReply *r = redisCommand(c, "MEMORY USAGE %s", key);
+    if (!r || r->type != REDIS_REPLY_INTEGER) die("MEMORY USAGE", key);
+    long long v = r->integer;
+    freeReplyObject(r);
+    return v;
+}
+
+static void command(redisContext *c, const char *fmt, const char *arg) {
+    redisReply *r = redisCommand(c, fmt, arg);
+    if (!r || r->type == REDIS_REPLY_ERROR) die(fmt, r ? r->str : c->errstr);
+    freeReplyObject(r);
+}
+
+/* ---- One series: R runs of (add all, query present, query absent) -------------------------- */
+
+typedef struct series {
+    const char *name;
+    void *ctx;
+    void (*reset)(void *ctx);
+    /* add or query keys [i, i + n) of ks: returns round trips used. */
+    unsigned long (*add)(void *ctx, const keys *ks, size_t i, size_t n);
+    unsigned long (*query)(void *ctx, const keys *ks, size_t i, size_t n, size_t *hits);
+    /* bytes the series' keys use (MEMORY USAGE); NULL = the used_memory delta */
+    long long (*mem)(void *ctx, redisContext *c);
+} series;
+
+typedef struct result {
+    double add_kps, present_kps, absent_kps, trips_add, trips_query, fp_rate, bytes_per_key;
+} result;
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n) {
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static double timed(const series *s, bool add, const keys *ks, unsigned long *trips, size_t *hits) {
+    double t0 = now();
+    *trips = 0;
+    *hits = 0;
+    for (size_t i = 0; i < ks->n; i += BATCH) {
+        size_t m = ks->n - i < BATCH ? ks->n - i : BATCH, h = 0;
+        *trips += add ? s->add(s->ctx, ks, i, m) : s->query(s->ctx, ks, i, m, &h);
+        *hits += h;
+    }
+    return (double)ks->n / (now() - t0);
+}
+
+static result run_series(const series *s, redisContext *mem, const keys *in, const keys *out,
+                         int runs) {
+    double a[16], p[16], q[16];
+    result r = {0};
+    for (int i = 0; i < runs; i++) {
+        unsigned long trips;
+        size_t hits;
+        long long m0 = used_memory(mem); /* before reset: reserve allocates the shards */
+        s->reset(s->ctx);
+        a[i] = timed(s, true, in, &trips, &hits);
+        r.trips_add = (double)trips / (double)in->n;
+        if (i == 0) /* later runs start with the previous run's data in place */
+            r.bytes_per_key = (double)(s->mem ? s->mem(s->ctx, mem) : used_memory(mem) - m0) /
+                              (double)in->n;
+        p[i] = timed(s, false, in, &trips, &hits);
+        if (hits != in->n) fprintf(stderr, "redis-bench: %s: %zu of %zu keys found!\n", s->name, hits, in->n);
+        q[i] = timed(s, false, out, &trips, &hits);
+        r.trips_query = (double)trips / (double)out->n;
+        r.fp_rate = (double)hits / (double)out->n;
+    }
+    s->reset(s->ctx);
+    r.add_kps = median(a, runs);
+    r.present_kps = median(p, runs);
+    r.absent_kps = median(q, runs);
+    return r;
+}
+
+/* ---- blockbloom ------------------------------------------------------------------------------------- */
+
+typedef struct bbs_ctx {
+    bb_redis *r;
+    size_t n;
+} bbs_ctx;
+
+static void bbs_reset(void *v) {
+    bbs_ctx *c = v;
+    bb_redis_del(c->r, "bench:bb");
+    if (bb_redis_reserve(c->r, "bench:bb", FPR, c->n, 0) != BB_REDIS_OK)
+        die("reserve", bb_redis_error(c->r));
+}
+
+static unsigned long bbs_add(void *v, const keys *ks, size_t i, size_t n) {
+    bbs_ctx *c = v;
+    uint64_t t = bb_redis_round_trips(c->r);
+    if (bb_redis_madd(c->r, "bench:bb", ks->ptr + i, ks->len + i, n, NULL) != BB_REDIS_OK)
+        die("madd", bb_redis_error(c->r));
+    return (unsigned long)(bb_redis_round_trips(c->r) - t);
+}
+
+static unsigned long bbs_query(void *v, const keys *ks, size_t i, size_t n, size_t *hits) {
+    bbs_ctx *c = v;
+    uint8_t out[BATCH];
+    uint64_t t = bb_redis_round_trips(c->r);
+    if (bb_redis_mexists(c->r, "bench:bb", ks->ptr + i, ks->len + i, n, out, hits) != BB_REDIS_OK)
+        die("mexists", bb_redis_error(c->r));
+    return (unsigned long)(bb_redis_round_trips(c->r) - t);
+}
+
+/* Meta key, counter and every shard (names as docs/REDIS.md). */
+static long long bbs_mem(void *v, redisContext *c) {
+    bbs_ctx *b = v;
+    bb_redis_info in;
+    if (bb_redis_info_get(b->r, "bench:bb", &in) != BB_REDIS_OK) die("info", bb_redis_error(b->r));
+    long long total = memory_usage(c, "bench:bb") + memory_usage(c, "bb:{n:bench:bb}");
+    for (uint64_t s = 0; s < in.shards; s++) {
+        char key[64];
+        snprintf(key, sizeof key, "bb:{%llu:bench:bb}", (unsigned long long)s);
+        total += memory_usage(c, key);
+    }
+    return total;
+}
+
+/* ---- Classic bits over one string, by hand ---------------------------------------------------------- */
+
+typedef struct classic_ctx {
+    redisContext *c;
+    bb_filter *hasher;   /* seed-0 XXH3 through the public API */
+    uint64_t bits;
+    unsigned k;
+} classic_ctx;
+
+static void classic_reset(void *v) {
+    classic_ctx *c = v;
+    char last[32];
+    snprintf(last, sizeof last, "%llu", (unsigned long long)(c->bits - 1));
+    command(c->c, "DEL bench:classic", NULL);
+    command(c->c, "SETBIT bench:classic %s 0", last);
+}
+
+/* BITFIELD[_RO] bench:classic (SET u1 x 1 | GET u1 x) for the key's k positions. */
+static void classic_append(classic_ctx *c, const void *key, size_t len, bool add) {
+    const char *argv[2 + 4 * BB_MAX_K];
+    size_t argl[2 + 4 * BB_MAX_K];
+    char num[BB_MAX_K][24];
+    int argc = 0;
+    uint64_t h = bb_hash(c->hasher, key, len), h1 = (uint32_t)h, h2 = h >> 32;
+    argv[argc] = add ? "BITFIELD" : "BITFIELD_RO", argl[argc] = strlen(argv[argc]), argc++;
+    argv[argc] = "bench:classic", argl[argc] = 13, argc++;
+    for (unsigned j = 0; j < c->k; j++) {
+        snprintf(num[j], sizeof num[j], "%llu", (unsigned long long)((h1 + j * h2) % c->bits));
+        argv[argc] = add ? "SET" : "GET", argl[argc] = 3, argc++;
+        argv[argc] = "u1", argl[argc] = 2, argc++;
+        argv[argc] = num[j], argl[argc] = strlen(num[j]), argc++;
+        if (add) argv[argc] = "1", argl[argc] = 1, argc++;
+    }
+    redisAppendCommandArgv(c->c, argc, argv, argl);
+}
+
+static unsigned long classic_batch(classic_ctx *c, const keys *ks, size_t i, size_t n, bool add,
+                                   size_t *hits) {
+    for (size_t j = 0; j < n; j++) classic_append(c, ks->ptr[i + j], ks->len[i + j], add);
+    for (size_t j = 0; j < n; j++) {
+        void *rep;
+        if (redisGetReply(c->c, &rep) != REDIS_OK) die("classic", c->c->errstr);
+        redisReply *r = rep;
+        bool all = r->type == REDIS_REPLY_ARRAY;
+        for (size_t e = 0; all && e < r->elements; e++) all = r->element[e]->integer == 1;
+        if (hits) *hits += all;
+        freeReplyObject(r);
+    }
+    return 1;
+}
+
+static long long classic_mem(void *v, redisContext *c) {
+    (void)v;
+    return memory_usage(c, "bench:classic");
+}
+
+static unsigned long classic_add(void *v, const keys *ks, size_t i, size_t n) {
+    return classic_batch(v, ks, i, n, true, NULL);
+}
+
+static unsigned long classic_query(void *v, const keys *ks, size_t i, size_t n, size_t *hits) {
+    return classic_batch(v, ks, i, n, false, hits);
+}
+
+/* ---- SET / EXISTS of the keys ------------------------------------------------------------------------ */
+
+typedef struct set_ctx {
+    redisContext *c;
+    const keys *in;
+} set_ctx;
+
+static unsigned long set_batch(redisContext *c, const keys *ks, size_t i, size_t n, const char *verb,
+                               size_t *hits) {
+    for (size_t j = 0; j < n; j++) {
+        const char *argv[3] = {verb, ks->ptr[i + j], "1"};
+        size_t argl[3] = {strlen(verb), ks->len[i + j], 1};
+        redisAppendCommandArgv(c, strcmp(verb, "SET") == 0 ? 3 : 2, argv, argl);
+    }
+    for (size_t j = 0; j < n; j++) {
+        void *rep;
+        if (redisGetReply(c, &rep) != REDIS_OK) die(verb, c->errstr);
+        redisReply *r = rep;
+        if (hits && r->type == REDIS_REPLY_INTEGER) *hits += (size_t)r->integer;
+        freeReplyObject(r);
+    }
+    return 1;
+}
+
+static void set_reset(void *v) {
+    set_ctx *s = v; /* the keys from the last run, if any */
+    for (size_t i = 0; i < s->in->n; i += BATCH)
+        set_batch(s->c, s->in, i, s->in->n - i < BATCH ? s->in->n - i : BATCH, "UNLINK", NULL);
+}
+
+static unsigned long set_add(void *v, const keys *ks, size_t i, size_t n) {
+    return set_batch(((set_ctx *)v)->c, ks, i, n, "SET", NULL);
+}
+
+static unsigned long set_query(void *v, const keys *ks, size_t i, size_t n, size_t *hits) {
+    return set_batch(((set_ctx *)v)->c, ks, i, n, "EXISTS", hits);
+}
+
+/* ---- Main ------------------------------------------------------------------------------------------- */
+
+static redisContext *connect_raw(const char *url) {
+    const char *a = strncmp(url, "redis://", 8) == 0 ? url + 8 : url, *colon = strrchr(a, ':');
+    char host[128];
+    if (!colon) die("address", url);
+    snprintf(host, sizeof host, "%.*s", (int)(colon - a), a);
+    redisContext *c = redisConnect(host, atoi(colon + 1));
+    if (!c || c->err) die("connect", c ? c->errstr : "out of memory");
+    return c;
+}
+
+static void print_row(const char *name, const result *r) {
+    printf("%-28s %10.0f %10.0f %10.0f %9.4f %9.4f %9.2f %8.4f\n", name, r->add_kps,
+           r->present_kps, r->absent_kps, r->trips_add, r->trips_query, r->bytes_per_key,
+           r->fp_rate);
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) die("usage", "redis-bench URL [N [RUNS]]");
+    size_t n = argc > 2 ? strtoul(argv[2], NULL, 10) : 200000;
+    int runs = argc > 3 ? atoi(argv[3]) : 3;
+    if (n == 0 || runs < 1 || runs > 16) die("usage", "N >= 1, 1 <= RUNS <= 16");
+    setvbuf(stdout, NULL, _IOLBF, 0); /* one row at a time, also into a file */
+    keys in = make_keys("in", n), out = make_keys("out", n);
+    redisContext *mem = connect_raw(argv[1]);
+
+    bbs_ctx bc = {NULL, n};
+    if (bb_redis_connect(&bc.r, argv[1]) != BB_REDIS_OK) die("connect", bb_redis_error(bc.r));
+    classic_ctx cc = {connect_raw(argv[1]), NULL, 0, 0};
+    bb_config z = {.kind = BB_BLOCKED, .bits = 512, .k = 1};
+    if (bb_create(&cc.hasher, &z) != BB_OK ||
+        bb_size(BB_CLASSIC, n, FPR, &cc.bits, &cc.k) != BB_OK)
+        die("sizing", "bb_size");
+    set_ctx sc = {connect_raw(argv[1]), &in};
+    series all[] = {
+        {"blockbloom madd/mexists", &bc, bbs_reset, bbs_add, bbs_query, bbs_mem},
+        {"classic BITFIELD, 1 string", &cc, classic_reset, classic_add, classic_query, classic_mem},
+        {"SET / EXISTS (exact set)", &sc, set_reset, set_add, set_query, NULL},
+    };
+    printf("redis-bench: %zu keys, batches of %d, p = %g, median of %d runs; "
+           "classic m = %llu bits, k = %u\n\n", n, BATCH, FPR, runs,
+           (unsigned long long)cc.bits, cc.k);
+    printf("%-28s %10s %10s %10s %9s %9s %9s %8s\n", "series", "add/s", "present/s",
+           "absent/s", "RT/add", "RT/query", "B/key", "FP rate");
+    for (size_t i = 0; i < sizeof all / sizeof *all; i++) {
+        result r = run_series(&all[i], mem, &in, &out, runs);
+        print_row(all[i].name, &r);
+    }
+    bb_redis_free(bc.r);
+    bb_free(cc.hasher);
+    redisFree(cc.c);
+    redisFree(sc.c);
+    redisFree(mem);
+    return 0;
+}

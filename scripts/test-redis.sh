@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# The Redis stage of run-tests.sh: builds the Redis binding (needs hiredis), starts Debian's
+# redis-server on free loopback ports, data in a temporary directory (one standalone server
+# with AOF on, and a 3-master Redis Cluster made by `redis-cli --cluster create`), runs
+# tests/redis/test_redis.c and CLI checks against them, and stops every server on any exit
+# (trap). The AOF check restarts the standalone server and expects every key back. The last
+# test kills a cluster node, so it runs alone, after the others. About a minute on 2 cores.
+#   scripts/test-redis.sh [BUILD-DIR]     (default build-redis)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh redis-server redis-tools libhiredis-dev
+build=${1:-build-redis}
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBB_BUILD_TESTS=ON >/dev/null
+cmake --build "$build" -j2 --target blockbloom_cli test_redis
+bb=$build/blockbloom
+
+source scripts/lib-redis.sh
+tmp=$redis_tmp
+
+sa_port=$(free_port)
+start_server standalone "$sa_port" --appendonly yes --appendfsync always
+cl_ports=()
+for i in 0 1 2; do
+  p=$(free_port)
+  start_server "node$i" "$p" --cluster-enabled yes --cluster-config-file nodes.conf \
+    --cluster-node-timeout 2000
+  cl_ports+=("$p")
+done
+redis-cli --cluster create "${cl_ports[@]/#/127.0.0.1:}" --cluster-replicas 0 --cluster-yes \
+  >"$tmp/cluster-create.log"
+for _ in $(seq 100); do
+  redis-cli -p "${cl_ports[0]}" cluster info | grep -q 'cluster_state:ok' && break
+  sleep 0.1
+done
+
+export BB_REDIS_URL=redis://127.0.0.1:$sa_port
+export BB_REDIS_CLUSTER="127.0.0.1:${cl_ports[0]} 127.0.0.1:${cl_ports[1]} 127.0.0.1:${cl_ports[2]}"
+export BB_REDIS_KILL_PID=$pid_node2 BB_REDIS_KILL_PORT=${cl_ports[2]}
+
+echo "test-redis: C tests (standalone $sa_port, cluster ${cl_ports[*]})" >&2
+"$build/tests/test_redis" --jobs=1 --filter='standalone/*'
+"$build/tests/test_redis" --jobs=1 --filter='cluster/*'
+
+# ---- CLI checks ---------------------------------------------------------------------------------
+fail() { echo "test-redis: FAIL: $*" >&2; exit 1; }
+expect_exit() { # expect_exit CODE MESSAGE-REGEX COMMAND...
+  local want=$1 re=$2 rc=0
+  shift 2
+  "$@" >"$tmp/out" 2>"$tmp/err" || rc=$?
+  [[ $rc == "$want" ]] || fail "'$*' exited $rc, expected $want: $(cat "$tmp/err")"
+  grep -Eq "$re" "$tmp/err" || fail "'$*' said '$(cat "$tmp/err")', expected /$re/"
+}
+u=(--url "$BB_REDIS_URL")
+seq 1 50000 | sed 's/^/key/' >"$tmp/keys"
+seq 1 50000 | sed 's/^/other/' >"$tmp/others"
+[[ $($bb redis "${u[@]}" reserve cli 0.01 50000 --shards 3) == OK ]] || fail "reserve"
+expect_exit 1 'ERR item exists' $bb redis "${u[@]}" reserve cli 0.01 50000
+expect_exit 2 'error rate' $bb redis "${u[@]}" reserve bad 1.5 10
+expect_exit 2 'capacity' $bb redis "${u[@]}" reserve bad 0.01 0
+redis-cli -p "$sa_port" set plain hello >/dev/null
+expect_exit 1 'WRONGTYPE' $bb redis "${u[@]}" madd plain "$tmp/keys"
+[[ $($bb redis "${u[@]}" madd cli -c "$tmp/keys") -ge 49500 ]] || fail "madd -c: new keys"
+[[ $($bb redis "${u[@]}" madd cli -c "$tmp/keys") == 0 ]] || fail "madd again: no key is new"
+[[ $($bb redis "${u[@]}" mexists cli -c <"$tmp/keys") == 50000 ]] || fail "mexists -c"
+[[ $(head -3 "$tmp/keys" | $bb redis "${u[@]}" mexists cli | tr -d '\n') == 111 ]] || fail "mexists"
+fp=$($bb redis "${u[@]}" mexists cli -c "$tmp/others")
+((fp <= 600)) || fail "false positives $fp of 50000 at p = 0.01"
+$bb redis "${u[@]}" info cli | grep -q '^Number of items inserted: 100000$' || fail "info count"
+$bb redis "${u[@]}" pull cli -o "$tmp/pulled.bbf" 2>/dev/null
+$bb build -n 50000 -p 0.01 -o "$tmp/local.bbf" "$tmp/keys" "$tmp/keys" 2>/dev/null
+cmp "$tmp/pulled.bbf" "$tmp/local.bbf" || fail "pull differs from the local build"
+
+# build --slice refuses what cannot be a slice.
+expect_exit 2 'needs -n' $bb build --slice 0/3 -o "$tmp/x" "$tmp/keys"
+expect_exit 2 "invalid value '3/3'" $bb build -n 10 --slice 3/3 -o "$tmp/x" "$tmp/keys"
+expect_exit 2 'more slices than' $bb build -n 10 --slice 0/100 -o "$tmp/x" "$tmp/keys"
+[[ ! -e $tmp/x ]] || fail "a refused build --slice wrote a file"
+
+# Slices on the cluster: three machines' worth of `build --slice`, pushed one by one.
+c=(--cluster "127.0.0.1:${cl_ports[0]}")
+for i in 0 1 2; do
+  $bb build -n 50000 -p 0.01 --slice "$i/3" -o "$tmp/slice$i" "$tmp/keys" 2>/dev/null
+done
+cat "$tmp/slice0" "$tmp/slice1" "$tmp/slice2" | cmp - <(tail -c +129 "$tmp/local.bbf") ||
+  fail "slices do not concatenate into the filter's payload"
+$bb build -n 50000 -p 0.01 -o "$tmp/once.bbf" "$tmp/keys" 2>/dev/null
+for i in 2 0 1; do
+  $bb redis "${c[@]}" push --slice "$i/3" -n 50000 -p 0.01 --keys 50000 "$tmp/slice$i" sliced \
+    >>"$tmp/push.out"
+done
+[[ $(tr '\n' ' ' <"$tmp/push.out") == "OK OK OK published " ]] || fail "push --slice: $(cat "$tmp/push.out")"
+$bb redis "${c[@]}" pull sliced -o "$tmp/sliced.bbf" 2>/dev/null
+cmp "$tmp/sliced.bbf" "$tmp/once.bbf" || fail "pushed slices differ from the whole filter"
+$bb redis "${c[@]}" push --slice 0/3 -n 50000 -p 0.01 "$tmp/slice0" half >/dev/null
+expect_exit 1 'geometry differs' \
+  $bb redis "${c[@]}" push --slice 1/3 -n 50000 -p 0.01 --seed 5 "$tmp/slice1" half
+expect_exit 1 'must be [0-9]+ bytes' \
+  $bb redis "${c[@]}" push --slice 1/3 -n 50000 -p 0.01 "$tmp/keys" half
+expect_exit 1 'not found' $bb redis "${c[@]}" mexists half "$tmp/keys"
+$bb redis "${c[@]}" push "$tmp/once.bbf" whole >/dev/null
+[[ $($bb redis "${c[@]}" mexists whole -c "$tmp/keys") == 50000 ]] || fail "push + mexists"
+[[ $($bb redis "${c[@]}" del whole) == 1 ]] || fail "del"
+expect_exit 1 'not found' $bb redis "${c[@]}" card whole
+
+# AOF: restart the standalone server (SHUTDOWN writes nothing else: --save ""); every key is back.
+redis-cli -p "$sa_port" shutdown nosave >/dev/null 2>&1 || true
+wait "$pid_standalone" 2>/dev/null || true
+start_server standalone "$sa_port" --appendonly yes --appendfsync always
+[[ $($bb redis "${u[@]}" mexists cli -c "$tmp/keys") == 50000 ]] || fail "keys lost over an AOF restart"
+$bb redis "${u[@]}" pull cli -o "$tmp/after-aof.bbf" 2>/dev/null
+cmp "$tmp/after-aof.bbf" "$tmp/local.bbf" || fail "filter changed over an AOF restart"
+
+# Last: a node killed while batches run must fail loudly (this breaks the cluster).
+echo "test-redis: killing node 127.0.0.1:${cl_ports[2]} mid-batch (a \"Killed\" line follows)" >&2
+"$build/tests/test_redis" --jobs=1 --filter='cluster_kill/*'
+# Once the cluster has noticed (node timeout 2 s) the others answer CLUSTERDOWN instead.
+expect_exit 1 "127\\.0\\.0\\.1:${cl_ports[2]}|CLUSTERDOWN" $bb redis "${c[@]}" madd sliced "$tmp/keys"
+echo "test-redis: all passed" >&2

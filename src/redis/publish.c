@@ -1,0 +1,360 @@
+/*
+ * publish.c - the Redis binding's calls that create or copy whole filters: reserve (empty
+ * shards, then the meta key), push (a local filter), push of slices (one shard each, the
+ * meta key written by whichever push completes the set), pull (every shard into a local
+ * bb_filter), and the status texts. Readers find a filter by its meta key, which is always
+ * written last and with SET NX: a reader never sees a filter whose shards are not all in
+ * place, and two creators of one name cannot both succeed.
+ */
+#include "redis_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define PUSH_ROUND 8 /* shards held in one pipeline while pushing or pulling: bounds memory */
+
+const char *bb_redis_strerror(bb_redis_status s) {
+    switch (s) {
+    case BB_REDIS_OK: return "OK";
+    case BB_REDIS_E_INVAL: return "invalid argument";
+    case BB_REDIS_E_NOMEM: return "out of memory";
+    case BB_REDIS_E_IO: return "Redis node unreachable or connection lost";
+    case BB_REDIS_E_SERVER: return "Redis server error";
+    case BB_REDIS_E_EXISTS: return "ERR item exists";
+    case BB_REDIS_E_NOT_FOUND: return "ERR not found";
+    case BB_REDIS_E_WRONGTYPE: return "WRONGTYPE key holds a value that is not a blockbloom filter";
+    case BB_REDIS_E_BAD_META: return "bad meta key (unknown version or damaged)";
+    case BB_REDIS_E_BAD_SHARD: return "bad shard key (wrong type or length)";
+    case BB_REDIS_E_MISMATCH: return "geometry differs from the filter's";
+    case BB_REDIS_E_FILTER: return "blockbloom library error";
+    }
+    return "unknown status";
+}
+
+/* The geometry of a new filter of `blocks` blocks in `shards` shards (0 = default size). */
+static bb_redis_status split(bb_redis *r, uint64_t blocks, uint64_t shards, uint64_t *n_out,
+                             uint64_t *per_out) {
+    const uint64_t dflt = BB_REDIS_SHARD_BYTES / BBR_BLOCK_BYTES;
+    if (shards > blocks)
+        return bbr_fail(r, BB_REDIS_E_INVAL, "ERR %llu shards for a filter of %llu blocks",
+                        (unsigned long long)shards, (unsigned long long)blocks);
+    uint64_t per = shards ? blocks / shards + (blocks % shards != 0) : (blocks < dflt ? blocks : dflt);
+    *per_out = per;
+    *n_out = blocks / per + (blocks % per != 0); /* never an empty shard */
+    return BB_REDIS_OK;
+}
+
+/* E_EXISTS if name is a filter, E_WRONGTYPE if it holds another key, OK if it is free. */
+static bb_redis_status name_free(bb_redis *r, const char *name) {
+    bbr_filter f = {0};
+    bb_redis_status s = bbr_read_meta(r, name, &f);
+    if (s == BB_REDIS_E_NOT_FOUND) return BB_REDIS_OK;
+    if (s == BB_REDIS_OK) return bbr_fail(r, BB_REDIS_E_EXISTS, "ERR item exists: '%s'", name);
+    return s == BB_REDIS_E_BAD_META ? bbr_fail(r, BB_REDIS_E_WRONGTYPE, "%s", r->err) : s;
+}
+
+/* Run cmds and check that each reply is not an error (and, for SET NX, not nil). */
+static bb_redis_status exec_checked(bb_redis *r, bbr_cmd *c, size_t n) {
+    bb_redis_status s = bbr_exec(r, c, n);
+    for (size_t i = 0; s == BB_REDIS_OK && i < n; i++)
+        if (c[i].reply->type == REDIS_REPLY_ERROR) s = bbr_reply_error(r, c[i].argv[1], c[i].reply);
+    return s;
+}
+
+/* SET name meta NX as the last step: nil means someone else created it meanwhile. */
+static bb_redis_status write_meta(bb_redis *r, const char *name, const uint8_t *meta) {
+    bbr_cmd c = {0};
+    bbr_arg_str(&c, "SET");
+    bbr_arg_str(&c, name);
+    bbr_arg(&c, meta, BBR_META_BYTES);
+    bbr_arg_str(&c, "NX");
+    bb_redis_status s = exec_checked(r, &c, 1);
+    if (s == BB_REDIS_OK && c.reply->type == REDIS_REPLY_NIL)
+        s = bbr_fail(r, BB_REDIS_E_EXISTS, "ERR item exists: '%s' was created concurrently", name);
+    bbr_cmds_clear(&c, 1);
+    return s;
+}
+
+/* A geometry's key names, for a filter not yet published. */
+static bb_redis_status new_geometry(bb_redis *r, const char *name, const uint8_t *meta,
+                                    bbr_filter **out) {
+    bbr_filter *f = calloc(1, sizeof *f);
+    if (!f) return bbr_fail(r, BB_REDIS_E_NOMEM, "redis: out of memory");
+    bb_redis_status s = bbr_meta_decode(r, name, meta, BBR_META_BYTES, f);
+    if (s == BB_REDIS_OK) s = bbr_filter_names(r, f, name);
+    if (s != BB_REDIS_OK) bbr_filter_free(f);
+    else *out = f;
+    return s;
+}
+
+/* ---- reserve ------------------------------------------------------------------------------------ */
+
+/* Every shard replaced by zeros of its length (DEL, then BITFIELD SET of its last bit to 0,
+ * which makes the server allocate the zero-filled string: nothing to send, and MEMORY USAGE
+ * measured the same as for a SET of the zeros), the counter by 0. */
+static bb_redis_status zero_shards(bb_redis *r, const bbr_filter *f) {
+    size_t n = 2 * f->shards + 1;
+    bbr_cmd *c = calloc(n, sizeof *c);
+    if (!c) return bbr_fail(r, BB_REDIS_E_NOMEM, "redis: out of memory");
+    for (uint64_t s = 0; s < f->shards; s++) {
+        bbr_arg_str(&c[2 * s], "DEL");
+        bbr_arg_str(&c[2 * s], f->shard_keys[s]);
+        bbr_cmd *b = &c[2 * s + 1];
+        bbr_arg_str(b, "BITFIELD");
+        bbr_arg_str(b, f->shard_keys[s]);
+        bbr_arg_str(b, "SET");
+        bbr_arg_str(b, "u1");
+        bbr_arg_u64(b, 8 * bbr_shard_len(f, s) - 1);
+        bbr_arg_str(b, "0");
+    }
+    bbr_arg_str(&c[n - 1], "SET");
+    bbr_arg_str(&c[n - 1], f->count_key);
+    bbr_arg_str(&c[n - 1], "0");
+    bb_redis_status s = exec_checked(r, c, n);
+    bbr_cmds_clear(c, n);
+    free(c);
+    return s;
+}
+
+bb_redis_status bb_redis_reserve(bb_redis *r, const char *name, double error_rate,
+                                 uint64_t capacity, uint64_t shards) {
+    if (!r) return BB_REDIS_E_INVAL;
+    r->err[0] = '\0';
+    if (!name) return bbr_fail(r, BB_REDIS_E_INVAL, "redis: no filter name");
+    if (!(error_rate > 0.0 && error_rate < 1.0))
+        return bbr_fail(r, BB_REDIS_E_INVAL, "ERR (0 < error rate range < 1)");
+    if (capacity == 0) return bbr_fail(r, BB_REDIS_E_INVAL, "ERR (capacity should be larger than 0)");
+    uint64_t bits, n = 0, per = 0;
+    unsigned k;
+    bb_status bs = bb_size(BB_BLOCKED, capacity, error_rate, &bits, &k);
+    if (bs != BB_OK) return bbr_fail(r, BB_REDIS_E_FILTER, "ERR cannot size the filter: %s", bb_strerror(bs));
+    bb_redis_status s = split(r, bits / BB_BLOCK_BITS, shards, &n, &per);
+    if (s == BB_REDIS_OK) s = name_free(r, name);
+    if (s != BB_REDIS_OK) return s;
+    uint8_t meta[BBR_META_BYTES];
+    bbr_meta_encode(r, meta, bits, k, 0, capacity, error_rate, n, per);
+    bbr_filter *f = NULL;
+    if ((s = new_geometry(r, name, meta, &f)) != BB_REDIS_OK) return s;
+    s = zero_shards(r, f);
+    if (s == BB_REDIS_OK) s = write_meta(r, name, meta);
+    bbr_filter_free(f);
+    return s;
+}
+
+/* ---- push ------------------------------------------------------------------------------------- */
+
+/* Shard s's bytes to a temporary key, renamed over the shard (both in the shard's slot: the
+ * temporary key has the shard key's hash tag), so the shard changes in one step. */
+static void shard_cmds(const bbr_filter *f, uint64_t s, const uint8_t *bytes, char *tmp,
+                       bbr_cmd c[2]) {
+    bbr_arg_str(&c[0], "SET");
+    bbr_arg_str(&c[0], tmp);
+    bbr_arg(&c[0], bytes, bbr_shard_len(f, s));
+    bbr_arg_str(&c[1], "RENAME");
+    bbr_arg_str(&c[1], tmp);
+    bbr_arg_str(&c[1], f->shard_keys[s]);
+}
+
+static char *tmp_key(const char *shard_key) {
+    size_t len = strlen(shard_key);
+    char *t = malloc(len + 5);
+    if (t) memcpy(t, shard_key, len), memcpy(t + len, ":tmp", 5);
+    return t;
+}
+
+/* Shards first .. first+count-1 from payload bytes (payload = shard `first`'s first byte). */
+static bb_redis_status write_shards(bb_redis *r, const bbr_filter *f, uint64_t first,
+                                    uint64_t count, const uint8_t *payload) {
+    bbr_cmd c[2 * PUSH_ROUND];
+    char *tmp[PUSH_ROUND] = {0};
+    bb_redis_status s = BB_REDIS_OK;
+    for (uint64_t done = 0; s == BB_REDIS_OK && done < count; done += PUSH_ROUND) {
+        uint64_t m = count - done < PUSH_ROUND ? count - done : PUSH_ROUND;
+        memset(c, 0, sizeof c);
+        for (uint64_t j = 0; j < m; j++) {
+            uint64_t sh = first + done + j;
+            if (!(tmp[j] = tmp_key(f->shard_keys[sh]))) s = bbr_fail(r, BB_REDIS_E_NOMEM, "redis: out of memory");
+            else shard_cmds(f, sh, payload + (sh - first) * f->per_shard * BBR_BLOCK_BYTES, tmp[j], &c[2 * j]);
+        }
+        if (s == BB_REDIS_OK) s = exec_checked(r, c, 2 * m);
+        bbr_cmds_clear(c, 2 * m);
+        for (uint64_t j = 0; j < m; j++) free(tmp[j]), tmp[j] = NULL;
+    }
+    return s;
+}
+
+static bb_redis_status set_counter(bb_redis *r, const bbr_filter *f, uint64_t v) {
+    bbr_cmd c = {0};
+    bbr_arg_str(&c, "SET");
+    bbr_arg_str(&c, f->count_key);
+    bbr_arg_u64(&c, v);
+    bb_redis_status s = exec_checked(r, &c, 1);
+    bbr_cmds_clear(&c, 1);
+    return s;
+}
+
+bb_redis_status bb_redis_push(bb_redis *r, const bb_filter *lf, const char *name, uint64_t shards) {
+    if (!r) return BB_REDIS_E_INVAL;
+    r->err[0] = '\0';
+    bb_info in;
+    if (!name || !lf || bb_get_info(lf, &in) != BB_OK)
+        return bbr_fail(r, BB_REDIS_E_INVAL, "redis: no filter or name");
+    if (in.kind != BB_BLOCKED)
+        return bbr_fail(r, BB_REDIS_E_INVAL, "redis: only blocked filters can be pushed (this is %s)",
+                        bb_kind_name(in.kind));
+    uint64_t n = 0, per = 0, size;
+    bb_redis_status s = split(r, in.blocks, shards, &n, &per);
+    if (s == BB_REDIS_OK) s = name_free(r, name);
+    if (s != BB_REDIS_OK) return s;
+    if (bb_serialized_size(lf, &size) != BB_OK || size > SIZE_MAX)
+        return bbr_fail(r, BB_REDIS_E_FILTER, "redis: cannot serialize the filter");
+    uint8_t *buf = malloc((size_t)size), meta[BBR_META_BYTES];
+    if (!buf) return bbr_fail(r, BB_REDIS_E_NOMEM, "redis: out of memory for %llu bytes",
+                              (unsigned long long)size);
+    bbr_filter *f = NULL;
+    if (bb_serialize(lf, buf, (size_t)size, NULL) != BB_OK)
+        s = bbr_fail(r, BB_REDIS_E_FILTER, "redis: cannot serialize the filter");
+    bbr_meta_encode(r, meta, in.bits, in.k, in.seed, in.capacity, in.fpr_target, n, per);
+    if (s == BB_REDIS_OK) s = new_geometry(r, name, meta, &f);
+    if (s == BB_REDIS_OK) s = write_shards(r, f, 0, n, buf + BBR_HEADER_BYTES);
+    if (s == BB_REDIS_OK) s = set_counter(r, f, in.keys_added);
+    if (s == BB_REDIS_OK) s = write_meta(r, name, meta);
+    bbr_filter_free(f);
+    free(buf);
+    return s;
+}
+
+/* ---- push of slices ---------------------------------------------------------------------------- */
+
+/* Record the slice set's geometry in "bb:{p:NAME}" (first push) or check it (later ones). */
+static bb_redis_status claim_geometry(bb_redis *r, const char *pkey, const uint8_t *meta) {
+    bbr_cmd c[2] = {{0}};
+    bbr_arg_str(&c[0], "SET");
+    bbr_arg_str(&c[0], pkey);
+    bbr_arg(&c[0], meta, BBR_META_BYTES);
+    bbr_arg_str(&c[0], "NX");
+    bbr_arg_str(&c[1], "GET");
+    bbr_arg_str(&c[1], pkey);
+    bb_redis_status s = exec_checked(r, c, 2);
+    if (s == BB_REDIS_OK && (c[1].reply->type != REDIS_REPLY_STRING || c[1].reply->len != BBR_META_BYTES ||
+                             memcmp(c[1].reply->str, meta, BBR_META_BYTES) != 0))
+        s = bbr_fail(r, BB_REDIS_E_MISMATCH, "redis: this slice's geometry differs from the one "
+                     "the first slice pushed to '%s' recorded (%s)", pkey, pkey);
+    bbr_cmds_clear(c, 2);
+    return s;
+}
+
+/* Mark slice i done in "bb:{d:NAME}"; *all = every slice is done. */
+static bb_redis_status mark_done(bb_redis *r, const char *dkey, uint64_t i, uint64_t n, bool *all) {
+    bbr_cmd c[2] = {{0}};
+    bbr_arg_str(&c[0], "SETBIT");
+    bbr_arg_str(&c[0], dkey);
+    bbr_arg_u64(&c[0], i);
+    bbr_arg_str(&c[0], "1");
+    bbr_arg_str(&c[1], "BITCOUNT");
+    bbr_arg_str(&c[1], dkey);
+    bb_redis_status s = exec_checked(r, c, 2);
+    uint64_t done = 0;
+    if (s == BB_REDIS_OK && !bbr_reply_u64(c[1].reply, &done)) s = bbr_reply_error(r, dkey, c[1].reply);
+    *all = done == n;
+    bbr_cmds_clear(c, 2);
+    return s;
+}
+
+static bb_redis_status publish_slice(bb_redis *r, const bb_slice_info *in, const void *bytes,
+                                     const char *name, char *const aux[2], bool *published) {
+    uint8_t meta[BBR_META_BYTES];
+    bbr_meta_encode(r, meta, in->bits, in->k, in->seed, in->capacity, in->fpr_target,
+                    in->n_slices, in->blocks_per_slice);
+    bbr_filter *f = NULL;
+    bool all = false;
+    bb_redis_status s = name_free(r, name);
+    if (s == BB_REDIS_OK) s = claim_geometry(r, aux[0], meta);
+    if (s == BB_REDIS_OK) s = new_geometry(r, name, meta, &f);
+    if (s == BB_REDIS_OK) s = write_shards(r, f, in->index, 1, bytes);
+    if (s == BB_REDIS_OK) s = mark_done(r, aux[1], in->index, in->n_slices, &all);
+    if (s == BB_REDIS_OK && all) s = set_counter(r, f, in->keys_added);
+    if (s == BB_REDIS_OK && all) s = write_meta(r, name, meta);
+    if (s == BB_REDIS_OK && all) s = bbr_del_keys(r, aux, 2);
+    if (published) *published = s == BB_REDIS_OK && all;
+    bbr_filter_free(f);
+    return s;
+}
+
+bb_redis_status bb_redis_push_slice(bb_redis *r, const bb_slice_info *in, const void *bytes,
+                                    uint64_t len, const char *name, bool *published) {
+    if (published) *published = false;
+    if (!r) return BB_REDIS_E_INVAL;
+    r->err[0] = '\0';
+    if (!in || !bytes || !name) return bbr_fail(r, BB_REDIS_E_INVAL, "redis: NULL argument");
+    if (len != in->n_blocks * BBR_BLOCK_BYTES)
+        return bbr_fail(r, BB_REDIS_E_MISMATCH, "redis: slice %llu/%llu must be %llu bytes, got %llu",
+                        (unsigned long long)in->index, (unsigned long long)in->n_slices,
+                        (unsigned long long)(in->n_blocks * BBR_BLOCK_BYTES), (unsigned long long)len);
+    char *aux[2] = {bbr_aux_key(name, 'p'), bbr_aux_key(name, 'd')};
+    bb_redis_status s = aux[0] && aux[1] ? publish_slice(r, in, bytes, name, aux, published)
+                                         : bbr_fail(r, BB_REDIS_E_NOMEM, "redis: out of memory");
+    free(aux[0]);
+    free(aux[1]);
+    return s;
+}
+
+/* ---- pull ------------------------------------------------------------------------------------- */
+
+/* GET of shards [first, first + m) into payload; each must have its length. */
+static bb_redis_status read_shards(bb_redis *r, const bbr_filter *f, uint64_t first, uint64_t m,
+                                   uint8_t *payload) {
+    bbr_cmd c[PUSH_ROUND];
+    memset(c, 0, sizeof c);
+    for (uint64_t j = 0; j < m; j++) {
+        bbr_arg_str(&c[j], "GET");
+        bbr_arg_str(&c[j], f->shard_keys[first + j]);
+    }
+    bb_redis_status s = exec_checked(r, c, m);
+    for (uint64_t j = 0; s == BB_REDIS_OK && j < m; j++) {
+        const redisReply *rep = c[j].reply;
+        uint64_t sh = first + j;
+        if (rep->type != REDIS_REPLY_STRING || (uint64_t)rep->len != bbr_shard_len(f, sh))
+            s = bbr_fail(r, BB_REDIS_E_BAD_SHARD, "redis: shard '%s' of '%s' changed length or "
+                         "vanished while reading", f->shard_keys[sh], f->name);
+        else
+            memcpy(payload + sh * f->per_shard * BBR_BLOCK_BYTES, rep->str, rep->len);
+    }
+    bbr_cmds_clear(c, m);
+    return s;
+}
+
+static bb_redis_status read_counter(bb_redis *r, const bbr_filter *f, uint64_t *v) {
+    bbr_cmd c = {0};
+    bbr_arg_str(&c, "GET");
+    bbr_arg_str(&c, f->count_key);
+    bb_redis_status s = exec_checked(r, &c, 1);
+    if (s == BB_REDIS_OK && !bbr_reply_u64(c.reply, v)) s = bbr_reply_error(r, f->count_key, c.reply);
+    bbr_cmds_clear(&c, 1);
+    return s;
+}
+
+bb_redis_status bb_redis_pull(bb_redis *r, const char *name, bb_filter **out) {
+    if (!out) return r ? bbr_fail(r, BB_REDIS_E_INVAL, "redis: NULL out") : BB_REDIS_E_INVAL;
+    *out = NULL;
+    bbr_filter *f;
+    bb_redis_status s = bbr_open_filter(r, name, &f);
+    if (s != BB_REDIS_OK) return s;
+    uint64_t payload = f->bits / 8, keys = 0;
+    if (payload > SIZE_MAX - BBR_HEADER_BYTES) return bbr_fail(r, BB_REDIS_E_NOMEM, "redis: filter too large");
+    uint8_t *buf = malloc((size_t)(BBR_HEADER_BYTES + payload));
+    if (!buf) return bbr_fail(r, BB_REDIS_E_NOMEM, "redis: out of memory");
+    for (uint64_t sh = 0; s == BB_REDIS_OK && sh < f->shards; sh += PUSH_ROUND)
+        s = read_shards(r, f, sh, f->shards - sh < PUSH_ROUND ? f->shards - sh : PUSH_ROUND,
+                        buf + BBR_HEADER_BYTES);
+    if (s == BB_REDIS_OK) s = read_counter(r, f, &keys);
+    if (s == BB_REDIS_OK) {
+        memcpy(buf, f->meta, BBR_HEADER_BYTES);
+        bbr_header_finish(r, buf, keys, bbr_checksum(r, buf + BBR_HEADER_BYTES, (size_t)payload));
+        bb_status bs = bb_deserialize(out, buf, (size_t)(BBR_HEADER_BYTES + payload));
+        if (bs != BB_OK) s = bbr_fail(r, BB_REDIS_E_FILTER, "redis: pulled bytes of '%s' do not "
+                                      "load: %s", name, bb_strerror(bs));
+    }
+    free(buf);
+    return s;
+}

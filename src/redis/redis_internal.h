@@ -1,0 +1,133 @@
+/*
+ * redis_internal.h - what the Redis binding's files share (nothing here is exported):
+ * the handle with its node connections and slot map, the pipelined command executor
+ * (conn.c), the meta key codec and key names (meta.c), and the per-filter cache (filter.c).
+ *
+ * A command is routed by its key: standalone handles send everything to node 0; cluster
+ * handles send to slot_node[CRC16(hash tag) & 16383] (the Redis Cluster specification,
+ * "Keys distribution model"), unless a MOVED or ASK reply says otherwise.
+ */
+#ifndef BB_REDIS_INTERNAL_H
+#define BB_REDIS_INTERNAL_H
+
+#include "blockbloom_redis.h"
+
+#include <hiredis/hiredis.h>
+#include <stdarg.h>
+
+#define BBR_SLOTS 16384
+#define BBR_NO_NODE UINT16_MAX
+#define BBR_META_BYTES 192u
+#define BBR_HEADER_BYTES 128u
+#define BBR_LAYOUT_VERSION 1u
+#define BBR_MAX_ARGS (2 + 4 * BB_MAX_K)
+#define BBR_BLOCK_BYTES 64u
+
+typedef struct bbr_node {
+    char *host;
+    int port;
+    redisContext *ctx; /* NULL while disconnected */
+    /* The commands appended in the current round, in order; -1 = an ASKING we sent. */
+    long *queued;
+    size_t n_queued, cap_queued;
+} bbr_node;
+
+typedef struct bbr_cmd bbr_cmd;
+typedef struct bbr_cmd_slab {
+    bbr_cmd *cmds;
+    size_t cap;
+} bbr_cmd_slab;
+
+/* A cached filter geometry (from its meta key). */
+typedef struct bbr_filter {
+    char *name;
+    uint8_t meta[BBR_META_BYTES];
+    uint64_t blocks, bits, capacity, seed, shards, per_shard;
+    double fpr;
+    unsigned k;
+    bb_filter *hasher; /* a one-block filter with the seed: bb_hash() of keys */
+    char **shard_keys; /* shards of them */
+    char *count_key;
+    struct bbr_filter *next;
+} bbr_filter;
+
+struct bb_redis {
+    bool cluster;
+    bbr_node *nodes;
+    size_t n_nodes, cap_nodes;
+    uint16_t slot_node[BBR_SLOTS];
+    bbr_filter *filters;
+    bb_filter *zero; /* seed-0 hasher: XXH3-64 seed 0, the format's checksum */
+    uint64_t round_trips;
+    bbr_cmd_slab *slab; /* reused command array of the batch calls (bbr_cmds_get) */
+    char err[512];
+};
+
+/* One command of a pipeline: argv[0 .. argc) routed by argv[1] (the key). */
+struct bbr_cmd {
+    int argc;
+    const char *argv[BBR_MAX_ARGS];
+    size_t argvlen[BBR_MAX_ARGS];
+    redisReply *reply; /* set by bbr_exec; freed by bbr_cmds_clear */
+    int ask_node;      /* -1, or the node an ASK redirected us to */
+    int n_num;
+    char num[BB_MAX_K + 2][21]; /* numeric arguments: k bit offsets, or GETRANGE's two */
+};
+
+/* ---- conn.c ---------------------------------------------------------------------------------- */
+bb_redis_status bbr_fail(bb_redis *r, bb_redis_status s, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+uint16_t bbr_key_slot(const char *key, size_t len);
+/** Run cmds[0 .. n) pipelined: one round per node, repeated for redirected or failed
+ *  commands. Each cmd gets its reply (error replies included, except MOVED/ASK/TRYAGAIN,
+ *  which are followed). A node still unreachable after the retries fails the whole call. */
+bb_redis_status bbr_exec(bb_redis *r, bbr_cmd *cmds, size_t n);
+void bbr_cmds_clear(bbr_cmd *cmds, size_t n);
+/** Close the connections and free the handle itself (the filter cache is filter.c's). */
+void bbr_handle_free(bb_redis *r);
+/** Append an argument (copied pointer; `len` bytes) / a decimal number (stored in cmd). */
+void bbr_arg(bbr_cmd *c, const void *p, size_t len);
+void bbr_arg_str(bbr_cmd *c, const char *s);
+void bbr_arg_u64(bbr_cmd *c, uint64_t v);
+/** n empty commands from the handle's reusable array (valid until the next call; a batch
+ *  of 1000 commands is 1.6 MB, which malloc would map and unmap each time). NULL when out of
+ *  memory (r->err set). */
+bbr_cmd *bbr_cmds_get(bb_redis *r, size_t n);
+/** One command, run alone. */
+bb_redis_status bbr_exec1(bb_redis *r, bbr_cmd *c);
+
+/* ---- meta.c ---------------------------------------------------------------------------------- */
+/** The meta bytes of a filter of this geometry (file header + Redis record). */
+void bbr_meta_encode(const bb_redis *r, uint8_t out[BBR_META_BYTES], uint64_t bits, unsigned k,
+                     uint64_t seed, uint64_t capacity, double fpr, uint64_t shards,
+                     uint64_t per_shard);
+/** Validate meta bytes into f's geometry; BB_REDIS_E_BAD_META with a reason in r->err. */
+bb_redis_status bbr_meta_decode(bb_redis *r, const char *name, const void *buf, size_t len,
+                                bbr_filter *f);
+/** The file header (128 bytes) of f with keys_added and the payload checksum filled in. */
+void bbr_header_finish(const bb_redis *r, uint8_t header[BBR_HEADER_BYTES], uint64_t keys_added,
+                       uint64_t payload_checksum);
+uint64_t bbr_checksum(const bb_redis *r, const void *p, size_t len);
+/** Key names (docs/REDIS.md), malloc'd (NULL when out of memory): shard s "bb:{s:NAME}",
+ *  counter "bb:{n:NAME}", slice progress "bb:{p:NAME}" and "bb:{d:NAME}". */
+char *bbr_shard_key(const char *name, uint64_t s);
+char *bbr_aux_key(const char *name, char tag);
+
+/* ---- filter.c ------------------------------------------------------------------------------- */
+void bbr_filter_free(bbr_filter *f);
+/** Bytes of shard s of f (the last shard may be shorter). */
+uint64_t bbr_shard_len(const bbr_filter *f, uint64_t s);
+/** Fill f's key names and hasher from its decoded geometry. */
+bb_redis_status bbr_filter_names(bb_redis *r, bbr_filter *f, const char *name);
+/** GET and decode the meta key: E_NOT_FOUND, E_WRONGTYPE (another key), E_BAD_META. */
+bb_redis_status bbr_read_meta(bb_redis *r, const char *name, bbr_filter *f);
+/** The cached geometry of name, or read (meta, then every shard's STRLEN) and cached. */
+bb_redis_status bbr_open_filter(bb_redis *r, const char *name, bbr_filter **out);
+/** BB_REDIS_E_SERVER quoting an error (or unexpected) reply about `key`. */
+bb_redis_status bbr_reply_error(bb_redis *r, const char *key, const redisReply *rep);
+/** DEL of keys[0 .. n) (NULL entries skipped), pipelined. */
+bb_redis_status bbr_del_keys(bb_redis *r, char *const *keys, size_t n);
+/** An integer reply, a decimal bulk string, or nil (0). */
+bool bbr_reply_u64(const redisReply *rep, uint64_t *v);
+
+#endif

@@ -1,0 +1,14 @@
+/*
+ * view.c - bb_get_view: the read-only view of a blocked filter that the public header's
+ * inline lookups (bb_view_contains_hash, bb_view_prefetch) read. The view is the payload
+ * itself, so it costs nothing and sees every later add; it is refused for the other kinds,
+ * whose layouts the header does not spell out.
+ */
+#include "internal.h"
+
+bb_status bb_get_view(const bb_filter *f, bb_view *out) {
+    if (!f || !out) return BB_E_INVAL;
+    if (f->kind != BB_BLOCKED) return BB_E_UNSUPPORTED;
+    *out = (bb_view){.data = f->data, .blocks = f->blocks, .k = f->k};
+    return BB_OK;
+}

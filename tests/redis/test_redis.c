@@ -1,0 +1,634 @@
+/*
+ * test_redis.c - the Redis binding against real servers (Criterion). Started by
+ * scripts/test-redis.sh, which runs one standalone redis-server (BB_REDIS_URL) and a
+ * 3-master Redis Cluster (BB_REDIS_CLUSTER="host:port host:port host:port"), all on
+ * loopback, and stops them on exit. The expected bytes come from the core library building
+ * the same keys locally and from raw hiredis reads of the shard strings, never from the
+ * binding's own read path alone. Test order matters only in "cluster_kill", which kills a
+ * node and so runs alone, last (scripts/test-redis.sh runs it with --filter).
+ */
+#include <blockbloom_redis.h>
+
+#include <criterion/criterion.h>
+#include <hiredis/hiredis.h>
+
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* ---- Servers and keys --------------------------------------------------------------------------- */
+
+static const char *env_or_skip(const char *name) {
+    const char *v = getenv(name);
+    cr_assert(v && *v, "%s is not set: run scripts/test-redis.sh, which starts the servers", name);
+    return v;
+}
+
+static bb_redis *standalone(void) {
+    bb_redis *r;
+    bb_redis_status s = bb_redis_connect(&r, env_or_skip("BB_REDIS_URL"));
+    cr_assert_eq(s, BB_REDIS_OK, "connect: %s", bb_redis_error(r));
+    return r;
+}
+
+static char seeds_buf[256];
+static const char *seeds[3];
+
+static bb_redis *cluster(void) {
+    snprintf(seeds_buf, sizeof seeds_buf, "%s", env_or_skip("BB_REDIS_CLUSTER"));
+    seeds[0] = strtok(seeds_buf, " ");
+    seeds[1] = strtok(NULL, " ");
+    seeds[2] = strtok(NULL, " ");
+    cr_assert(seeds[2], "BB_REDIS_CLUSTER needs three nodes");
+    bb_redis *r;
+    bb_redis_status s = bb_redis_connect_cluster(&r, seeds, 3);
+    cr_assert_eq(s, BB_REDIS_OK, "cluster connect: %s", bb_redis_error(r));
+    return r;
+}
+
+/* A raw hiredis connection to HOST:PORT (the test's own view of the server). */
+static redisContext *raw(const char *addr) {
+    const char *a = strncmp(addr, "redis://", 8) == 0 ? addr + 8 : addr;
+    char host[64];
+    const char *colon = strrchr(a, ':');
+    snprintf(host, sizeof host, "%.*s", (int)(colon - a), a);
+    redisContext *c = redisConnect(host, atoi(colon + 1));
+    cr_assert(c && !c->err, "raw connect %s", addr);
+    return c;
+}
+
+/* Keys "tag:i", i in [first, first + n): pointers into one buffer. */
+typedef struct keyset {
+    char *buf;
+    const void **keys;
+    size_t *lens, n;
+} keyset;
+
+static keyset keys_make(const char *tag, size_t first, size_t n) {
+    keyset k = {malloc(n * 40), malloc(n * sizeof(void *)), malloc(n * sizeof(size_t)), n};
+    cr_assert(k.buf && k.keys && k.lens);
+    for (size_t i = 0; i < n; i++) {
+        char *p = k.buf + i * 40;
+        k.lens[i] = (size_t)snprintf(p, 40, "%s:%zu", tag, first + i);
+        k.keys[i] = p;
+    }
+    return k;
+}
+
+static void keys_free(keyset *k) {
+    free(k->buf);
+    free(k->keys);
+    free(k->lens);
+}
+
+static void must(bb_redis *r, bb_redis_status s, const char *what) {
+    cr_assert_eq(s, BB_REDIS_OK, "%s: %s (%s)", what, bb_redis_strerror(s), bb_redis_error(r));
+}
+
+/* Every key of ks reads as present (no false negative). */
+static void assert_all_present(bb_redis *r, const char *name, const keyset *ks) {
+    uint8_t *out = malloc(ks->n);
+    size_t hits = 0;
+    must(r, bb_redis_mexists(r, name, ks->keys, ks->lens, ks->n, out, &hits), "mexists");
+    cr_assert_eq(hits, ks->n, "%s: %zu of %zu added keys found", name, hits, ks->n);
+    free(out);
+}
+
+/* The local filter of the same keys, serialized: what pull must give byte for byte. */
+static uint8_t *local_bytes(const keyset *ks, uint64_t cap, double p, size_t *len) {
+    bb_filter *f;
+    cr_assert_eq(bb_create_for(&f, BB_BLOCKED, cap, p, 0), BB_OK);
+    cr_assert_eq(bb_add_batch(f, ks->keys, ks->lens, ks->n), BB_OK);
+    uint64_t size;
+    cr_assert_eq(bb_serialized_size(f, &size), BB_OK);
+    uint8_t *b = malloc(size);
+    cr_assert_eq(bb_serialize(f, b, size, len), BB_OK);
+    bb_free(f);
+    return b;
+}
+
+static uint8_t *pulled_bytes(bb_redis *r, const char *name, size_t *len) {
+    bb_filter *f;
+    must(r, bb_redis_pull(r, name, &f), "pull");
+    uint64_t size;
+    cr_assert_eq(bb_serialized_size(f, &size), BB_OK);
+    uint8_t *b = malloc(size);
+    cr_assert_eq(bb_serialize(f, b, size, len), BB_OK);
+    bb_free(f);
+    return b;
+}
+
+static void assert_pull_equals_local(bb_redis *r, const char *name, const keyset *ks,
+                                     uint64_t cap, double p) {
+    size_t la, lb;
+    uint8_t *a = local_bytes(ks, cap, p, &la), *b = pulled_bytes(r, name, &lb);
+    cr_assert_eq(la, lb, "pulled %zu bytes, local %zu", lb, la);
+    cr_assert(memcmp(a, b, la) == 0, "pulled filter differs from the local build");
+    free(a);
+    free(b);
+}
+
+static void fresh(bb_redis *r, const char *name) {
+    bb_redis_status s = bb_redis_del(r, name);
+    cr_assert(s == BB_REDIS_OK || s == BB_REDIS_E_NOT_FOUND, "del %s: %s", name, bb_redis_error(r));
+}
+
+/* A standalone handle with a new filter `name` holding keys "name:0 .. n-1" (*ks). */
+static bb_redis *filled(const char *name, double p, uint64_t cap, uint64_t shards, size_t n,
+                        keyset *ks) {
+    bb_redis *r = standalone();
+    fresh(r, name);
+    must(r, bb_redis_reserve(r, name, p, cap, shards), "reserve");
+    *ks = keys_make(name, 0, n);
+    must(r, bb_redis_madd(r, name, ks->keys, ks->lens, ks->n, NULL), "madd");
+    return r;
+}
+
+/* ---- Standalone: commands ------------------------------------------------------------------------- */
+
+Test(standalone, reserve_add_exists_semantics) {
+    bb_redis *r = standalone();
+    fresh(r, "sem");
+    must(r, bb_redis_reserve(r, "sem", 0.01, 1000, 0), "reserve");
+    cr_assert_eq(bb_redis_reserve(r, "sem", 0.01, 1000, 0), BB_REDIS_E_EXISTS);
+    cr_assert(strstr(bb_redis_error(r), "ERR item exists"), "message: %s", bb_redis_error(r));
+    bool nw, present;
+    must(r, bb_redis_add(r, "sem", "apple", 5, &nw), "add");
+    cr_assert(nw, "first add of a key is new (BF.ADD 1)");
+    must(r, bb_redis_add(r, "sem", "apple", 5, &nw), "add again");
+    cr_assert(!nw, "second add of a key is not new (BF.ADD 0)");
+    must(r, bb_redis_exists(r, "sem", "apple", 5, &present), "exists");
+    cr_assert(present);
+    must(r, bb_redis_exists(r, "sem", "pear", 4, &present), "exists");
+    cr_assert(!present, "a never-added key in an almost empty filter");
+    cr_assert_eq(bb_redis_add(r, "nosuch", "x", 1, &nw), BB_REDIS_E_NOT_FOUND);
+    cr_assert_eq(bb_redis_exists(r, "nosuch", "x", 1, &present), BB_REDIS_E_NOT_FOUND);
+    bb_redis_info in;
+    must(r, bb_redis_info_get(r, "sem", &in), "info");
+    cr_assert_eq(in.capacity, 1000);
+    cr_assert_eq(in.keys_added, 2);
+    cr_assert_eq(in.error_rate, 0.01);
+    uint64_t bits;
+    unsigned k;
+    cr_assert_eq(bb_size(BB_BLOCKED, 1000, 0.01, &bits, &k), BB_OK);
+    cr_assert_eq(in.bits, bits);
+    cr_assert_eq(in.k, k);
+    cr_assert(in.bits_set >= 1 && in.bits_set <= k, "one key sets 1..k bits, got %llu",
+              (unsigned long long)in.bits_set);
+    must(r, bb_redis_del(r, "sem"), "del");
+    cr_assert_eq(bb_redis_del(r, "sem"), BB_REDIS_E_NOT_FOUND);
+    bb_redis_free(r);
+}
+
+Test(standalone, madd_mexists_fpr_and_card) {
+    bb_redis *r = standalone();
+    fresh(r, "bulk");
+    must(r, bb_redis_reserve(r, "bulk", 0.01, 20000, 5), "reserve");
+    keyset in = keys_make("in", 0, 20000), out = keys_make("out", 0, 20000);
+    uint8_t *nw = malloc(in.n);
+    must(r, bb_redis_madd(r, "bulk", in.keys, in.lens, in.n, nw), "madd");
+    size_t fresh_keys = 0;
+    for (size_t i = 0; i < in.n; i++) fresh_keys += nw[i];
+    /* A key is "not new" only if all its bits were set: a false positive, rate <= ~1%. */
+    cr_assert(fresh_keys >= in.n * 97 / 100, "only %zu of %zu keys were new", fresh_keys, in.n);
+    assert_all_present(r, "bulk", &in);
+    uint8_t *ans = malloc(out.n);
+    size_t fp = 0;
+    must(r, bb_redis_mexists(r, "bulk", out.keys, out.lens, out.n, ans, &fp), "mexists");
+    /* Binomial(20000, 0.01): mean 200, sd 14; 3.3 sd each side (the model p is <= 0.01). */
+    cr_assert(fp <= 247, "false positives %zu of 20000 at p = 0.01", fp);
+    uint64_t card;
+    must(r, bb_redis_card(r, "bulk", &card), "card");
+    cr_assert(card > 19000 && card < 21000, "card %llu for 20000 keys", (unsigned long long)card);
+    assert_pull_equals_local(r, "bulk", &in, 20000, 0.01);
+    free(nw);
+    free(ans);
+    keys_free(&in);
+    keys_free(&out);
+    bb_redis_free(r);
+}
+
+/* The shard strings are the file's payload bytes: read raw, not through the binding. */
+Test(standalone, shards_are_file_bytes) {
+    keyset ks;
+    bb_redis *r = filled("raw", 0.02, 5000, 3, 5000, &ks);
+    size_t len;
+    uint8_t *local = local_bytes(&ks, 5000, 0.02, &len);
+    redisContext *c = raw(getenv("BB_REDIS_URL"));
+    size_t off = 128;
+    for (int s = 0; s < 3; s++) {
+        redisReply *rep = redisCommand(c, "GET bb:{%d:raw}", s);
+        cr_assert(rep && rep->type == REDIS_REPLY_STRING, "shard %d missing", s);
+        cr_assert(off + rep->len <= len && memcmp(local + off, rep->str, rep->len) == 0,
+                  "shard %d differs from bytes %zu.. of the local file", s, off);
+        off += rep->len;
+        freeReplyObject(rep);
+    }
+    cr_assert_eq(off, len, "shards cover %zu of %zu payload bytes", off - 128, len - 128);
+    redisReply *m = redisCommand(c, "GET raw");
+    cr_assert(m && m->len == 192 && memcmp(m->str, local, 8) == 0, "meta = file magic...");
+    /* Same header fields as the file except keys_added (64..71) and the checksums. */
+    cr_assert(memcmp(m->str + 8, local + 8, 56) == 0 && memcmp(m->str + 72, local + 72, 8) == 0);
+    freeReplyObject(m);
+    redisFree(c);
+    free(local);
+    keys_free(&ks);
+    bb_redis_free(r);
+}
+
+/* A broken connection (CLIENT KILL from another client) is reopened by the next call. */
+Test(standalone, reconnects) {
+    bb_redis *r = standalone();
+    fresh(r, "rc");
+    must(r, bb_redis_reserve(r, "rc", 0.01, 100, 0), "reserve");
+    must(r, bb_redis_add(r, "rc", "a", 1, NULL), "add");
+    redisContext *c = raw(getenv("BB_REDIS_URL"));
+    redisReply *k = redisCommand(c, "CLIENT KILL TYPE normal SKIPME yes");
+    cr_assert(k && k->type == REDIS_REPLY_INTEGER && k->integer >= 1, "no client killed");
+    freeReplyObject(k);
+    bool present;
+    must(r, bb_redis_exists(r, "rc", "a", 1, &present), "exists after the kill");
+    cr_assert(present);
+    redisFree(c);
+    bb_redis_free(r);
+}
+
+/* docs/REDIS.md's recipe, computed here from its text (not the binding's code): the bits of
+ * added keys read 1 with raw BITFIELD GET, and a key written with raw BITFIELD SET, as a
+ * client in another language would, is found by the binding. */
+static void doc_offsets(const bb_filter *hasher, const bb_redis_info *in, const char *key,
+                        uint64_t *shard, uint64_t off[BB_MAX_K]) {
+    uint64_t h = bb_hash(hasher, key, strlen(key));
+    uint64_t b = (uint64_t)(((unsigned __int128)h * in->blocks) >> 64);
+    uint64_t o = 64 * (b % in->blocks_per_shard);
+    uint32_t x = (uint32_t)h;
+    *shard = b / in->blocks_per_shard;
+    for (unsigned j = 0; j < in->k; j++) {
+        x *= 0x9E3779B9u;
+        uint32_t p = x >> 23;
+        off[j] = 8 * (o + p / 8) + 7 - p % 8;
+    }
+}
+
+static redisReply *bitfield(redisContext *c, const char *name, uint64_t shard, unsigned k,
+                            const uint64_t *off, bool set) {
+    char key[64], nums[BB_MAX_K][24];
+    const char *argv[2 + 4 * BB_MAX_K];
+    size_t argl[2 + 4 * BB_MAX_K];
+    int argc = 0;
+    snprintf(key, sizeof key, "bb:{%llu:%s}", (unsigned long long)shard, name);
+    argv[argc++] = "BITFIELD";
+    argv[argc++] = key;
+    for (unsigned j = 0; j < k; j++) {
+        snprintf(nums[j], sizeof nums[j], "%llu", (unsigned long long)off[j]);
+        argv[argc++] = set ? "SET" : "GET";
+        argv[argc++] = "u1";
+        argv[argc++] = nums[j];
+        if (set) argv[argc++] = "1";
+    }
+    for (int i = 0; i < argc; i++) argl[i] = strlen(argv[i]);
+    redisReply *rep = redisCommandArgv(c, argc, argv, argl);
+    cr_assert(rep && rep->type == REDIS_REPLY_ARRAY && rep->elements == k, "BITFIELD failed");
+    return rep;
+}
+
+Test(standalone, documented_bit_offsets) {
+    keyset ks;
+    bb_redis *r = filled("doc", 0.01, 3000, 3, 200, &ks);
+    bb_redis_info in;
+    must(r, bb_redis_info_get(r, "doc", &in), "info");
+    bb_filter *hasher;
+    cr_assert_eq(bb_create_for(&hasher, BB_BLOCKED, 1, 0.5, in.seed), BB_OK);
+    redisContext *c = raw(getenv("BB_REDIS_URL"));
+    uint64_t shard, off[BB_MAX_K];
+    for (size_t i = 0; i < ks.n; i++) {
+        doc_offsets(hasher, &in, ks.keys[i], &shard, off);
+        redisReply *rep = bitfield(c, "doc", shard, in.k, off, false);
+        for (size_t j = 0; j < rep->elements; j++)
+            cr_assert_eq(rep->element[j]->integer, 1, "key %zu bit %zu not set where documented", i, j);
+        freeReplyObject(rep);
+    }
+    bool present;
+    must(r, bb_redis_exists(r, "doc", "foreign", 7, &present), "exists");
+    cr_assert(!present, "'foreign' before it is written");
+    doc_offsets(hasher, &in, "foreign", &shard, off);
+    freeReplyObject(bitfield(c, "doc", shard, in.k, off, true));
+    must(r, bb_redis_exists(r, "doc", "foreign", 7, &present), "exists");
+    cr_assert(present, "a key written by the documented recipe is found");
+    redisFree(c);
+    bb_free(hasher);
+    keys_free(&ks);
+    bb_redis_free(r);
+}
+
+/* ---- Standalone: bad input leaves everything untouched ---------------------------------------------- */
+
+static redisReply *cmd(redisContext *c, const char *fmt, const char *arg) {
+    redisReply *rep = redisCommand(c, fmt, arg);
+    cr_assert(rep, "raw command failed");
+    return rep;
+}
+
+static char *get_all(redisContext *c, const char *key, size_t *len) {
+    redisReply *rep = cmd(c, "GET %s", key);
+    char *v = rep->type == REDIS_REPLY_STRING ? malloc(rep->len + 1) : NULL;
+    *len = v ? rep->len : 0;
+    if (v) memcpy(v, rep->str, rep->len);
+    freeReplyObject(rep);
+    return v;
+}
+
+Test(standalone, bad_inputs) {
+    bb_redis *r = standalone();
+    redisContext *c = raw(getenv("BB_REDIS_URL"));
+    freeReplyObject(cmd(c, "SET %s hello", "plain"));
+    freeReplyObject(cmd(c, "HSET %s a b", "ahash"));
+    cr_assert_eq(bb_redis_reserve(r, "plain", 0.01, 100, 0), BB_REDIS_E_WRONGTYPE);
+    cr_assert_eq(bb_redis_reserve(r, "ahash", 0.01, 100, 0), BB_REDIS_E_WRONGTYPE);
+    cr_assert_eq(bb_redis_add(r, "plain", "x", 1, NULL), BB_REDIS_E_WRONGTYPE);
+    cr_assert_eq(bb_redis_del(r, "ahash"), BB_REDIS_E_WRONGTYPE);
+    redisReply *t = cmd(c, "TYPE %s", "ahash");
+    cr_assert_str_eq(t->str, "hash", "del must leave a non-filter key alone");
+    freeReplyObject(t);
+    double bad_p[] = {0.0, 1.0, -0.5, 1.5, NAN};
+    for (size_t i = 0; i < sizeof bad_p / sizeof *bad_p; i++) {
+        cr_assert_eq(bb_redis_reserve(r, "badp", bad_p[i], 100, 0), BB_REDIS_E_INVAL, "p %g", bad_p[i]);
+        cr_assert(strstr(bb_redis_error(r), "error rate"), "message: %s", bb_redis_error(r));
+    }
+    cr_assert_eq(bb_redis_reserve(r, "badp", 0.01, 0, 0), BB_REDIS_E_INVAL);
+    cr_assert(strstr(bb_redis_error(r), "capacity"));
+    redisReply *e = cmd(c, "EXISTS %s bb:{0:badp} bb:{n:badp}", "badp");
+    cr_assert_eq(e->integer, 0, "refused reserves created keys");
+    freeReplyObject(e);
+
+    /* A filter, then damaged meta (a flipped byte, a newer version) and a shard of the
+     * wrong length: every call refuses and no shard byte changes. */
+    fresh(r, "dmg");
+    must(r, bb_redis_reserve(r, "dmg", 0.01, 2000, 2), "reserve");
+    must(r, bb_redis_add(r, "dmg", "kept", 4, NULL), "add");
+    size_t l0;
+    char *s0 = get_all(c, "bb:{0:dmg}", &l0);
+    size_t ml;
+    char *meta = get_all(c, "dmg", &ml);
+    const struct { size_t off; const char *bytes; bb_redis_status want; } damage[] = {
+        {130, "Z", BB_REDIS_E_BAD_META},     /* record magic */
+        {8, "\x02", BB_REDIS_E_BAD_META},    /* file format version 2 */
+        {136, "\x07", BB_REDIS_E_BAD_META},  /* layout version 7 */
+        {24, "\x01", BB_REDIS_E_BAD_META},   /* bits: header checksum no longer matches */
+    };
+    for (size_t i = 0; i < sizeof damage / sizeof *damage; i++) {
+        redisReply *w = redisCommand(c, "SETRANGE dmg %d %b", (int)damage[i].off, damage[i].bytes, (size_t)1);
+        freeReplyObject(w);
+        bb_redis *r2 = standalone(); /* no cached meta */
+        cr_assert_eq(bb_redis_add(r2, "dmg", "new", 3, NULL), damage[i].want, "damage %zu: %s",
+                     i, bb_redis_error(r2));
+        bb_redis_free(r2);
+        w = redisCommand(c, "SET dmg %b", meta, ml);
+        freeReplyObject(w);
+    }
+    freeReplyObject(redisCommand(c, "SET dmg %b", meta, (size_t)100));
+    bb_redis *r3 = standalone();
+    cr_assert_eq(bb_redis_add(r3, "dmg", "new", 3, NULL), BB_REDIS_E_BAD_META, "short meta");
+    freeReplyObject(redisCommand(c, "SET dmg %b", meta, ml));
+    freeReplyObject(cmd(c, "APPEND %s x", "bb:{1:dmg}"));
+    bb_redis_forget(r3, NULL);
+    cr_assert_eq(bb_redis_add(r3, "dmg", "new", 3, NULL), BB_REDIS_E_BAD_SHARD, "long shard");
+    cr_assert(strstr(bb_redis_error(r3), "bb:{1:dmg}"), "message names the shard: %s", bb_redis_error(r3));
+    freeReplyObject(cmd(c, "DEL %s", "bb:{1:dmg}"));
+    cr_assert_eq(bb_redis_add(r3, "dmg", "new", 3, NULL), BB_REDIS_E_BAD_SHARD, "missing shard");
+    size_t n0;
+    char *a0 = get_all(c, "bb:{0:dmg}", &n0);
+    cr_assert(n0 == l0 && memcmp(a0, s0, l0) == 0, "shard 0 changed by refused calls");
+    free(a0);
+    free(s0);
+    free(meta);
+    bb_redis_free(r3);
+    redisFree(c);
+    bb_redis_free(r);
+}
+
+/* ---- Standalone: concurrent writers, push, slices ---------------------------------------------------- */
+
+Test(standalone, concurrent_writers_lose_nothing) {
+    bb_redis *r = standalone();
+    fresh(r, "conc");
+    must(r, bb_redis_reserve(r, "conc", 0.01, 40000, 4), "reserve");
+    enum { WRITERS = 4, PER = 10000 };
+    pid_t pid[WRITERS];
+    for (int w = 0; w < WRITERS; w++) {
+        if ((pid[w] = fork()) == 0) {
+            bb_redis *c = standalone();
+            char tag[8];
+            snprintf(tag, sizeof tag, "w%d", w);
+            keyset ks = keys_make(tag, 0, PER);
+            int rc = 0;
+            for (size_t i = 0; i < PER && !rc; i += 1000) /* batches interleave between writers */
+                rc = bb_redis_madd(c, "conc", ks.keys + i, ks.lens + i, 1000, NULL) != BB_REDIS_OK;
+            _exit(rc);
+        }
+    }
+    for (int w = 0; w < WRITERS; w++) {
+        int st;
+        waitpid(pid[w], &st, 0);
+        cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "writer %d failed", w);
+    }
+    keyset all = keys_make("w0", 0, PER);
+    for (int w = 0; w < WRITERS; w++) {
+        char tag[8];
+        snprintf(tag, sizeof tag, "w%d", w);
+        keyset ks = keys_make(tag, 0, PER);
+        assert_all_present(r, "conc", &ks);
+        keys_free(&ks);
+    }
+    bb_redis_info in;
+    must(r, bb_redis_info_get(r, "conc", &in), "info");
+    cr_assert_eq(in.keys_added, WRITERS * PER);
+    keys_free(&all);
+    bb_redis_free(r);
+}
+
+Test(standalone, push_then_pull_and_slices) {
+    bb_redis *r = standalone();
+    keyset ks = keys_make("push", 0, 30000);
+    size_t len;
+    uint8_t *local = local_bytes(&ks, 30000, 0.001, &len);
+    bb_filter *f;
+    cr_assert_eq(bb_deserialize(&f, local, len), BB_OK);
+    fresh(r, "pushed");
+    must(r, bb_redis_push(r, f, "pushed", 4), "push");
+    cr_assert_eq(bb_redis_push(r, f, "pushed", 4), BB_REDIS_E_EXISTS);
+    assert_all_present(r, "pushed", &ks);
+    assert_pull_equals_local(r, "pushed", &ks, 30000, 0.001);
+
+    /* Slices 0..3 of the same filter, pushed in a scrambled order: the filter appears only
+     * with the last one, and then equals the local build. */
+    fresh(r, "sliced");
+    bb_config cfg = {.kind = BB_BLOCKED, .capacity = 30000, .fpr = 0.001};
+    const uint64_t order[4] = {2, 0, 3, 1};
+    for (int j = 0; j < 4; j++) {
+        bb_slice *s;
+        cr_assert_eq(bb_slice_create(&s, &cfg, order[j], 4), BB_OK);
+        int64_t *off = malloc((ks.n + 1) * sizeof *off);
+        char *data = malloc(ks.n * 40);
+        off[0] = 0;
+        for (size_t i = 0; i < ks.n; i++) {
+            memcpy(data + off[i], ks.keys[i], ks.lens[i]);
+            off[i + 1] = off[i] + (int64_t)ks.lens[i];
+        }
+        cr_assert_eq(bb_slice_add_arrow64(s, data, off, ks.n), BB_OK);
+        bb_slice_info in;
+        bb_slice_get_info(s, &in);
+        uint64_t bytes;
+        const void *p = bb_slice_data(s, &bytes);
+        bool published, present;
+        if (j == 1) { /* a slice of another geometry is refused */
+            bb_slice_info other = in;
+            other.k++;
+            cr_assert_eq(bb_redis_push_slice(r, &other, p, bytes, "sliced", &published),
+                         BB_REDIS_E_MISMATCH);
+        }
+        must(r, bb_redis_push_slice(r, &in, p, bytes, "sliced", &published), "push_slice");
+        cr_assert_eq(published, j == 3, "published after slice %d of 4", j + 1);
+        bb_redis_status e = bb_redis_exists(r, "sliced", ks.keys[0], ks.lens[0], &present);
+        cr_assert_eq(e, j == 3 ? BB_REDIS_OK : BB_REDIS_E_NOT_FOUND, "readers see no half filter");
+        free(off);
+        free(data);
+        bb_slice_free(s);
+    }
+    assert_pull_equals_local(r, "sliced", &ks, 30000, 0.001);
+    bb_free(f);
+    free(local);
+    keys_free(&ks);
+    bb_redis_free(r);
+}
+
+/* ---- Cluster ------------------------------------------------------------------------------------- */
+
+Test(cluster, commands_and_pull) {
+    bb_redis *r = cluster();
+    fresh(r, "cf");
+    must(r, bb_redis_reserve(r, "cf", 0.01, 50000, 12), "reserve");
+    keyset ks = keys_make("c", 0, 50000);
+    uint64_t before = bb_redis_round_trips(r);
+    for (size_t i = 0; i < ks.n; i += 1000)
+        must(r, bb_redis_madd(r, "cf", ks.keys + i, ks.lens + i, 1000, NULL), "madd");
+    uint64_t trips = bb_redis_round_trips(r) - before;
+    /* One round trip per node per batch of 1000: at most 3 x 50 (no redirections here), plus
+     * opening the filter: one GET of the meta key and one STRLEN pipeline per node. */
+    cr_assert(trips <= 150 + 4, "%llu round trips for 50 batches on 3 nodes", (unsigned long long)trips);
+    assert_all_present(r, "cf", &ks);
+    assert_pull_equals_local(r, "cf", &ks, 50000, 0.01);
+    keys_free(&ks);
+    bb_redis_free(r);
+}
+
+/* The node that owns `key`'s slot: the one that answers without a redirection. */
+static int owner_of(redisContext **n, const char *key) {
+    for (int i = 0; i < 3; i++) {
+        redisReply *rep = redisCommand(n[i], "STRLEN %s", key);
+        bool mine = rep && rep->type == REDIS_REPLY_INTEGER;
+        freeReplyObject(rep);
+        if (mine) return i;
+    }
+    cr_assert_fail("no node owns %s", key);
+    return -1;
+}
+
+static char *node_id(redisContext *c) {
+    redisReply *rep = redisCommand(c, "CLUSTER MYID");
+    cr_assert(rep && rep->type == REDIS_REPLY_STRING);
+    char *id = strdup(rep->str);
+    freeReplyObject(rep);
+    return id;
+}
+
+static void ok(redisReply *rep, const char *what) {
+    cr_assert(rep && rep->type != REDIS_REPLY_ERROR, "%s: %s", what, rep ? rep->str : "no reply");
+    freeReplyObject(rep);
+}
+
+/* Migrate shard 0's slot to another node while batches run: the batch after MIGRATING +
+ * MIGRATE is answered with ASK for the moved key, the one after the final SETSLOT NODE with
+ * MOVED (the handle's map is stale). Nothing is lost either way. */
+Test(cluster, resharding_mid_batch) {
+    bb_redis *r = cluster();
+    fresh(r, "mig");
+    must(r, bb_redis_reserve(r, "mig", 0.01, 30000, 3), "reserve");
+    keyset a = keys_make("a", 0, 10000), b = keys_make("b", 0, 10000), c = keys_make("c2", 0, 10000);
+    must(r, bb_redis_madd(r, "mig", a.keys, a.lens, a.n, NULL), "madd before");
+    redisContext *n[3];
+    for (int i = 0; i < 3; i++) n[i] = raw(seeds[i]);
+    const char *key = "bb:{0:mig}";
+    int src = owner_of(n, key), dst = (src + 1) % 3;
+    char *src_id = node_id(n[src]), *dst_id = node_id(n[dst]);
+    redisReply *sl = redisCommand(n[src], "CLUSTER KEYSLOT %s", key);
+    long long slot = sl->integer;
+    freeReplyObject(sl);
+    ok(redisCommand(n[dst], "CLUSTER SETSLOT %lld IMPORTING %s", slot, src_id), "importing");
+    ok(redisCommand(n[src], "CLUSTER SETSLOT %lld MIGRATING %s", slot, dst_id), "migrating");
+    const char *dhost = strrchr(seeds[dst], ':');
+    ok(redisCommand(n[src], "MIGRATE 127.0.0.1 %s %b 0 5000 KEYS %s", dhost + 1, "", (size_t)0, key),
+       "migrate");
+    /* The source now answers -ASK for shard 0 (its key is gone): a client that did not send
+     * ASKING + the command to the target would get an error or write nothing. */
+    must(r, bb_redis_madd(r, "mig", b.keys, b.lens, b.n, NULL), "madd during migration (ASK)");
+    assert_all_present(r, "mig", &b);
+    for (int i = 0; i < 3; i++)
+        ok(redisCommand(n[i], "CLUSTER SETSLOT %lld NODE %s", slot, dst_id), "setslot node");
+    must(r, bb_redis_madd(r, "mig", c.keys, c.lens, c.n, NULL), "madd after migration (MOVED)");
+    assert_all_present(r, "mig", &a);
+    assert_all_present(r, "mig", &b);
+    assert_all_present(r, "mig", &c);
+    bb_redis *fresh_handle = cluster(); /* a new handle with the new map agrees */
+    assert_all_present(fresh_handle, "mig", &b);
+    redisReply *len = redisCommand(n[dst], "STRLEN %s", key);
+    cr_assert(len && len->type == REDIS_REPLY_INTEGER && len->integer > 0, "shard now on the target");
+    freeReplyObject(len);
+    for (int i = 0; i < 3; i++) redisFree(n[i]);
+    free(src_id);
+    free(dst_id);
+    keys_free(&a);
+    keys_free(&b);
+    keys_free(&c);
+    bb_redis_free(fresh_handle);
+    bb_redis_free(r);
+}
+
+/* Kill a master (BB_REDIS_KILL_PID, port BB_REDIS_KILL_PORT) from a child process 50 ms
+ * into one madd of 60000 keys (a pipeline of 60000 commands, well over 50 ms here): the call
+ * must fail with BB_REDIS_E_IO naming host:port, never report success. Should the call have
+ * finished before the kill, the next call must fail the same way (said on stderr). */
+Test(cluster_kill, node_killed_mid_batch) {
+    bb_redis *r = cluster();
+    pid_t victim = (pid_t)atol(env_or_skip("BB_REDIS_KILL_PID"));
+    const char *victim_port = env_or_skip("BB_REDIS_KILL_PORT");
+    fresh(r, "kill");
+    must(r, bb_redis_reserve(r, "kill", 0.01, 200000, 12), "reserve");
+    keyset ks = keys_make("k", 0, 60000);
+    must(r, bb_redis_madd(r, "kill", ks.keys, ks.lens, 1000, NULL), "madd before the kill");
+    pid_t killer = fork();
+    if (killer == 0) {
+        usleep(50000);
+        _exit(kill(victim, SIGKILL) != 0);
+    }
+    bb_redis_status s = bb_redis_madd(r, "kill", ks.keys, ks.lens, ks.n, NULL);
+    int st;
+    waitpid(killer, &st, 0);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the kill failed");
+    if (s == BB_REDIS_OK) {
+        fprintf(stderr, "[NOTE] the batch finished before the kill; checking the next one\n");
+        s = bb_redis_madd(r, "kill", ks.keys, ks.lens, ks.n, NULL);
+    }
+    cr_assert_eq(s, BB_REDIS_E_IO, "status %d: %s", s, bb_redis_error(r));
+    char want[64];
+    snprintf(want, sizeof want, "127.0.0.1:%s", victim_port);
+    cr_assert(strstr(bb_redis_error(r), want), "error names %s: %s", want, bb_redis_error(r));
+    cr_assert(strstr(bb_redis_error(r), "commands not done"), "says the batch is incomplete: %s",
+              bb_redis_error(r));
+    keys_free(&ks);
+    bb_redis_free(r);
+}

@@ -1,0 +1,94 @@
+/*
+ * test_dispatch.c - the per-operation kernel choice (src/dispatch.c): with BB_ISA_AUTO each
+ * operation's kernel must be the one the CPU table names for this CPU, read here
+ * independently from /proc/cpuinfo (vendor, family, model, flags); bb_set_isa(isa) puts
+ * every operation on that kernel; bb_isa_name_for refuses unknown operations; and a filter
+ * built and queried under the automatic choice is byte-identical to the scalar one.
+ */
+#include "testutil.h"
+
+typedef struct cpuinfo {
+    char vendor[32];
+    int family, model;
+    bool avx2, avx512f, found;
+} cpuinfo;
+
+/* The first processor's fields of /proc/cpuinfo (x86 Linux); found = false elsewhere. */
+static cpuinfo read_cpuinfo(void) {
+    cpuinfo c = {.family = -1, .model = -1};
+    FILE *fp = fopen("/proc/cpuinfo", "r");
+    if (!fp) return c;
+    char line[8192];
+    while (fgets(line, sizeof line, fp)) {
+        if (sscanf(line, "vendor_id : %31s", c.vendor) == 1) continue;
+        if (sscanf(line, "cpu family : %d", &c.family) == 1) continue;
+        if (sscanf(line, "model : %d", &c.model) == 1) continue;
+        if (strncmp(line, "flags", 5) == 0) {
+            c.avx2 = strstr(line, " avx2") != NULL;
+            c.avx512f = strstr(line, " avx512f") != NULL;
+            break; /* the first processor's block is complete */
+        }
+    }
+    fclose(fp);
+    c.found = c.vendor[0] && c.family >= 0 && c.model >= 0;
+    return c;
+}
+
+Test(dispatch, automatic_choice_follows_the_cpu_table) {
+#if !defined(__x86_64__)
+    tu_skip("the CPU table is for x86; on this machine the automatic kernel is compile-time");
+    return;
+#endif
+    cpuinfo c = read_cpuinfo();
+    if (!c.found) {
+        tu_skip("no readable /proc/cpuinfo: the automatic choice is not checked");
+        return;
+    }
+    cr_assert_eq(bb_set_isa(BB_ISA_AUTO), BB_OK);
+    const char *widest = c.avx512f ? "avx512" : c.avx2 ? "avx2" : "scalar";
+    const char *want_contains = widest, *want_add = widest;
+    /* Zen and Zen+ (AMD family 17h, models 00h-2Fh): adds measured faster on scalar. */
+    if (strcmp(c.vendor, "AuthenticAMD") == 0 && c.family == 0x17 && c.model <= 0x2f && c.avx2)
+        want_contains = "avx2", want_add = "scalar";
+    cr_assert_str_eq(bb_isa_name_for(BB_OP_CONTAINS), want_contains, "%s family %d model %d",
+                     c.vendor, c.family, c.model);
+    cr_assert_str_eq(bb_isa_name_for(BB_OP_ADD), want_add, "%s family %d model %d", c.vendor,
+                     c.family, c.model);
+    cr_assert_str_eq(bb_isa_name(), want_contains);
+}
+
+Test(dispatch, one_kernel_runs_every_operation_when_set) {
+    for (size_t i = 0; i < TU_N_ISAS; i++) {
+        if (!tu_use_isa(tu_isas[i])) continue;
+        cr_assert_str_eq(bb_isa_name_for(BB_OP_CONTAINS), bb_isa_to_string(tu_isas[i]));
+        cr_assert_str_eq(bb_isa_name_for(BB_OP_ADD), bb_isa_to_string(tu_isas[i]));
+    }
+    cr_assert_null(bb_isa_name_for((bb_op)7));
+    cr_assert_eq(bb_set_isa(BB_ISA_AUTO), BB_OK);
+}
+
+/* The automatic mix of kernels builds the scalar kernel's bytes and gives its answers. */
+Test(dispatch, automatic_mix_is_bit_identical_to_scalar) {
+    enum { N = 50000 };
+    uint64_t *h = malloc(N * sizeof *h), st = 11;
+    uint8_t *out_auto = malloc(2 * N), *out_scalar = malloc(2 * N);
+    cr_assert(h && out_auto && out_scalar);
+    for (size_t i = 0; i < N; i++) h[i] = tu_splitmix64(&st);
+    bb_filter *f[2];
+    uint8_t *out[2] = {out_auto, out_scalar};
+    bb_isa isa[2] = {BB_ISA_AUTO, BB_ISA_SCALAR};
+    for (int j = 0; j < 2; j++) {
+        cr_assert_eq(bb_set_isa(isa[j]), BB_OK);
+        cr_assert_eq(bb_create_for(&f[j], BB_BLOCKED, N, 0.01, 3), BB_OK);
+        cr_assert_eq(bb_add_hashes(f[j], h, N / 2), BB_OK);
+        cr_assert_eq(bb_contains_hashes(f[j], h, N, out[j], NULL), BB_OK);
+    }
+    tu_assert_same_bytes(f[0], f[1], "automatic vs scalar kernels");
+    cr_assert_eq(memcmp(out_auto, out_scalar, N), 0, "automatic and scalar answers differ");
+    bb_free(f[0]);
+    bb_free(f[1]);
+    free(h);
+    free(out_auto);
+    free(out_scalar);
+    cr_assert_eq(bb_set_isa(BB_ISA_AUTO), BB_OK);
+}
