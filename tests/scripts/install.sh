@@ -43,6 +43,13 @@ complete_words() { # complete_words WORD... : the completions of the last word
 # text's words (here "-c:") become options of the completion and of the man page's tag.
 [[ $(complete_words blockbloom query -c) == -c ]] || fail "completion of query -c: $(complete_words blockbloom query -c)"
 grep -qx '\\fB\\-H, \\-\\-with\\-filename\\fR' "$man1" || fail "man page tag of query -H"
+# Commands of subcommands: the subcommands, then each parquet subcommand's own options.
+[[ $(complete_words blockbloom parquet '') == "extract index info probe" ]] ||
+  fail "completion of parquet: $(complete_words blockbloom parquet '')"
+[[ $(complete_words blockbloom redis me) == mexists ]] || fail "completion of redis me"
+[[ $(complete_words blockbloom parquet extract --row) == --row-group ]] ||
+  fail "completion of parquet extract --row"
+[[ $(complete_words blockbloom redis reserve --sh) == --shards ]] || fail "completion of redis reserve --sh"
 
 # 3. No installed program has a path into the build or source tree in its data (debug info
 #    aside; sanitizer builds also keep source file names in .rodata, for their reports, so
