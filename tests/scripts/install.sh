@@ -80,6 +80,9 @@ grep -q "^Part 2: 1000 npm package names from $home/.local/share/blockbloom/npm-
 # 5. The README's C example ("Using the library") against the prefix, through pkg-config
 #    (whose paths must be the prefix given to `cmake --install`, not the configured one)
 #    and through find_package.
+#    A sanitizer build's library needs the program built with the same sanitizers.
+san=$(sed -n 's/^BB_SANITIZE:[A-Z]*=//p' "$build/CMakeCache.txt")
+sanflags=${san:+-fsanitize=$san}
 mkdir -p "$tmp/ex" && cd "$tmp/ex"
 awk '/^## Using the library/ { f = 1 } f && /^```c/ { g = 1; next } g && /^```/ { exit } g' \
   "$src/README.md" >ex.c
@@ -89,13 +92,13 @@ export PKG_CONFIG_PATH=${pc%/*}
 inc=$(pkg-config --variable=includedir blockbloom) || fail "pkg-config does not find blockbloom"
 [[ $(realpath "$inc") == $(realpath "$p/include") ]] || fail "pkg-config includedir is $inc, not under $p"
 # shellcheck disable=SC2046 # pkg-config's flags are meant to be split
-cc -std=c11 -Wall -Werror ex.c $(pkg-config --cflags --libs blockbloom) -o ex-pc ||
+"${CC:-gcc}" -std=c11 -Wall -Werror $sanflags ex.c $(pkg-config --cflags --libs blockbloom) -o ex-pc ||
   fail "README example does not build with pkg-config"
 LD_LIBRARY_PATH=$(pkg-config --variable=libdir blockbloom) ./ex-pc >out-pc || fail "README example (pkg-config) failed"
 grep -q '^1 0 (1 possibly present, kernel ' out-pc || fail "README example printed: $(cat out-pc)"
 [[ -s urls.bloom ]] && "$p/bin/blockbloom" info urls.bloom >/dev/null || fail "README example's urls.bloom"
 printf 'cmake_minimum_required(VERSION 3.25)\nproject(ex C)\nfind_package(blockbloom REQUIRED)\nadd_executable(ex ex.c)\ntarget_link_libraries(ex blockbloom::blockbloom)\n' >CMakeLists.txt
-{ cmake -S . -B b -DCMAKE_PREFIX_PATH="$p" && cmake --build b; } >cmake.log 2>&1 ||
+{ cmake -S . -B b -DCMAKE_PREFIX_PATH="$p" -DCMAKE_C_FLAGS="$sanflags" && cmake --build b; } >cmake.log 2>&1 ||
   fail "README example does not build with find_package: $(tail -5 cmake.log)"
 b/ex >out-cm && cmp -s out-pc out-cm || fail "README example (find_package) printed: $(cat out-cm)"
 echo "install: passed" >&2
