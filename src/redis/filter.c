@@ -66,8 +66,14 @@ bb_redis_status bbr_filter_names(bb_redis *r, bbr_filter *f, const char *name) {
     return ok ? BB_REDIS_OK : bbr_fail(r, BB_REDIS_E_NOMEM, "redis: out of memory");
 }
 
-/* A GET of the meta key into f; BB_REDIS_E_NOT_FOUND when there is none. */
+/* A GET of the meta key into f; BB_REDIS_E_NOT_FOUND when there is none. Every call that
+ * creates, changes or deletes a filter reads its meta first, so this is where a name in the
+ * binding's own key space is refused: the filter "bb:{0:x}" would have its meta key at filter
+ * x's shard 0, and reserving x (which DELs its shards) would destroy it. */
 bb_redis_status bbr_read_meta(bb_redis *r, const char *name, bbr_filter *f) {
+    if (bbr_name_reserved(name))
+        return bbr_fail(r, BB_REDIS_E_INVAL, "redis: filter names may not start with \"bb:{\" "
+                        "(the shard and helper keys' prefix): '%s'", name);
     bbr_cmd c = {0};
     bbr_arg_str(&c, "GET");
     bbr_arg_str(&c, name);

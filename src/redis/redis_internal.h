@@ -110,6 +110,9 @@ void bbr_header_finish(const bb_redis *r, uint8_t header[BBR_HEADER_BYTES], uint
 uint64_t bbr_checksum(const bb_redis *r, const void *p, size_t len);
 /** Key names (docs/REDIS.md), malloc'd (NULL when out of memory): shard s "bb:{s:NAME}",
  *  counter "bb:{n:NAME}", slice progress "bb:{p:NAME}" and "bb:{d:NAME}". */
+/** Whether name starts with "bb:{", the prefix of every shard and helper key (docs/REDIS.md):
+ *  such a name could be another filter's key, so it is refused. */
+bool bbr_name_reserved(const char *name);
 char *bbr_shard_key(const char *name, uint64_t s);
 char *bbr_aux_key(const char *name, char tag);
 

@@ -411,6 +411,39 @@ Test(standalone, bad_inputs) {
     bb_redis_free(r);
 }
 
+/* A name in the binding's key space ("bb:{S:NAME}" is NAME's shard S) is refused before
+ * any key is written: a filter "bb:{0:nk}" would have its meta key at filter nk's shard 0,
+ * so reserving, pushing or deleting one would destroy the other. */
+Test(standalone, names_in_the_shard_key_space) {
+    bb_redis *r = standalone();
+    redisContext *c = raw(getenv("BB_REDIS_URL"));
+    const char *theirs = "EXISTS bb:{0:bb:{0:nk}} bb:{n:bb:{0:nk}} %s";
+    freeReplyObject(cmd(c, "DEL bb:{0:bb:{0:nk}} bb:{n:bb:{0:nk}} %s", "bb:{0:nk}"));
+    fresh(r, "nk");
+    cr_assert_eq(bb_redis_reserve(r, "bb:{0:nk}", 0.01, 1000, 1), BB_REDIS_E_INVAL, "%s",
+                 bb_redis_error(r));
+    cr_assert(strstr(bb_redis_error(r), "bb:{"), "message: %s", bb_redis_error(r));
+    redisReply *e = cmd(c, theirs, "bb:{0:nk}");
+    cr_assert_eq(e->integer, 0, "the refused reserve created keys");
+    freeReplyObject(e);
+    must(r, bb_redis_reserve(r, "nk", 0.01, 1000, 1), "reserve nk");
+    must(r, bb_redis_add(r, "nk", "kept", 4, NULL), "add");
+    size_t l0, l1;
+    char *s0 = get_all(c, "bb:{0:nk}", &l0);
+    cr_assert_eq(bb_redis_reserve(r, "bb:{0:nk}", 0.01, 1000, 1), BB_REDIS_E_INVAL);
+    cr_assert_eq(bb_redis_del(r, "bb:{0:nk}"), BB_REDIS_E_INVAL);
+    cr_assert_eq(bb_redis_add(r, "bb:{0:nk}", "x", 1, NULL), BB_REDIS_E_INVAL);
+    char *s1 = get_all(c, "bb:{0:nk}", &l1);
+    cr_assert(l0 == l1 && memcmp(s0, s1, l0) == 0, "nk's shard 0 changed by refused calls");
+    bool found = false;
+    must(r, bb_redis_exists(r, "nk", "kept", 4, &found), "exists");
+    cr_assert(found, "nk lost its key");
+    free(s0);
+    free(s1);
+    redisFree(c);
+    bb_redis_free(r);
+}
+
 /* ---- Standalone: concurrent writers, push, slices ---------------------------------------------------- */
 
 Test(standalone, concurrent_writers_lose_nothing) {
