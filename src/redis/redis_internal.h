@@ -130,6 +130,16 @@ bb_redis_status bbr_open_filter(bb_redis *r, const char *name, bbr_filter **out)
 bb_redis_status bbr_reply_error(bb_redis *r, const char *key, const redisReply *rep);
 /** DEL of keys[0 .. n) (NULL entries skipped), pipelined. */
 bb_redis_status bbr_del_keys(bb_redis *r, char *const *keys, size_t n);
+
+/* The name's lock "bb:{c:NAME}" (SET NX PX BBR_LOCK_MS), held by reserve, push and del from
+ * before they look at the name until after they are done: a creator that found the name free
+ * would otherwise DEL and re-zero the shards another creator has just published and filled
+ * (docs/REDIS.md). E_EXISTS when another client holds it; *key is then NULL. */
+#define BBR_LOCK_MS 60000
+bb_redis_status bbr_lock(bb_redis *r, const char *name, char **key);
+/* Release (DEL) and free the lock key (NULL: nothing); returns s, or the DEL's failure when
+ * s is OK; an earlier failure's message is kept. */
+bb_redis_status bbr_unlock(bb_redis *r, char *key, bb_redis_status s);
 /** An integer reply, a decimal bulk string, or nil (0). */
 bool bbr_reply_u64(const redisReply *rep, uint64_t *v);
 

@@ -484,6 +484,50 @@ Test(standalone, concurrent_writers_lose_nothing) {
     bb_redis_free(r);
 }
 
+/* Creators racing for one name: each reserves it (each with another capacity) and, if it
+ * won, adds its keys. One wins; a loser must not DEL or re-zero the winner's shards, before
+ * or after the winner's meta key is written (it used to, whenever it had found the name
+ * free: the winner's keys vanished or its shards took a loser's length). */
+Test(standalone, racing_reserves_lose_nothing) {
+    enum { CREATORS = 6, ROUNDS = 8, PER = 2000 };
+    bb_redis *r = standalone();
+    for (int round = 0; round < ROUNDS; round++) {
+        fresh(r, "race");
+        pid_t pid[CREATORS];
+        for (int w = 0; w < CREATORS; w++) {
+            if ((pid[w] = fork()) == 0) {
+                bb_redis *c = standalone();
+                bb_redis_status s = bb_redis_reserve(c, "race", 0.01, PER * (uint64_t)(w + 1), 0);
+                if (s == BB_REDIS_E_EXISTS) _exit(10); /* lost the race: fine */
+                char tag[8];
+                snprintf(tag, sizeof tag, "c%d", w);
+                keyset ks = keys_make(tag, 0, PER);
+                _exit(s == BB_REDIS_OK &&
+                      bb_redis_madd(c, "race", ks.keys, ks.lens, ks.n, NULL) == BB_REDIS_OK ? 0 : 1);
+            }
+        }
+        int winner = -1;
+        for (int w = 0; w < CREATORS; w++) {
+            int st;
+            waitpid(pid[w], &st, 0);
+            cr_assert(WIFEXITED(st) && (WEXITSTATUS(st) == 0 || WEXITSTATUS(st) == 10),
+                      "round %d: creator %d failed", round, w);
+            if (WEXITSTATUS(st) == 0) {
+                cr_assert_eq(winner, -1, "round %d: creators %d and %d both won", round, winner, w);
+                winner = w;
+            }
+        }
+        cr_assert_neq(winner, -1, "round %d: no creator won", round);
+        char tag[8];
+        snprintf(tag, sizeof tag, "c%d", winner);
+        keyset ks = keys_make(tag, 0, PER);
+        bb_redis_forget(r, NULL);
+        assert_all_present(r, "race", &ks);
+        keys_free(&ks);
+    }
+    bb_redis_free(r);
+}
+
 Test(standalone, push_then_pull_and_slices) {
     bb_redis *r = standalone();
     keyset ks = keys_make("push", 0, 30000);
