@@ -51,8 +51,10 @@ def test_xxh3_of_empty_key_is_the_published_value():
 
 
 def test_sizing_facts_classic():
+    # m = ceil(-k n / ln(1 - p^(1/k))) at k = 7 (issue 13: the textbook 9,585,059 models
+    # above p with a whole k); worked out in tests/test_sizing.c (classic_pinned_values).
     i = Filter(1_000_000, 0.01, kind="classic").info()
-    assert (i["bits"], i["k"]) == (9_585_059, 7)
+    assert (i["bits"], i["k"]) == (9_592_955, 7)
     assert i["capacity"] == 1_000_000 and i["fpr_target"] == 0.01
 
 
@@ -133,6 +135,22 @@ def test_hashes_single():
     assert f.contains_hash(f.hash("k"))
     with pytest.raises(OverflowError):
         f.add_hash(-1)
+
+
+ZERO_ARGS = [(a, z) for a in ("capacity", "bits") for z in (0,)] + [
+    (a, z) for a in ("fpr", "bits_per_key", "growth", "tightening")
+    for z in (0.0, -0.0, float("nan"))]
+
+
+@pytest.mark.parametrize("arg,zero", ZERO_ARGS)
+def test_explicit_zero_is_refused_not_taken_for_the_default(arg, zero):
+    # The C config reads 0 as "not given": Filter(1000, fpr=0.0) used to be a 1% filter.
+    args = {"capacity": 1000, "kind": "scalable" if arg in ("growth", "tightening") else "blocked"}
+    if arg == "bits":
+        args = {"bits": 4096, "k": 3}
+    args[arg] = zero
+    with pytest.raises(ValueError, match=arg + " must be above 0"):
+        Filter(**args)
 
 
 def test_errors_carry_the_library_message():
