@@ -12,6 +12,7 @@
 #include "../internal.h"
 #include "redis_internal.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -302,10 +303,13 @@ bb_redis_status bb_redis_exists(bb_redis *r, const char *name, const void *key, 
 bool bbr_reply_u64(const redisReply *rep, uint64_t *v) {
     if (rep->type == REDIS_REPLY_INTEGER && rep->integer >= 0) return *v = (uint64_t)rep->integer, true;
     if (rep->type == REDIS_REPLY_NIL) return *v = 0, true;
-    if (rep->type != REDIS_REPLY_STRING) return false;
+    /* A counter another client SET by hand: strtoull alone would take "-5" for 2^64 - 5
+     * and an overflow for 2^64 - 1, so only plain digits that fit are a count. */
+    if (rep->type != REDIS_REPLY_STRING || rep->str[0] < '0' || rep->str[0] > '9') return false;
     char *end;
+    errno = 0;
     *v = strtoull(rep->str, &end, 10);
-    return end != rep->str && *end == '\0';
+    return errno != ERANGE && *end == '\0';
 }
 
 bb_redis_status bb_redis_info_get(bb_redis *r, const char *name, bb_redis_info *out) {

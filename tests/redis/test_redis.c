@@ -444,6 +444,27 @@ Test(standalone, names_in_the_shard_key_space) {
     bb_redis_free(r);
 }
 
+/* A counter set by hand to something that is not a count is an error, not 2^64 - 5. */
+Test(standalone, damaged_counter) {
+    bb_redis *r = standalone();
+    redisContext *c = raw(getenv("BB_REDIS_URL"));
+    fresh(r, "cnt");
+    must(r, bb_redis_reserve(r, "cnt", 0.01, 1000, 1), "reserve");
+    const char *bad[] = {"-5", "99999999999999999999", " 7", "7x", ""};
+    bb_redis_info in;
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        freeReplyObject(redisCommand(c, "SET bb:{n:cnt} %s", bad[i]));
+        cr_assert_eq(bb_redis_info_get(r, "cnt", &in), BB_REDIS_E_SERVER, "counter '%s' read as %llu",
+                     bad[i], (unsigned long long)in.keys_added);
+        cr_assert(strstr(bb_redis_error(r), "bb:{n:cnt}"), "message: %s", bb_redis_error(r));
+    }
+    freeReplyObject(cmd(c, "SET bb:{n:cnt} %s", "18446744073709551615"));
+    must(r, bb_redis_info_get(r, "cnt", &in), "info");
+    cr_assert_eq(in.keys_added, UINT64_MAX);
+    redisFree(c);
+    bb_redis_free(r);
+}
+
 /* ---- Standalone: concurrent writers, push, slices ---------------------------------------------------- */
 
 Test(standalone, concurrent_writers_lose_nothing) {
