@@ -121,7 +121,7 @@ BB_API bb_status bb_pq_chunk_bitset(const bb_pq_file *pf, size_t rg, size_t col,
  * number with at most `scale` fraction digits; DATE: YYYY-MM-DD or days), FLOAT/DOUBLE from
  * a decimal or exponent number (little-endian IEEE 754), BYTE_ARRAY as the bytes themselves,
  * FIXED_LEN_BYTE_ARRAY as exactly type_length bytes (UUID columns: also the 8-4-4-4-12 hex
- * text). buf must hold 16 bytes; *value and *value_len get the encoding (value may point
+ * text; DECIMAL columns of at most 16 bytes: a decimal number, stored big-endian). buf must hold 16 bytes; *value and *value_len get the encoding (value may point
  * into text). BB_E_INVAL with a message when
  * the text is not such a value, BB_E_UNSUPPORTED for another type.
  */

@@ -17,7 +17,8 @@
 # scripts/stress-cli.sh and the benchmark (README "Performance").
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh nodejs npm # npm: tests/scripts/npm_setup.sh (kept if on PATH)
+scripts/setup.sh nodejs npm time # npm: tests/scripts/npm_setup.sh (kept if on PATH); time:
+# stress-cli.sh, which the scripts_absolute_prefix test runs
 scripts/setup-duckdb.sh
 
 passed=0

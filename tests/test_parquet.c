@@ -103,17 +103,28 @@ static const uint8_t footer[] = {
     0x0a, 0x15, 0x04, 0x00, 0x15, 0x02, 0x25, 0x02, 0x18, 0x02, 0x64, 0x74, 0x25, 0x0c,
     0x00, 0x15, 0x08, 0x25, 0x00, 0x18, 0x01, 0x66, 0x00, 0x16, 0x00, 0x19, 0x0c, 0x00};
 
-static bb_pq_file *open_sample(uint8_t *file) {
+/* FileMetaData{1: version 1, 2: schema [root "r" (2 children), x FIXED_LEN_BYTE_ARRAY(16)
+ * REQUIRED DECIMAL scale 2, y FIXED_LEN_BYTE_ARRAY(4) REQUIRED DECIMAL scale 0],
+ * 3: num_rows 0, 4: row_groups []}: DuckDB and Spark store DECIMAL(38, s) as x is. */
+static const uint8_t footer_fixed_decimal[] = {
+    0x15, 0x02, 0x19, 0x3c, 0x48, 0x01, 0x72, 0x15, 0x04, 0x00, 0x15, 0x0e, 0x15, 0x20,
+    0x15, 0x00, 0x18, 0x01, 0x78, 0x25, 0x0a, 0x15, 0x04, 0x00, 0x15, 0x0e, 0x15, 0x08,
+    0x15, 0x00, 0x18, 0x01, 0x79, 0x25, 0x0a, 0x15, 0x00, 0x00, 0x16, 0x00, 0x19, 0x0c,
+    0x00};
+
+/* file (n + 12 bytes) = "PAR1", the footer, its length, "PAR1", opened. */
+static bb_pq_file *open_footer(uint8_t *file, const uint8_t *meta, uint32_t n) {
     memcpy(file, "PAR1", 4);
-    memcpy(file + 4, footer, sizeof footer);
-    uint32_t n = sizeof footer;
-    for (int i = 0; i < 4; i++) file[4 + sizeof footer + i] = (uint8_t)(n >> (8 * i));
-    memcpy(file + 8 + sizeof footer, "PAR1", 4);
+    memcpy(file + 4, meta, n);
+    for (int i = 0; i < 4; i++) file[4 + n + i] = (uint8_t)(n >> (8 * i));
+    memcpy(file + 8 + n, "PAR1", 4);
     bb_pq_file *pf;
     bb_pq_error err;
-    cr_assert_eq(bb_pq_open_buffer(&pf, file, sizeof footer + 12, &err), BB_OK, "%s", err.message);
+    cr_assert_eq(bb_pq_open_buffer(&pf, file, n + 12, &err), BB_OK, "%s", err.message);
     return pf;
 }
+
+static bb_pq_file *open_sample(uint8_t *file) { return open_footer(file, footer, sizeof footer); }
 
 static void expect(bb_pq_file *pf, const char *col, const char *text, const uint8_t *bytes,
                    size_t n) {
@@ -171,6 +182,44 @@ Test(values, schema_and_plain_encodings) {
     expect(pf, "f", "-2", (const uint8_t[]){0, 0, 0, 0xc0}, 4);
     refuse(pf, "f", "abc");
     refuse(pf, "f", "1e999");
+    bb_pq_close(pf);
+}
+
+/* Expected bytes: the unscaled integers in big-endian two's complement, worked by hand. */
+Test(values, decimal_in_fixed_len_byte_array) {
+    uint8_t file[sizeof footer_fixed_decimal + 12];
+    bb_pq_file *pf = open_footer(file, footer_fixed_decimal, sizeof footer_fixed_decimal);
+    static const uint8_t zero16[16];
+    /* x, scale 2: 12.5 -> 1250 = 0x04e2; -0.01 -> -1; 1 -> 100 = 0x64 */
+    expect(pf, "x", "12.5", (const uint8_t[]){0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x04, 0xe2},
+           16);
+    expect(pf, "x", "-0.01", (const uint8_t[]){0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+                                               0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, 16);
+    expect(pf, "x", "1", (const uint8_t[]){0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x64}, 16);
+    expect(pf, "x", "-0", zero16, 16);
+    /* 10^38 - 1 (38 nines), the largest DECIMAL(38, 0) value: here 10^36 - 0.01, unscaled
+     * 10^38 - 1 = 0x4b3b4ca85a86c47a098a223fffffffff */
+    expect(pf, "x", "999999999999999999999999999999999999.99",
+           (const uint8_t[]){0x4b, 0x3b, 0x4c, 0xa8, 0x5a, 0x86, 0xc4, 0x7a, 0x09, 0x8a, 0x22, 0x3f,
+                             0xff, 0xff, 0xff, 0xff}, 16);
+    /* -2^127 fits, 2^127 does not: 1701411834604692317316873037158841057.28 is 2^127 / 100 */
+    expect(pf, "x", "-1701411834604692317316873037158841057.28",
+           (const uint8_t[]){0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 16);
+    refuse(pf, "x", "1701411834604692317316873037158841057.28");
+    refuse(pf, "x", "-1701411834604692317316873037158841057.29");
+    refuse(pf, "x", "99999999999999999999999999999999999999999"); /* past 2^128 */
+    refuse(pf, "x", "1.234");
+    refuse(pf, "x", "1.");
+    refuse(pf, "x", "");
+    refuse(pf, "x", "-");
+    refuse(pf, "x", "0x10");
+    /* y, 4 bytes, scale 0: the int32 range */
+    expect(pf, "y", "2147483647", (const uint8_t[]){0x7f, 0xff, 0xff, 0xff}, 4);
+    expect(pf, "y", "-2147483648", (const uint8_t[]){0x80, 0, 0, 0}, 4);
+    expect(pf, "y", "-1", (const uint8_t[]){0xff, 0xff, 0xff, 0xff}, 4);
+    refuse(pf, "y", "2147483648");
+    refuse(pf, "y", "-2147483649");
+    refuse(pf, "y", "1.5");
     bb_pq_close(pf);
 }
 

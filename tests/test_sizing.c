@@ -35,6 +35,25 @@ Test(sizing, classic_pinned_values) {
     }
 }
 
+/* Above p = 2^-1/2 the formula's k, round((m/n) ln 2) = round(log2(1/p)), is 0; with k = 1,
+ * (1 - e^{-n/m}) = p gives m = n / ln(1/(1 - p)). For n = 1000:
+ *   p = 0.9:  1000 / ln 10  = 434.294 -> 435  (the formula's m = 220 would model 0.989)
+ *   p = 0.99: 1000 / ln 100 = 217.147 -> 218
+ *   p = 0.75: 1000 / ln 4   = 721.348 -> 722
+ * p = 0.5 keeps the formula: m = ceil(1000 ln 2 / (ln 2)^2) = ceil(1442.695) = 1443, k = 1. */
+Test(sizing, classic_near_one_is_sized_for_k_1) {
+    static const struct { double p; uint64_t bits; } want[] = {
+        {0.9, 435}, {0.99, 218}, {0.75, 722}, {0.5, 1443}};
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        uint64_t bits = 0;
+        unsigned k = 0;
+        cr_assert_eq(bb_size(BB_CLASSIC, 1000, want[i].p, &bits, &k), BB_OK);
+        cr_assert_eq(k, 1, "p=%g: k %u", want[i].p, k);
+        cr_assert_eq(bits, want[i].bits, "p=%g: bits %llu, expected %llu", want[i].p,
+                     (unsigned long long)bits, (unsigned long long)want[i].bits);
+    }
+}
+
 /* The 1%-filter for 10^6 keys (m = 9,585,059, k = 7) holding 2 x 10^6 keys, by hand:
  *   kn/m = 14,000,000 / 9,585,059 = 1.460607
  *   e^-1.460607 = e^-1.5 x e^0.039393 = 0.223130 x 1.040179 = 0.232095

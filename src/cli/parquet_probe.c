@@ -21,6 +21,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char probe_usage[] =
@@ -30,7 +31,8 @@ static const char probe_usage[] =
     "after it the VALUEs; with no VALUE, values are read from standard input, one per line\n"
     "(as 'blockbloom query' reads keys). A value is read as the column's type: a decimal\n"
     "integer for INT32/INT64 (DECIMAL: a decimal number; DATE: YYYY-MM-DD), a number for\n"
-    "FLOAT/DOUBLE, the bytes themselves for strings and binary.\n"
+    "FLOAT/DOUBLE, the bytes themselves for strings and binary (a DECIMAL in a\n"
+    "FIXED_LEN_BYTE_ARRAY: a decimal number too).\n"
     "Output lines: FILE<TAB>ROW_GROUP<TAB>VALUE<TAB>present|absent|unfiltered, where\n"
     "absent means the row group can be skipped and unfiltered that it has no filter.\n"
     "\n"
@@ -48,7 +50,7 @@ static const char extract_usage[] =
     "\n"
     "  -c, --column NAME    the column (its dotted path)\n"
     "  -r, --row-group I    the row group, from 0\n"
-    "  -o, --output OUT     the filter file to write\n"
+    "  -o, --output OUT     the filter file to write (not FILE)\n"
     "  -h, --help           show this help and exit\n"
     "\n"
     "Exit status: 0 success, 1 error (also: the chunk has no filter), 2 usage error.\n";
@@ -279,6 +281,14 @@ int cli_parquet_probe(int argc, char **argv) {
 
 /* ---- extract --------------------------------------------------------------------------------- */
 
+/* OUT naming the Parquet file itself (the same path, a symlink or a hard link to it) would
+ * replace the user's data with a filter file: refused, as `parquet index` refuses it. */
+static bool same_file(const char *a, const char *b) {
+    struct stat sa, sb;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
+}
+
 int cli_parquet_extract(int argc, char **argv) {
     static const struct option longs[] = {{"column", required_argument, NULL, 'c'},
                                           {"row-group", required_argument, NULL, 'r'},
@@ -306,6 +316,10 @@ int cli_parquet_extract(int argc, char **argv) {
         return cli_usage_error(cmd, "--row-group '%s' is not a number", rg_text);
     if (!out) return cli_usage_error(cmd, "missing -o OUT (the filter file to write)");
     const char *path = argv[optind];
+    if (same_file(path, out)) {
+        cli_error("cannot write filter to '%s': it is the input file '%s'", out, path);
+        return BB_EXIT_RUNTIME;
+    }
     bb_pq_file *pf;
     size_t col;
     bb_filter *f = NULL;

@@ -4,7 +4,9 @@
  * PLAIN): INT32 and INT64 as 4 and 8 little-endian bytes of the two's complement integer,
  * FLOAT and DOUBLE as their little-endian IEEE 754 bits, BYTE_ARRAY as its bytes (no length
  * prefix), FIXED_LEN_BYTE_ARRAY raw (a UUID column also takes the 36-character text). The text is read according to the logical type: a
- * DECIMAL(scale s) stores value * 10^s as the integer, a DATE the days since 1970-01-01.
+ * DECIMAL(scale s) stores value * 10^s as the integer (in a FIXED_LEN_BYTE_ARRAY of up to 16
+ * bytes, as DuckDB and Spark write precisions above 18: big-endian two's complement), a DATE
+ * the days since 1970-01-01.
  * Parsing is strict: the whole text must be the value, else a message says why.
  */
 #include "pq.h"
@@ -46,6 +48,63 @@ static bool parse_scaled(const char *t, size_t len, int32_t scale, int64_t lo, i
         v *= 10;
     }
     *out = neg ? (int64_t)(0 - v) : (int64_t)v;
+    return true;
+}
+
+/* A DECIMAL(scale s) in a FIXED_LEN_BYTE_ARRAY of `width` <= 16 bytes (LogicalTypes.md:
+ * the unscaled value value * 10^s as a big-endian two's complement integer of exactly that
+ * many bytes): the digits accumulate into a 16-byte big-endian magnitude, which is negated
+ * and then must be the sign extension of its last `width` bytes. */
+static bool parse_decimal_fixed(const char *t, size_t len, int32_t scale, size_t width,
+                                uint8_t *out) {
+    uint8_t v[16] = {0};
+    size_t i = 0;
+    bool neg = len && t[0] == '-';
+    if (neg) i++;
+    if (i == len) return false;
+    int frac = -1, digits = 0;
+    for (;; i++) {
+        unsigned digit;
+        if (i < len) {
+            if (t[i] == '.' && frac < 0 && scale > 0 && digits) {
+                frac = 0;
+                continue;
+            }
+            if (t[i] < '0' || t[i] > '9') return false;
+            if (frac >= 0 && ++frac > scale) return false;
+            digit = (unsigned)(t[i] - '0');
+            digits++;
+        } else if (frac == 0) {
+            return false; /* "12." */
+        } else if ((frac < 0 ? 0 : frac) < scale) {
+            digit = 0; /* pad the fraction to the scale */
+            frac = frac < 0 ? 1 : frac + 1;
+        } else {
+            break;
+        }
+        for (int b = 15; b >= 0; b--) { /* v = 10 v + digit */
+            unsigned x = v[b] * 10u + digit;
+            v[b] = (uint8_t)x;
+            digit = x >> 8;
+        }
+        if (digit) return false; /* past 2^128 */
+    }
+    if (v[0] & 0x80 && !neg) return false; /* 2^127 or more */
+    if (neg) { /* two's complement: invert, add 1 */
+        unsigned carry = 1;
+        bool zero = true;
+        for (int b = 15; b >= 0; b--) {
+            unsigned x = (uint8_t)~v[b] + carry;
+            v[b] = (uint8_t)x;
+            carry = x >> 8;
+            zero = zero && !v[b];
+        }
+        if (!zero && !(v[0] & 0x80)) return false; /* magnitude above 2^127 */
+    }
+    uint8_t fill = v[16 - width] & 0x80 ? 0xff : 0x00;
+    for (size_t b = 0; b < 16 - width; b++)
+        if (v[b] != fill) return false; /* does not fit in width bytes */
+    memcpy(out, v + 16 - width, width);
     return true;
 }
 
@@ -159,6 +218,14 @@ bb_status bb_pq_encode_value(const bb_pq_file *pf, size_t col, const char *text,
                 return pq_fail(err, BB_E_INVAL, "'%.*s' is not a UUID (column '%s')",
                                (int)(len > 64 ? 64 : len), text, c->name);
             *value_len = 16;
+            return BB_OK;
+        }
+        if (strcmp(c->logical, "DECIMAL") == 0 && c->type_length > 0 && c->type_length <= 16) {
+            if (!parse_decimal_fixed(text, len, c->scale, (size_t)c->type_length, buf))
+                return pq_fail(err, BB_E_INVAL,
+                               "'%.*s' is not a value of column '%s' (DECIMAL in %d bytes)",
+                               (int)(len > 64 ? 64 : len), text, c->name, c->type_length);
+            *value_len = (size_t)c->type_length;
             return BB_OK;
         }
         if (len != (size_t)c->type_length)

@@ -285,6 +285,15 @@ if (want('extract')) {
         check(r.status === 0 && /kind: split/.test(r.stdout), `info of an extracted filter: ${r.stdout}${r.stderr}`);
       }
     }
+  // OUT naming the input (itself, or through a symlink) is refused and the input unchanged.
+  const f = files.find((x) => x.cols.includes('s')), before = fs.readFileSync(f.path);
+  const link = path.join(tmp, 'link_to_input.parquet');
+  fs.symlinkSync(f.path, link);
+  for (const out of [f.path, link]) {
+    const r = run(['parquet', 'extract', f.path, '--column', 's', '--row-group', '0', '-o', out]);
+    check(r.status === 1 && /is the input file/.test(r.stderr) && before.equals(fs.readFileSync(f.path)),
+      `extract onto its input ${out}: status ${r.status}, ${r.stderr}`);
+  }
 }
 
 done('extract');
