@@ -203,6 +203,12 @@ bb_redis_status bb_redis_push(bb_redis *r, const bb_filter *lf, const char *name
     if (in.kind != BB_BLOCKED)
         return bbr_fail(r, BB_REDIS_E_INVAL, "redis: only blocked filters can be pushed (this is %s)",
                         bb_kind_name(in.kind));
+    bb_key_scheme ks;
+    bb_get_key_scheme(lf, &ks);
+    if (ks.keys != BB_KEYS_PLAIN) /* the meta key has no room for it: readers would miss keys */
+        return bbr_fail(r, BB_REDIS_E_INVAL, "redis: only filters of plain keys can be pushed "
+                        "(this one holds --keys %s keys, which the Redis layout cannot say)",
+                        bb_keys_name(ks.keys));
     uint64_t n = 0, per = 0, size;
     bb_redis_status s = split(r, in.blocks, shards, &n, &per);
     if (s != BB_REDIS_OK) return s;

@@ -444,6 +444,25 @@ Test(standalone, names_in_the_shard_key_space) {
     bb_redis_free(r);
 }
 
+/* The meta key has no key scheme: a filter of CIDR ranges pushed as it is would be read
+ * back (pull, query) as plain keys and miss every address in its ranges. */
+Test(standalone, push_refuses_key_schemes) {
+    bb_redis *r = standalone();
+    fresh(r, "ranges");
+    bb_filter *f;
+    cr_assert_eq(bb_create_for(&f, BB_BLOCKED, 1000, 0.01, 0), BB_OK);
+    uint8_t a[16];
+    unsigned len;
+    cr_assert_eq(bb_cidr_parse("10.0.0.0/8", 10, a, &len, NULL), BB_OK);
+    cr_assert_eq(bb_cidr_add(f, NULL, a, len), BB_OK);
+    cr_assert_eq(bb_redis_push(r, f, "ranges", 0), BB_REDIS_E_INVAL);
+    cr_assert(strstr(bb_redis_error(r), "--keys cidr"), "message: %s", bb_redis_error(r));
+    bool found = true;
+    cr_assert_eq(bb_redis_exists(r, "ranges", "x", 1, &found), BB_REDIS_E_NOT_FOUND);
+    bb_free(f);
+    bb_redis_free(r);
+}
+
 /* A counter set by hand to something that is not a count is an error, not 2^64 - 5. */
 Test(standalone, damaged_counter) {
     bb_redis *r = standalone();
