@@ -76,7 +76,9 @@ BB_API const char *bb_redis_error(const bb_redis *r);
  * `error_rate` (sized as bb_size(BB_BLOCKED, ...), seed 0), cut into `shards` shards
  * (0 = shards of at most BB_REDIS_SHARD_BYTES; fewer are made when the filter has fewer
  * blocks than asked for). Shards are created zero-filled before the meta key, which is
- * written last (SET NX), so a concurrent reserve of the same name fails cleanly.
+ * written last (SET NX); reserve, push and del hold the name's lock key meanwhile, so a
+ * concurrent reserve of the same name fails cleanly (E_EXISTS) and touches no shard.
+ * Names starting with "bb:{" (the binding's own keys) are refused (E_INVAL).
  * @return BB_REDIS_OK, E_INVAL (error_rate not in (0, 1), capacity 0, shards > blocks),
  *         E_EXISTS ("ERR item exists"), E_WRONGTYPE (name holds another key), E_IO, ...
  */

@@ -57,6 +57,12 @@ seq 1 50000 | sed 's/^/other/' >"$tmp/others"
 expect_exit 1 'ERR item exists' $bb redis "${u[@]}" reserve cli 0.01 50000
 expect_exit 2 'error rate' $bb redis "${u[@]}" reserve bad 1.5 10
 expect_exit 2 'capacity' $bb redis "${u[@]}" reserve bad 0.01 0
+# Counts are written as for build -n (1M, 1_000_000, 1e6), so push --slice takes the build's -n.
+[[ $($bb redis "${u[@]}" reserve onem 0.01 1M) == OK ]] || fail "reserve CAPACITY 1M"
+$bb redis "${u[@]}" info onem | grep -q '^Capacity: 1000000$' || fail "reserve 1M: capacity"
+$bb build -n 1_000 --slice 0/2 -o "$tmp/kslice" "$tmp/keys" 2>/dev/null
+[[ $($bb redis "${u[@]}" push --slice 0/2 -n 1k --keys 1e3 "$tmp/kslice" kform) == OK ]] ||
+  fail "push --slice -n 1k"
 redis-cli -p "$sa_port" set plain hello >/dev/null
 expect_exit 1 'WRONGTYPE' $bb redis "${u[@]}" madd plain "$tmp/keys"
 [[ $($bb redis "${u[@]}" madd cli -c "$tmp/keys") -ge 49500 ]] || fail "madd -c: new keys"

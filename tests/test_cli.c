@@ -524,6 +524,14 @@ Test(cli, merge_of_halves_equals_the_whole_and_names_mismatches) {
     r = RUN(NULL, "merge", "-o", "x.bb", "1.bb");
     expect_fail(&r, 2, "merge of one file");
     run_free(&r);
+    /* Same geometry, other key scheme: named as such (it read "sub-filter layout (1 vs 1 ...)"). */
+    write_text("names.txt", "example.com\n");
+    run_ok(ARGS("build", "-n", "4000", "--keys", "domain", "-o", "d.bb", "names.txt"), "domain");
+    r = RUN(NULL, "merge", "-o", "x.bb", "1.bb", "d.bb");
+    expect_fail(&r, 1, "merge of plain and domain keys");
+    cr_assert(strstr(r.err, "differ in keys (--keys plain vs domain)"), "stderr: %s", r.err);
+    run_free(&r);
+    cr_assert(!exists("x.bb"), "a refused merge writes nothing");
     free(both);
 }
 

@@ -39,6 +39,16 @@ static int opt_double(PyObject *o, double *out) {
     return *out == -1.0 && PyErr_Occurred() ? -1 : 0;
 }
 
+/* bb_config reads 0 as "not given" (a default, or the other way of sizing), so an explicit
+ * 0 (or -0.0, or NaN) would silently become something the caller did not ask for:
+ * Filter(n, fpr=0.0) was a 1% filter. Such arguments are refused here instead. */
+static int check_given(PyObject *o, double v, const char *name) {
+    if (!o || o == Py_None || v > 0.0) return 0;
+    PyErr_Format(PyExc_ValueError, "%s must be above 0 (leave it out or pass None for the "
+                 "default)", name);
+    return -1;
+}
+
 static PyObject *create(PyTypeObject *type, const bb_config *cfg) {
     bb_filter *f = NULL;
     bb_status s = bb_create(&f, cfg);
@@ -62,7 +72,12 @@ static PyObject *Filter_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
     if (kind_from_name(kind, &c.kind) < 0 || opt_u64(capacity, &c.capacity) < 0 ||
         opt_double(fpr, &c.fpr) < 0 || opt_u64(seed, &c.seed) < 0 || opt_u64(bits, &c.bits) < 0 ||
         opt_u64(k, &k64) < 0 || opt_double(bpk, &c.bits_per_key) < 0 ||
-        opt_double(growth, &c.growth) < 0 || opt_double(tightening, &c.tightening) < 0)
+        opt_double(growth, &c.growth) < 0 || opt_double(tightening, &c.tightening) < 0 ||
+        check_given(capacity, (double)c.capacity, "capacity") < 0 ||
+        check_given(fpr, c.fpr, "fpr") < 0 || check_given(bits, (double)c.bits, "bits") < 0 ||
+        check_given(bpk, c.bits_per_key, "bits_per_key") < 0 ||
+        check_given(growth, c.growth, "growth") < 0 ||
+        check_given(tightening, c.tightening, "tightening") < 0)
         return NULL;
     if (k64 > BB_MAX_K) return bbpy_error(BB_E_INVAL, "k above 16", NULL);
     c.k = (unsigned)k64;

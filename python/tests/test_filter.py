@@ -138,6 +138,22 @@ def test_hashes_single():
         f.add_hash(-1)
 
 
+ZERO_ARGS = [(a, z) for a in ("capacity", "bits") for z in (0,)] + [
+    (a, z) for a in ("fpr", "bits_per_key", "growth", "tightening")
+    for z in (0.0, -0.0, float("nan"))]
+
+
+@pytest.mark.parametrize("arg,zero", ZERO_ARGS)
+def test_explicit_zero_is_refused_not_taken_for_the_default(arg, zero):
+    # The C config reads 0 as "not given": Filter(1000, fpr=0.0) used to be a 1% filter.
+    args = {"capacity": 1000, "kind": "scalable" if arg in ("growth", "tightening") else "blocked"}
+    if arg == "bits":
+        args = {"bits": 4096, "k": 3}
+    args[arg] = zero
+    with pytest.raises(ValueError, match=arg + " must be above 0"):
+        Filter(**args)
+
+
 def test_errors_carry_the_library_message():
     with pytest.raises(ValueError, match="invalid argument"):
         Filter(100, fpr=1.5)

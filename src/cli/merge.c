@@ -26,9 +26,15 @@ static const char usage[] =
     "A summary goes to standard error. Exit status: 0 success, 1 error, 2 usage error.\n";
 
 /* "kind blocked vs classic", "seed 0x... vs 0x...": the values behind a mismatch. */
-static void describe_mismatch(bb_mismatch what, const bb_info *a, const bb_info *b, char *buf,
-                              size_t cap) {
+static void describe_mismatch(bb_mismatch what, const bb_filter *fa, const bb_filter *fb,
+                              const bb_info *a, const bb_info *b, char *buf, size_t cap) {
+    bb_key_scheme ka, kb;
     switch (what) {
+    case BB_MISMATCH_KEYS:
+        bb_get_key_scheme(fa, &ka);
+        bb_get_key_scheme(fb, &kb);
+        snprintf(buf, cap, "keys (--keys %s vs %s)", bb_keys_name(ka.keys), bb_keys_name(kb.keys));
+        break;
     case BB_MISMATCH_KIND:
         snprintf(buf, cap, "kind (%s vs %s)", bb_kind_name(a->kind), bb_kind_name(b->kind));
         break;
@@ -57,7 +63,7 @@ static int merge_one(bb_filter *dst, const char *dst_path, const char *path) {
         bb_info a, b;
         char why[160] = "";
         if (bb_get_info(dst, &a) == BB_OK && bb_get_info(src, &b) == BB_OK)
-            describe_mismatch(what, &a, &b, why, sizeof why);
+            describe_mismatch(what, dst, src, &a, &b, why, sizeof why);
         cli_error("cannot merge '%s' with '%s': they differ in %s", dst_path, path, why);
     } else if (s != BB_OK) {
         cli_lib_error("cannot merge", path, s, 0);

@@ -93,7 +93,7 @@ static int parse_opt(int c, redis_opts *o) {
         if (!cli_parse_slice(optarg, &o->slice_i, &o->slice_n)) return bad("--slice", optarg);
         break;
     case 'n':
-        if (!cli_parse_u64(optarg, 1, UINT64_MAX, false, &o->cfg.capacity)) return bad("-n", optarg);
+        if (!cli_parse_count(optarg, 1, UINT64_MAX, &o->cfg.capacity)) return bad("-n", optarg);
         break;
     case 'p':
         if (!cli_parse_double(optarg, 0.0, 1.0, &o->cfg.fpr)) return bad("-p", optarg);
@@ -102,7 +102,7 @@ static int parse_opt(int c, redis_opts *o) {
         if (!cli_parse_u64(optarg, 0, UINT64_MAX, true, &o->cfg.seed)) return bad("--seed", optarg);
         break;
     case OPT_KEYS:
-        if (!cli_parse_u64(optarg, 0, UINT64_MAX, false, &o->keys)) return bad("--keys", optarg);
+        if (!cli_parse_count(optarg, 0, UINT64_MAX, &o->keys)) return bad("--keys", optarg);
         break;
     case OPT_HASHES:
         if (!cli_parse_u64(optarg, 1, BB_MAX_K, false, &v)) return bad("--hashes", optarg);
@@ -194,7 +194,7 @@ static int run_reserve(bb_redis *r, const redis_opts *o, char **args) {
     uint64_t n;
     /* Range errors are the library's (RedisBloom's texts); here only "is it a number". */
     if (!cli_parse_double(args[1], -1e300, 1e300, &p)) return bad("ERROR_RATE", args[1]);
-    if (!cli_parse_u64(args[2], 0, UINT64_MAX, false, &n)) return bad("CAPACITY", args[2]);
+    if (!cli_parse_count(args[2], 0, UINT64_MAX, &n)) return bad("CAPACITY", args[2]);
     bb_redis_status s = bb_redis_reserve(r, args[0], p, n, o->shards);
     if (s != BB_REDIS_OK) return fail(r, s);
     puts("OK");

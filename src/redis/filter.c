@@ -12,6 +12,7 @@
 #include "../internal.h"
 #include "redis_internal.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,13 +67,23 @@ bb_redis_status bbr_filter_names(bb_redis *r, bbr_filter *f, const char *name) {
     return ok ? BB_REDIS_OK : bbr_fail(r, BB_REDIS_E_NOMEM, "redis: out of memory");
 }
 
-/* A GET of the meta key into f; BB_REDIS_E_NOT_FOUND when there is none. */
+/* A GET of the meta key into f; BB_REDIS_E_NOT_FOUND when there is none. Every call that
+ * creates, changes or deletes a filter reads its meta first, so this is where a name in the
+ * binding's own key space is refused: the filter "bb:{0:x}" would have its meta key at filter
+ * x's shard 0, and reserving x (which DELs its shards) would destroy it. */
+static bb_redis_status check_name(bb_redis *r, const char *name) {
+    if (!bbr_name_reserved(name)) return BB_REDIS_OK;
+    return bbr_fail(r, BB_REDIS_E_INVAL, "redis: filter names may not start with \"bb:{\" "
+                    "(the shard and helper keys' prefix): '%s'", name);
+}
+
 bb_redis_status bbr_read_meta(bb_redis *r, const char *name, bbr_filter *f) {
+    bb_redis_status s = check_name(r, name);
+    if (s != BB_REDIS_OK) return s;
     bbr_cmd c = {0};
     bbr_arg_str(&c, "GET");
     bbr_arg_str(&c, name);
-    bb_redis_status s = bbr_exec1(r, &c);
-    if (s != BB_REDIS_OK) return s;
+    if ((s = bbr_exec1(r, &c)) != BB_REDIS_OK) return s;
     const redisReply *rep = c.reply;
     if (rep->type == REDIS_REPLY_NIL)
         s = bbr_fail(r, BB_REDIS_E_NOT_FOUND, "ERR not found: no filter '%s'", name);
@@ -292,10 +303,13 @@ bb_redis_status bb_redis_exists(bb_redis *r, const char *name, const void *key, 
 bool bbr_reply_u64(const redisReply *rep, uint64_t *v) {
     if (rep->type == REDIS_REPLY_INTEGER && rep->integer >= 0) return *v = (uint64_t)rep->integer, true;
     if (rep->type == REDIS_REPLY_NIL) return *v = 0, true;
-    if (rep->type != REDIS_REPLY_STRING) return false;
+    /* A counter another client SET by hand: strtoull alone would take "-5" for 2^64 - 5
+     * and an overflow for 2^64 - 1, so only plain digits that fit are a count. */
+    if (rep->type != REDIS_REPLY_STRING || rep->str[0] < '0' || rep->str[0] > '9') return false;
     char *end;
+    errno = 0;
     *v = strtoull(rep->str, &end, 10);
-    return end != rep->str && *end == '\0';
+    return errno != ERANGE && *end == '\0';
 }
 
 bb_redis_status bb_redis_info_get(bb_redis *r, const char *name, bb_redis_info *out) {
@@ -362,19 +376,55 @@ bb_redis_status bbr_del_keys(bb_redis *r, char *const *keys, size_t n) {
     return s;
 }
 
+bb_redis_status bbr_lock(bb_redis *r, const char *name, char **key) {
+    *key = NULL;
+    bb_redis_status s = check_name(r, name);
+    if (s != BB_REDIS_OK) return s;
+    if (!(*key = bbr_aux_key(name, 'c'))) return bbr_fail(r, BB_REDIS_E_NOMEM, "redis: out of memory");
+    bbr_cmd c = {0};
+    bbr_arg_str(&c, "SET");
+    bbr_arg_str(&c, *key);
+    bbr_arg_str(&c, "1");
+    bbr_arg_str(&c, "NX");
+    bbr_arg_str(&c, "PX");
+    bbr_arg_u64(&c, BBR_LOCK_MS);
+    s = bbr_exec1(r, &c);
+    if (s == BB_REDIS_OK && c.reply->type == REDIS_REPLY_ERROR) s = bbr_reply_error(r, *key, c.reply);
+    else if (s == BB_REDIS_OK && c.reply->type == REDIS_REPLY_NIL)
+        s = bbr_fail(r, BB_REDIS_E_EXISTS, "ERR item exists: another client is creating or "
+                     "deleting '%s' (it holds %s)", name, *key);
+    bbr_cmds_clear(&c, 1);
+    if (s != BB_REDIS_OK) free(*key), *key = NULL;
+    return s;
+}
+
+bb_redis_status bbr_unlock(bb_redis *r, char *key, bb_redis_status s) {
+    if (!key) return s;
+    char why[sizeof r->err];
+    memcpy(why, r->err, sizeof why);
+    bb_redis_status u = bbr_del_keys(r, &key, 1);
+    free(key);
+    if (s == BB_REDIS_OK) return u;
+    memcpy(r->err, why, sizeof why); /* the first failure is the one to report */
+    return s;
+}
+
 /* The meta key is read again (not taken from the cache): what is deleted is what is there. */
 bb_redis_status bb_redis_del(bb_redis *r, const char *name) {
     if (!r) return BB_REDIS_E_INVAL;
     if (!name) return bbr_fail(r, BB_REDIS_E_INVAL, "redis: no filter name");
     bb_redis_forget(r, name);
+    char *lock;
+    bb_redis_status s = bbr_lock(r, name, &lock);
+    if (s != BB_REDIS_OK) return s;
     bbr_filter *f = calloc(1, sizeof *f);
-    if (!f) return bbr_fail(r, BB_REDIS_E_NOMEM, "redis: out of memory");
-    bb_redis_status s = bbr_read_meta(r, name, f);
+    if (!f) return bbr_unlock(r, lock, bbr_fail(r, BB_REDIS_E_NOMEM, "redis: out of memory"));
+    s = bbr_read_meta(r, name, f);
     if (s == BB_REDIS_OK) s = bbr_filter_names(r, f, name);
     char *meta = (char *)name;
     if (s == BB_REDIS_OK) s = bbr_del_keys(r, &meta, 1);
     if (s == BB_REDIS_OK) s = bbr_del_keys(r, f->shard_keys, f->shards);
     if (s == BB_REDIS_OK) s = bbr_del_keys(r, &f->count_key, 1);
     bbr_filter_free(f);
-    return s;
+    return bbr_unlock(r, lock, s);
 }

@@ -123,6 +123,8 @@ bb_redis_status bbr_meta_decode(bb_redis *r, const char *name, const void *buf, 
     return BB_REDIS_OK;
 }
 
+bool bbr_name_reserved(const char *name) { return strncmp(name, "bb:{", 4) == 0; }
+
 static char *key_printf(const char *prefix, const char *name) {
     size_t len = strlen(prefix) + strlen(name) + 2;
     char *k = malloc(len);

@@ -128,17 +128,18 @@ bb_redis_status bb_redis_reserve(bb_redis *r, const char *name, double error_rat
     unsigned k;
     bb_status bs = bb_size(BB_BLOCKED, capacity, error_rate, &bits, &k);
     if (bs != BB_OK) return bbr_fail(r, BB_REDIS_E_FILTER, "ERR cannot size the filter: %s", bb_strerror(bs));
+    char *lock = NULL;
     bb_redis_status s = split(r, bits / BB_BLOCK_BITS, shards, &n, &per);
+    if (s == BB_REDIS_OK) s = bbr_lock(r, name, &lock);
     if (s == BB_REDIS_OK) s = name_free(r, name);
-    if (s != BB_REDIS_OK) return s;
     uint8_t meta[BBR_META_BYTES];
     bbr_meta_encode(r, meta, bits, k, 0, capacity, error_rate, n, per);
     bbr_filter *f = NULL;
-    if ((s = new_geometry(r, name, meta, &f)) != BB_REDIS_OK) return s;
-    s = zero_shards(r, f);
+    if (s == BB_REDIS_OK) s = new_geometry(r, name, meta, &f);
+    if (s == BB_REDIS_OK) s = zero_shards(r, f);
     if (s == BB_REDIS_OK) s = write_meta(r, name, meta);
     bbr_filter_free(f);
-    return s;
+    return bbr_unlock(r, lock, s);
 }
 
 /* ---- push ------------------------------------------------------------------------------------- */
@@ -202,9 +203,14 @@ bb_redis_status bb_redis_push(bb_redis *r, const bb_filter *lf, const char *name
     if (in.kind != BB_BLOCKED)
         return bbr_fail(r, BB_REDIS_E_INVAL, "redis: only blocked filters can be pushed (this is %s)",
                         bb_kind_name(in.kind));
+    bb_key_scheme ks;
+    bb_get_key_scheme(lf, &ks);
+    if (ks.keys != BB_KEYS_PLAIN) /* the meta key has no room for it: readers would miss keys */
+        return bbr_fail(r, BB_REDIS_E_INVAL, "redis: only filters of plain keys can be pushed "
+                        "(this one holds --keys %s keys, which the Redis layout cannot say)",
+                        bb_keys_name(ks.keys));
     uint64_t n = 0, per = 0, size;
     bb_redis_status s = split(r, in.blocks, shards, &n, &per);
-    if (s == BB_REDIS_OK) s = name_free(r, name);
     if (s != BB_REDIS_OK) return s;
     if (bb_serialized_size(lf, &size) != BB_OK || size > SIZE_MAX)
         return bbr_fail(r, BB_REDIS_E_FILTER, "redis: cannot serialize the filter");
@@ -212,8 +218,11 @@ bb_redis_status bb_redis_push(bb_redis *r, const bb_filter *lf, const char *name
     if (!buf) return bbr_fail(r, BB_REDIS_E_NOMEM, "redis: out of memory for %llu bytes",
                               (unsigned long long)size);
     bbr_filter *f = NULL;
+    char *lock = NULL;
     if (bb_serialize(lf, buf, (size_t)size, NULL) != BB_OK)
         s = bbr_fail(r, BB_REDIS_E_FILTER, "redis: cannot serialize the filter");
+    if (s == BB_REDIS_OK) s = bbr_lock(r, name, &lock);
+    if (s == BB_REDIS_OK) s = name_free(r, name);
     bbr_meta_encode(r, meta, in.bits, in.k, in.seed, in.capacity, in.fpr_target, n, per);
     if (s == BB_REDIS_OK) s = new_geometry(r, name, meta, &f);
     if (s == BB_REDIS_OK) s = write_shards(r, f, 0, n, buf + BBR_HEADER_BYTES);
@@ -221,7 +230,7 @@ bb_redis_status bb_redis_push(bb_redis *r, const bb_filter *lf, const char *name
     if (s == BB_REDIS_OK) s = write_meta(r, name, meta);
     bbr_filter_free(f);
     free(buf);
-    return s;
+    return bbr_unlock(r, lock, s);
 }
 
 /* ---- push of slices ---------------------------------------------------------------------------- */

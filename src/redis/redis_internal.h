@@ -110,6 +110,9 @@ void bbr_header_finish(const bb_redis *r, uint8_t header[BBR_HEADER_BYTES], uint
 uint64_t bbr_checksum(const bb_redis *r, const void *p, size_t len);
 /** Key names (docs/REDIS.md), malloc'd (NULL when out of memory): shard s "bb:{s:NAME}",
  *  counter "bb:{n:NAME}", slice progress "bb:{p:NAME}" and "bb:{d:NAME}". */
+/** Whether name starts with "bb:{", the prefix of every shard and helper key (docs/REDIS.md):
+ *  such a name could be another filter's key, so it is refused. */
+bool bbr_name_reserved(const char *name);
 char *bbr_shard_key(const char *name, uint64_t s);
 char *bbr_aux_key(const char *name, char tag);
 
@@ -127,6 +130,16 @@ bb_redis_status bbr_open_filter(bb_redis *r, const char *name, bbr_filter **out)
 bb_redis_status bbr_reply_error(bb_redis *r, const char *key, const redisReply *rep);
 /** DEL of keys[0 .. n) (NULL entries skipped), pipelined. */
 bb_redis_status bbr_del_keys(bb_redis *r, char *const *keys, size_t n);
+
+/* The name's lock "bb:{c:NAME}" (SET NX PX BBR_LOCK_MS), held by reserve, push and del from
+ * before they look at the name until after they are done: a creator that found the name free
+ * would otherwise DEL and re-zero the shards another creator has just published and filled
+ * (docs/REDIS.md). E_EXISTS when another client holds it; *key is then NULL. */
+#define BBR_LOCK_MS 60000
+bb_redis_status bbr_lock(bb_redis *r, const char *name, char **key);
+/* Release (DEL) and free the lock key (NULL: nothing); returns s, or the DEL's failure when
+ * s is OK; an earlier failure's message is kept. */
+bb_redis_status bbr_unlock(bb_redis *r, char *key, bb_redis_status s);
 /** An integer reply, a decimal bulk string, or nil (0). */
 bool bbr_reply_u64(const redisReply *rep, uint64_t *v);
 

@@ -411,6 +411,79 @@ Test(standalone, bad_inputs) {
     bb_redis_free(r);
 }
 
+/* A name in the binding's key space ("bb:{S:NAME}" is NAME's shard S) is refused before
+ * any key is written: a filter "bb:{0:nk}" would have its meta key at filter nk's shard 0,
+ * so reserving, pushing or deleting one would destroy the other. */
+Test(standalone, names_in_the_shard_key_space) {
+    bb_redis *r = standalone();
+    redisContext *c = raw(getenv("BB_REDIS_URL"));
+    const char *theirs = "EXISTS bb:{0:bb:{0:nk}} bb:{n:bb:{0:nk}} %s";
+    freeReplyObject(cmd(c, "DEL bb:{0:bb:{0:nk}} bb:{n:bb:{0:nk}} %s", "bb:{0:nk}"));
+    fresh(r, "nk");
+    cr_assert_eq(bb_redis_reserve(r, "bb:{0:nk}", 0.01, 1000, 1), BB_REDIS_E_INVAL, "%s",
+                 bb_redis_error(r));
+    cr_assert(strstr(bb_redis_error(r), "bb:{"), "message: %s", bb_redis_error(r));
+    redisReply *e = cmd(c, theirs, "bb:{0:nk}");
+    cr_assert_eq(e->integer, 0, "the refused reserve created keys");
+    freeReplyObject(e);
+    must(r, bb_redis_reserve(r, "nk", 0.01, 1000, 1), "reserve nk");
+    must(r, bb_redis_add(r, "nk", "kept", 4, NULL), "add");
+    size_t l0, l1;
+    char *s0 = get_all(c, "bb:{0:nk}", &l0);
+    cr_assert_eq(bb_redis_reserve(r, "bb:{0:nk}", 0.01, 1000, 1), BB_REDIS_E_INVAL);
+    cr_assert_eq(bb_redis_del(r, "bb:{0:nk}"), BB_REDIS_E_INVAL);
+    cr_assert_eq(bb_redis_add(r, "bb:{0:nk}", "x", 1, NULL), BB_REDIS_E_INVAL);
+    char *s1 = get_all(c, "bb:{0:nk}", &l1);
+    cr_assert(l0 == l1 && memcmp(s0, s1, l0) == 0, "nk's shard 0 changed by refused calls");
+    bool found = false;
+    must(r, bb_redis_exists(r, "nk", "kept", 4, &found), "exists");
+    cr_assert(found, "nk lost its key");
+    free(s0);
+    free(s1);
+    redisFree(c);
+    bb_redis_free(r);
+}
+
+/* The meta key has no key scheme: a filter of CIDR ranges pushed as it is would be read
+ * back (pull, query) as plain keys and miss every address in its ranges. */
+Test(standalone, push_refuses_key_schemes) {
+    bb_redis *r = standalone();
+    fresh(r, "ranges");
+    bb_filter *f;
+    cr_assert_eq(bb_create_for(&f, BB_BLOCKED, 1000, 0.01, 0), BB_OK);
+    uint8_t a[16];
+    unsigned len;
+    cr_assert_eq(bb_cidr_parse("10.0.0.0/8", 10, a, &len, NULL), BB_OK);
+    cr_assert_eq(bb_cidr_add(f, NULL, a, len), BB_OK);
+    cr_assert_eq(bb_redis_push(r, f, "ranges", 0), BB_REDIS_E_INVAL);
+    cr_assert(strstr(bb_redis_error(r), "--keys cidr"), "message: %s", bb_redis_error(r));
+    bool found = true;
+    cr_assert_eq(bb_redis_exists(r, "ranges", "x", 1, &found), BB_REDIS_E_NOT_FOUND);
+    bb_free(f);
+    bb_redis_free(r);
+}
+
+/* A counter set by hand to something that is not a count is an error, not 2^64 - 5. */
+Test(standalone, damaged_counter) {
+    bb_redis *r = standalone();
+    redisContext *c = raw(getenv("BB_REDIS_URL"));
+    fresh(r, "cnt");
+    must(r, bb_redis_reserve(r, "cnt", 0.01, 1000, 1), "reserve");
+    const char *bad[] = {"-5", "99999999999999999999", " 7", "7x", ""};
+    bb_redis_info in;
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        freeReplyObject(redisCommand(c, "SET bb:{n:cnt} %s", bad[i]));
+        cr_assert_eq(bb_redis_info_get(r, "cnt", &in), BB_REDIS_E_SERVER, "counter '%s' read as %llu",
+                     bad[i], (unsigned long long)in.keys_added);
+        cr_assert(strstr(bb_redis_error(r), "bb:{n:cnt}"), "message: %s", bb_redis_error(r));
+    }
+    freeReplyObject(cmd(c, "SET bb:{n:cnt} %s", "18446744073709551615"));
+    must(r, bb_redis_info_get(r, "cnt", &in), "info");
+    cr_assert_eq(in.keys_added, UINT64_MAX);
+    redisFree(c);
+    bb_redis_free(r);
+}
+
 /* ---- Standalone: concurrent writers, push, slices ---------------------------------------------------- */
 
 Test(standalone, concurrent_writers_lose_nothing) {
@@ -448,6 +521,50 @@ Test(standalone, concurrent_writers_lose_nothing) {
     must(r, bb_redis_info_get(r, "conc", &in), "info");
     cr_assert_eq(in.keys_added, WRITERS * PER);
     keys_free(&all);
+    bb_redis_free(r);
+}
+
+/* Creators racing for one name: each reserves it (each with another capacity) and, if it
+ * won, adds its keys. One wins; a loser must not DEL or re-zero the winner's shards, before
+ * or after the winner's meta key is written (it used to, whenever it had found the name
+ * free: the winner's keys vanished or its shards took a loser's length). */
+Test(standalone, racing_reserves_lose_nothing) {
+    enum { CREATORS = 6, ROUNDS = 8, PER = 2000 };
+    bb_redis *r = standalone();
+    for (int round = 0; round < ROUNDS; round++) {
+        fresh(r, "race");
+        pid_t pid[CREATORS];
+        for (int w = 0; w < CREATORS; w++) {
+            if ((pid[w] = fork()) == 0) {
+                bb_redis *c = standalone();
+                bb_redis_status s = bb_redis_reserve(c, "race", 0.01, PER * (uint64_t)(w + 1), 0);
+                if (s == BB_REDIS_E_EXISTS) _exit(10); /* lost the race: fine */
+                char tag[8];
+                snprintf(tag, sizeof tag, "c%d", w);
+                keyset ks = keys_make(tag, 0, PER);
+                _exit(s == BB_REDIS_OK &&
+                      bb_redis_madd(c, "race", ks.keys, ks.lens, ks.n, NULL) == BB_REDIS_OK ? 0 : 1);
+            }
+        }
+        int winner = -1;
+        for (int w = 0; w < CREATORS; w++) {
+            int st;
+            waitpid(pid[w], &st, 0);
+            cr_assert(WIFEXITED(st) && (WEXITSTATUS(st) == 0 || WEXITSTATUS(st) == 10),
+                      "round %d: creator %d failed", round, w);
+            if (WEXITSTATUS(st) == 0) {
+                cr_assert_eq(winner, -1, "round %d: creators %d and %d both won", round, winner, w);
+                winner = w;
+            }
+        }
+        cr_assert_neq(winner, -1, "round %d: no creator won", round);
+        char tag[8];
+        snprintf(tag, sizeof tag, "c%d", winner);
+        keyset ks = keys_make(tag, 0, PER);
+        bb_redis_forget(r, NULL);
+        assert_all_present(r, "race", &ks);
+        keys_free(&ks);
+    }
     bb_redis_free(r);
 }
 
