@@ -159,8 +159,8 @@ bb_status bb_cidr_add(bb_filter *f, bb_prefix_set *set, const uint8_t addr[16],
 
 /* ---- The batch ----------------------------------------------------------------------------
  * Addresses in groups of 256: the group's keys go to two arrays, IPv4 keys (5 bytes, tested
- * at the IPv4 lengths) and IPv6 keys (17 bytes, at the IPv6 lengths), each key remembering
- * its address, and each array to one bb_contains_fixed call, which hashes its keys back to
+ * at the IPv4 lengths) and IPv6 keys (17 bytes, at the IPv6 lengths), each address's keys
+ * side by side, and each array to one bb_contains_fixed call, which hashes its keys back to
  * back (XXH3 inlined; 5-byte keys take XXH3's short-input path) and runs the prefetching
  * kernel across hundreds of them. Masks are precomputed per length. */
 
@@ -177,13 +177,15 @@ static void lengths_of(const bb_prefix_set *s, lengths *v4, lengths *v6) {
     uint8_t ones[16], m[16];
     memset(ones, 0xff, 16);
     v4->n = v6->n = 0;
+    /* Masks only for the lengths present: this runs once per batch call. */
     for (unsigned l = 0; l <= 128; l++) {
-        bb_cidr_mask(ones, l, m);
         if (s->words[l >> 6] >> (l & 63) & 1) {
+            bb_cidr_mask(ones, l, m);
             memcpy(v6->mask6[v6->n], m, 16);
             v6->len[v6->n++] = (uint8_t)l;
         }
         if (l >= 96 && (s->ipv4 >> (l - 96) & 1)) {
+            bb_cidr_mask(ones, l, m);
             memcpy(&v4->mask4[v4->n], m + 12, 4);
             v4->len[v4->n++] = (uint8_t)(l - 96);
         }
@@ -191,11 +193,12 @@ static void lengths_of(const bb_prefix_set *s, lengths *v4, lengths *v6) {
 }
 
 typedef struct work {
-    uint8_t *k4, *k6, *hit;      /* keys (5 and 17 bytes) and answers */
-    uint16_t *of4, *of6;         /* address (in the group) of each key */
+    uint8_t *k4, *k6, *hit;        /* keys (5 and 17 bytes) and answers */
+    uint16_t of4[GROUP], of6[GROUP]; /* the IPv4 and the other addresses (in the group) */
 } work;
 
-/* Keys of addresses addrs[0 .. m) into w; *n4, *n6 get the numbers of keys. */
+/* Keys of addresses addrs[0 .. m) into w, each address's keys together, one per length;
+ * *n4, *n6 get the numbers of IPv4 and other addresses. */
 static void group_keys(const uint8_t *addrs, size_t stride, size_t m, const lengths l[2],
                        work *w, size_t *n4, size_t *n6) {
     size_t a4 = 0, a6 = 0;
@@ -204,23 +207,23 @@ static void group_keys(const uint8_t *addrs, size_t stride, size_t m, const leng
         if (is_ipv4(a)) {
             uint32_t v;
             memcpy(&v, a + 12, 4);
-            for (size_t j = 0; j < l[0].n; j++, a4++) {
-                uint8_t *k = w->k4 + BB_CIDR4_KEY_BYTES * a4;
+            uint8_t *k = w->k4 + BB_CIDR4_KEY_BYTES * l[0].n * a4;
+            for (size_t j = 0; j < l[0].n; j++, k += BB_CIDR4_KEY_BYTES) {
                 uint32_t x = v & l[0].mask4[j];
                 k[0] = l[0].len[j];
                 memcpy(k + 1, &x, 4);
-                w->of4[a4] = (uint16_t)g;
             }
+            w->of4[a4++] = (uint16_t)g;
         } else {
             uint64_t x[2];
             memcpy(x, a, 16);
-            for (size_t j = 0; j < l[1].n; j++, a6++) {
-                uint8_t *k = w->k6 + BB_CIDR_KEY_BYTES * a6;
+            uint8_t *k = w->k6 + BB_CIDR_KEY_BYTES * l[1].n * a6;
+            for (size_t j = 0; j < l[1].n; j++, k += BB_CIDR_KEY_BYTES) {
                 uint64_t y[2] = {x[0] & l[1].mask6[j][0], x[1] & l[1].mask6[j][1]};
                 k[0] = l[1].len[j];
                 memcpy(k + 1, y, 16);
-                w->of6[a6] = (uint16_t)g;
             }
+            w->of6[a6++] = (uint16_t)g;
         }
     }
     *n4 = a4;
@@ -232,13 +235,19 @@ static bool work_alloc(work *w, size_t most) {
     w->k4 = malloc(keys * BB_CIDR4_KEY_BYTES);
     w->k6 = malloc(keys * BB_CIDR_KEY_BYTES);
     w->hit = malloc(keys);
-    w->of4 = malloc(keys * sizeof *w->of4);
-    w->of6 = malloc(keys * sizeof *w->of6);
-    return w->k4 && w->k6 && w->hit && w->of4 && w->of6;
+    return w->k4 && w->k6 && w->hit;
 }
 
-static void work_free(work *w) {
-    free(w->k4), free(w->k6), free(w->hit), free(w->of4), free(w->of6);
+static void work_free(work *w) { free(w->k4), free(w->k6), free(w->hit); }
+
+/* out[of[a]] = whether any of address a's `per` answers in hit is 1, for a < n. One store
+ * per address, not a read-modify-write per key (those chain through memory). */
+static void answer(const uint8_t *hit, size_t per, const uint16_t *of, size_t n, uint8_t *out) {
+    for (size_t a = 0; a < n; a++, hit += per) {
+        uint8_t any = 0;
+        for (size_t j = 0; j < per; j++) any |= hit[j];
+        out[of[a]] = any;
+    }
 }
 
 bb_status bb_cidr_contains_batch(const bb_filter *f, const bb_prefix_set *set,
@@ -262,11 +271,10 @@ bb_status bb_cidr_contains_batch(const bb_filter *f, const bb_prefix_set *set,
         size_t m = n - b < GROUP ? n - b : GROUP, n4, n6;
         uint8_t *o = out + b;
         group_keys(addrs + b * stride, stride, m, l, &w, &n4, &n6);
-        memset(o, 0, m);
-        bb_contains_fixed(f, w.k4, BB_CIDR4_KEY_BYTES, 0, n4, w.hit, NULL);
-        for (size_t j = 0; j < n4; j++) o[w.of4[j]] |= w.hit[j];
-        bb_contains_fixed(f, w.k6, BB_CIDR_KEY_BYTES, 0, n6, w.hit, NULL);
-        for (size_t j = 0; j < n6; j++) o[w.of6[j]] |= w.hit[j];
+        bb_contains_fixed(f, w.k4, BB_CIDR4_KEY_BYTES, 0, n4 * l[0].n, w.hit, NULL);
+        answer(w.hit, l[0].n, w.of4, n4, o);
+        bb_contains_fixed(f, w.k6, BB_CIDR_KEY_BYTES, 0, n6 * l[1].n, w.hit, NULL);
+        answer(w.hit, l[1].n, w.of6, n6, o);
         for (size_t g = 0; g < m; g++) present += o[g];
     }
     work_free(&w);
