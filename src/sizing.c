@@ -261,18 +261,33 @@ static double classic_small_fpr(double n, double m, unsigned k) {
     return pow(-expm1((double)k * n * log1p(-1.0 / m)), k) + classic_small_terms(n, m, k);
 }
 
-/* Fewest bits with classic_small_fpr <= p at this k, searched from `from` (where the
- * asymptotic model alone is <= p); 0 if none below BB_MAX_BITS. */
-static double classic_small_bits(double n, double p, unsigned k, double from) {
+/* Near p = 1 the mean over filters is not enough: at p = 0.9999 the 109 bits that model
+ * 0.9999 for 1000 keys (k = 1) are all set in 99% of filters, which then answer yes to every
+ * key. The count of zero bits is close to Poisson with mean mu = m (1 - 1/m)^{kn}, so a filter
+ * is full with probability ~e^{-mu}; sizing also asks that to be at most BB_FULL_P (mu >= 6.9,
+ * a few more bits where p is close to 1, nothing elsewhere). Split-block: every bit can be a
+ * query's, mu = z 256 e^{-lambda/32} (Poisson loads); blocked likewise (blocked_full_p). */
+#define BB_FULL_P 1e-3
+
+static double classic_full_p(double n, double m, unsigned k) {
+    return exp(-m * exp((double)k * n * log1p(-1.0 / m)));
+}
+
+typedef double (*classic_model)(double n, double m, unsigned k);
+
+/* Fewest bits with model <= p at this k (the model falls as m grows), searched from `from`;
+ * 0 if none below BB_MAX_BITS. */
+static double classic_min_bits(classic_model model, double n, double p, unsigned k,
+                               double from) {
     double lo = from, hi = from < 1 ? 1 : from;
-    while (classic_small_fpr(n, hi, k) > p) {
+    while (model(n, hi, k) > p) {
         if (hi > (double)BB_MAX_BITS) return 0;
         lo = hi, hi *= 2;
     }
     if (lo == hi) return hi;
     while (hi - lo > 1) { /* fpr(lo) > p, fpr(hi) <= p */
         double mid = floor(lo + (hi - lo) / 2);
-        if (classic_small_fpr(n, mid, k) <= p) hi = mid; else lo = mid;
+        if (model(n, mid, k) <= p) hi = mid; else lo = mid;
     }
     return hi;
 }
@@ -283,7 +298,7 @@ static double classic_small_bits(double n, double p, unsigned k, double from) {
 static void classic_size_small(double n, double p, unsigned k_lo, unsigned k_hi, double *m_out,
                                unsigned *k_out) {
     for (unsigned k = k_lo; k <= k_hi; k++) {
-        double m = classic_small_bits(n, p, k, classic_bits_for_k(n, p, k));
+        double m = classic_min_bits(classic_small_fpr, n, p, k, classic_bits_for_k(n, p, k));
         if (m && (!*m_out || m < *m_out)) *m_out = m, *k_out = k;
     }
 }
@@ -303,6 +318,10 @@ bb_status bb_classic_size(uint64_t capacity, double fpr, uint64_t *bits_out, uns
         double ms = 0;
         classic_size_small(n, fpr, k_lo, k_hi, &ms, &k);
         m = ms ? ms : INFINITY;
+    }
+    if (m <= (double)BB_MAX_BITS && classic_full_p(n, m, k) > BB_FULL_P) {
+        double mf = classic_min_bits(classic_full_p, n, BB_FULL_P, k, m);
+        m = mf ? mf : INFINITY;
     }
     if (!(m <= (double)BB_MAX_BITS)) return BB_E_TOO_LARGE;
     *bits_out = (uint64_t)m;
@@ -374,6 +393,14 @@ static double blocked_sure_model(double n_keys, uint64_t blocks, unsigned k) {
     return bb_blocked_fpr_model(n_keys, blocks, k) + BB_SURE_Z * bb_blocked_fpr_sd(n_keys, blocks, k);
 }
 
+/* The chance that every bit is set (see BB_FULL_P): a bit of a block with i keys is still 0
+ * with probability (1 - 1/512)^{ik}, so under Poisson loads mu = B 512 e^{-lambda (1 - (1 -
+ * 1/512)^k)} (100,000 keys at p = 0.9999 took 22 blocks, mu = 1.6, before this bound). */
+static double blocked_full_p(double n_keys, uint64_t blocks, unsigned k) {
+    double per_key = -expm1((double)k * log1p(-1.0 / BB_BLOCK_BITS));
+    return exp(-(double)blocks * BB_BLOCK_BITS * exp(-n_keys / (double)blocks * per_key));
+}
+
 /* Fewest blocks for which some k meets p under `model`, and the k with the lowest `model`
  * there: several k may fit (always so for tiny n, where one block holds everything), so take
  * the best one, not merely the first that fits. */
@@ -388,8 +415,12 @@ static bb_status blocked_size_by(block_model model, uint64_t capacity, double fp
         if (b && (!best_blocks || b < best_blocks)) best_blocks = b;
     }
     if (!best_blocks) return BB_E_TOO_LARGE;
+    unsigned k = best_k_by(model, n, best_blocks);
+    if (blocked_full_p(n, best_blocks, k) > BB_FULL_P) /* more blocks, same k: model still <= p */
+        best_blocks = min_blocks(blocked_full_p, n, BB_FULL_P, k, best_blocks, max_blocks);
+    if (!best_blocks) return BB_E_TOO_LARGE;
     *bits_out = best_blocks * BB_BLOCK_BITS;
-    *k_out = best_k_by(model, n, best_blocks);
+    *k_out = k;
     return BB_OK;
 }
 
@@ -425,12 +456,19 @@ unsigned bb_split_best_k(uint64_t capacity, uint64_t bits) {
     return BB_SPLIT_K;
 }
 
+/* The chance that every bit is set (see BB_FULL_P): e^{-mu}, mu = z 256 e^{-lambda/32}. */
+static double split_full_p(double n_keys, uint64_t blocks, unsigned k) {
+    (void)k;
+    return exp(-(double)blocks * BB_SPLIT_BLOCK_BITS * exp(-n_keys / (double)blocks / 32.0));
+}
+
 bb_status bb_split_size(uint64_t capacity, double fpr, uint64_t *bits_out, unsigned *k_out) {
-    uint64_t start;
+    uint64_t start, max_blocks = BB_SPLIT_MAX_BITS / BB_SPLIT_BLOCK_BITS;
     bb_status s = classic_start((double)capacity, fpr, BB_SPLIT_BLOCK_BITS, &start);
     if (s != BB_OK) return s;
-    uint64_t b = min_blocks(split_model, (double)capacity, fpr, BB_SPLIT_K, start,
-                            BB_SPLIT_MAX_BITS / BB_SPLIT_BLOCK_BITS);
+    uint64_t b = min_blocks(split_model, (double)capacity, fpr, BB_SPLIT_K, start, max_blocks);
+    if (b && split_full_p((double)capacity, b, BB_SPLIT_K) > BB_FULL_P)
+        b = min_blocks(split_full_p, (double)capacity, BB_FULL_P, BB_SPLIT_K, b, max_blocks);
     if (!b) return BB_E_TOO_LARGE;
     *bits_out = b * BB_SPLIT_BLOCK_BITS;
     *k_out = BB_SPLIT_K;

@@ -273,3 +273,43 @@ Test(fpr, tiny_n_classic) { check_tiny(BB_CLASSIC); }
 Test(fpr, tiny_n_blocked) { check_tiny(BB_BLOCKED); }
 Test(fpr, tiny_n_split) { check_tiny(BB_SPLIT); }
 Test(fpr, tiny_n_counting) { check_tiny(BB_COUNTING); }
+
+/* ---- Near p = 1: no full filters --------------------------------------------------------------
+ * A filter whose every bit is set answers yes to every key. The mean over filters may still
+ * model p = 0.9999, but before sizing bounded it, 98-99% of classic filters for 7 or 1000 keys
+ * and split filters for 1000 keys were full. Sizing now keeps the chance of a full filter at
+ * most 1e-3: of FULL_FILTERS filters, more than 4 full ones (expected <= 0.5; P(> 4) < 2e-4)
+ * fails. */
+#define FULL_FILTERS 500u
+
+static void check_rarely_full(bb_kind kind, unsigned n, double p) {
+    unsigned full = 0;
+    uint8_t *in = tu_keys(TAG_IN, (size_t)n * FULL_FILTERS);
+    for (unsigned s = 0; s < FULL_FILTERS; s++) {
+        bb_filter *f = NULL;
+        bb_info info;
+        cr_assert_eq(bb_create_for(&f, kind, n, p, 0xF011 + s), BB_OK);
+        cr_assert_eq(bb_add_fixed(f, in + (size_t)s * n * TU_KEY_BYTES, TU_KEY_BYTES, 0, n),
+                     BB_OK);
+        cr_assert_eq(bb_get_info(f, &info), BB_OK);
+        full += info.bits_set == info.bits;
+        bb_free(f);
+    }
+    free(in);
+    cr_log_info("%s n=%u p=%g: %u of %u filters full", bb_kind_name(kind), n, p, full,
+                FULL_FILTERS);
+    cr_assert(full <= 4, "%s n=%u p=%g: %u of %u filters full", bb_kind_name(kind), n, p, full,
+              FULL_FILTERS);
+}
+
+static void check_rarely_full_all(bb_kind kind) {
+    static const unsigned ns[] = {7, 1000, 20000};
+    for (size_t i = 0; i < 3; i++) {
+        check_rarely_full(kind, ns[i], 0.9999);
+        check_rarely_full(kind, ns[i], 0.999);
+    }
+}
+
+Test(fpr, near_1_classic_rarely_full) { check_rarely_full_all(BB_CLASSIC); }
+Test(fpr, near_1_blocked_rarely_full) { check_rarely_full_all(BB_BLOCKED); }
+Test(fpr, near_1_split_rarely_full) { check_rarely_full_all(BB_SPLIT); }
