@@ -610,3 +610,17 @@ Test(cli, fold_to_without_pow2_folds) {
     run_free(&r);
     expect_query("f.bb", "p0\np500\np999\n", "p0\np500\np999\n");
 }
+
+/* OUT a dangling symlink: refused with a message naming the link's target, nothing written,
+ * the link kept (parquet index and extract do the same: tests/parquet/oracle.mjs). */
+Test(cli, build_onto_dangling_symlink) {
+    free(make_keys("k.txt", "p", 10));
+    cr_assert_eq(symlink("missing_dir/f.bb", "dl.bb"), 0);
+    run_result r = RUN(NULL, "build", "-o", "dl.bb", "k.txt");
+    expect_fail(&r, 1, "build onto a dangling link");
+    cr_assert(strstr(r.err, "symbolic link to 'missing_dir/f.bb', which does not exist"), "%s",
+              r.err);
+    run_free(&r);
+    struct stat st;
+    cr_assert(lstat("dl.bb", &st) == 0 && S_ISLNK(st.st_mode), "the link is kept");
+}
