@@ -14,7 +14,8 @@
  * in words, naming the node (host:port) for network errors, and for BB_REDIS_E_SERVER
  * quoting the server's reply. A batch that fails on one node returns that error, never a
  * partial success: the keys of the nodes that answered are added (adding is idempotent,
- * so the caller may retry the whole batch).
+ * so the caller may retry the whole batch). A node that is down gives BB_REDIS_E_IO and
+ * one that answers CLUSTERDOWN BB_REDIS_E_SERVER, both naming that node's host:port.
  */
 #ifndef BLOCKBLOOM_REDIS_H
 #define BLOCKBLOOM_REDIS_H

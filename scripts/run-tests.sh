@@ -5,7 +5,7 @@
 #                tests, the README example, and parquet_oracle: `blockbloom parquet` against
 #                DuckDB, which scripts/setup-duckdb.sh installs from npm)
 #   2. redis     scripts/test-redis.sh: the Redis binding and `blockbloom redis` against a
-#                standalone redis-server and a 3-master cluster started on loopback (~40 s)
+#                standalone redis-server and a 3-master cluster started on loopback (~20-50 s)
 #   3. python    the Python package built, installed into a temporary directory and tested
 #                with pytest on Debian's /usr/bin/python3 (scripts/test-python.sh)
 #   4. sanitize  the same suite under AddressSanitizer + UndefinedBehaviorSanitizer, the
@@ -17,7 +17,8 @@
 # scripts/stress-cli.sh and the benchmark (README "Performance").
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh nodejs npm # npm: tests/scripts/npm_setup.sh (kept if on PATH)
+scripts/setup.sh nodejs npm time # npm: tests/scripts/npm_setup.sh (kept if on PATH); time:
+# stress-cli.sh, which the scripts_absolute_prefix test runs
 scripts/setup-duckdb.sh
 
 passed=0

@@ -12,6 +12,7 @@
 # Build directory: <prefix>stress, prefix BB_BUILD_PREFIX (default "build-"); data in its data/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+scripts/setup.sh time # GNU time (/usr/bin/time) for the peak-memory figures
 dir=${BB_BUILD_PREFIX:-build-}stress
 steps=("$@")
 ((${#steps[@]})) || steps=(long-key empty binary binary-nul)

@@ -110,9 +110,26 @@ start_server standalone "$sa_port" --appendonly yes --appendfsync always
 $bb redis "${u[@]}" pull cli -o "$tmp/after-aof.bbf" 2>/dev/null
 cmp "$tmp/after-aof.bbf" "$tmp/local.bbf" || fail "filter changed over an AOF restart"
 
-# Last: a node killed while batches run must fail loudly (this breaks the cluster).
+# Last: a node killed while batches run must fail loudly (this breaks the cluster). `down` is a
+# name whose slot a surviving node owns (node 2 redirects it), for the CLUSTERDOWN check below.
+for down in down0 down1 down2 down3 down4 down5 down6 down7; do
+  redis-cli -p "${cl_ports[2]}" exists "$down" | grep -q MOVED && break
+done
 echo "test-redis: killing node 127.0.0.1:${cl_ports[2]} mid-batch (a \"Killed\" line follows)" >&2
 "$build/tests/test_redis" --jobs=1 --filter='cluster_kill/*'
-# Once the cluster has noticed (node timeout 2 s) the others answer CLUSTERDOWN instead.
-expect_exit 1 "127\\.0\\.0\\.1:${cl_ports[2]}|CLUSTERDOWN" $bb redis "${c[@]}" madd sliced "$tmp/keys"
+# Right after the kill the dead node is named (it refuses connections); once the cluster has
+# noticed (node timeout 2 s) the live nodes answer CLUSTERDOWN, and the one that did is named.
+dead="127\\.0\\.0\\.1:${cl_ports[2]}" live="127\\.0\\.0\\.1:(${cl_ports[0]}|${cl_ports[1]})"
+expect_exit 1 "^blockbloom: redis ($dead: .*commands not done|$live: CLUSTERDOWN .*commands not done)" \
+  $bb redis "${c[@]}" madd sliced "$tmp/keys"
+for _ in $(seq 100); do
+  redis-cli -p "${cl_ports[0]}" cluster info | grep -q 'cluster_state:fail' && break
+  sleep 0.1
+done
+redis-cli -p "${cl_ports[0]}" cluster info | grep -q 'cluster_state:fail' || fail "cluster never noticed the kill"
+for args in "madd $down $tmp/keys" "mexists $down $tmp/keys" "info $down"; do
+  # shellcheck disable=SC2086 # $args is the subcommand and its operands (no spaces in them)
+  expect_exit 1 "^blockbloom: redis $live: CLUSTERDOWN .*\\(1 of 1 commands not done\\)" \
+    $bb redis "${c[@]}" $args
+done
 echo "test-redis: all passed" >&2

@@ -311,21 +311,25 @@ typedef struct round_state {
     size_t n_pending;
     bool retry_wait;    /* TRYAGAIN or a broken node seen: pause before the next round */
     bool refresh_slots; /* a broken node: reload the map before the next round */
+    bool io_failed;     /* a node failed: r->err names it */
+    int last_node;      /* the node of the last redirection or TRYAGAIN, -1 if none */
+    size_t n_down;      /* commands answered CLUSTERDOWN: the batch failed */
+    char down[160];     /* "HOST:PORT: CLUSTERDOWN ..." of the first of them */
 } round_state;
 
-/* Read node i's replies for its queue. A broken connection leaves its commands pending. */
-static bb_redis_status read_node(bb_redis *r, int i, bbr_cmd *cmds, round_state *st) {
+/* Read node i's replies for its queue. A broken connection leaves its commands pending
+ * (st->io_failed, r->err naming the node). */
+static void read_node(bb_redis *r, int i, bbr_cmd *cmds, round_state *st) {
     bbr_node *n;
-    bb_redis_status s = BB_REDIS_OK;
     for (size_t q = 0; q < (n = &r->nodes[i])->n_queued; q++) { /* a redirection may add a
                                                                     node and move the array */
         long ci = n->queued[q];
         void *rep = NULL;
         if (!n->ctx || redisGetReply(n->ctx, &rep) != REDIS_OK || !rep) {
-            s = bbr_fail(r, BB_REDIS_E_IO, "redis %s:%d: %s", n->host, n->port,
+            bbr_fail(r, BB_REDIS_E_IO, "redis %s:%d: %s", n->host, n->port,
                          n->ctx && n->ctx->errstr[0] ? n->ctx->errstr : "connection lost");
             node_close(n);
-            st->refresh_slots = st->retry_wait = true;
+            st->refresh_slots = st->retry_wait = st->io_failed = true;
             break; /* the rest of this node's queue stays pending */
         }
         redisReply *reply = rep;
@@ -346,16 +350,21 @@ static bb_redis_status read_node(bb_redis *r, int i, bbr_cmd *cmds, round_state 
         } else if (reply->type == REDIS_REPLY_ERROR && strncmp(reply->str, "TRYAGAIN", 8) == 0) {
             st->retry_wait = true;
         } else {
+            /* The node is up but its cluster is not (a master failed): no retry helps
+             * before a failover; the batch fails naming the node that said so. */
+            if (reply->type == REDIS_REPLY_ERROR && strncmp(reply->str, "CLUSTERDOWN", 11) == 0 &&
+                !st->n_down++)
+                snprintf(st->down, sizeof st->down, "%s:%d: %s", n->host, n->port, reply->str);
             if (c->reply) freeReplyObject(c->reply);
             c->reply = reply;
             st->pending[ci] = false;
             st->n_pending--;
             continue;
         }
+        st->last_node = i; /* redirected or told to retry */
         freeReplyObject(reply);
     }
     r->nodes[i].n_queued = 0;
-    return s;
 }
 
 /* Append every pending command to its node's output buffer (ASKING first where asked). */
@@ -370,7 +379,7 @@ static bb_redis_status send_round(bb_redis *r, bbr_cmd *cmds, size_t n, round_st
         }
         if (node_connect(r, node) != BB_REDIS_OK) {
             last = BB_REDIS_E_IO;
-            st->refresh_slots = st->retry_wait = true;
+            st->refresh_slots = st->retry_wait = st->io_failed = true;
             continue;
         }
         bbr_node *nd = &r->nodes[node];
@@ -403,35 +412,44 @@ static void flush_all(bb_redis *r) {
 }
 
 static bb_redis_status exec_rounds(bb_redis *r, bbr_cmd *cmds, size_t n, round_state *st) {
-    bb_redis_status s = BB_REDIS_OK;
     for (int round = 0; st->n_pending && round < BBR_ROUNDS; round++) {
         if (st->retry_wait) pause_ms(50L << (round < 4 ? round : 4));
         if (st->refresh_slots && r->cluster) slots_refresh(r);
         st->retry_wait = st->refresh_slots = false;
-        s = send_round(r, cmds, n, st);
-        if (s == BB_REDIS_E_NOMEM) return s;
+        if (send_round(r, cmds, n, st) == BB_REDIS_E_NOMEM) return BB_REDIS_E_NOMEM;
         flush_all(r);
         for (size_t i = 0; i < r->n_nodes; i++) {
             if (!r->nodes[i].n_queued) continue;
             r->round_trips++;
-            bb_redis_status rs = read_node(r, (int)i, cmds, st);
-            if (rs != BB_REDIS_OK) s = rs;
+            read_node(r, (int)i, cmds, st);
         }
     }
-    if (!st->n_pending) return BB_REDIS_OK;
-    /* r->err names the node of the last failure; say the batch did not complete. */
-    if (s == BB_REDIS_OK)
-        return bbr_fail(r, BB_REDIS_E_IO, "redis: %zu commands still redirected after %d rounds "
-                        "(cluster resharding or down?)", st->n_pending, BBR_ROUNDS);
-    size_t len = strlen(r->err);
-    snprintf(r->err + len, sizeof r->err - len, " (%zu of %zu commands not done)", st->n_pending, n);
-    return s;
+    if (!st->n_pending && !st->n_down) return BB_REDIS_OK;
+    size_t not_done = st->n_pending + st->n_down;
+    if (!st->n_pending)
+        return bbr_fail(r, BB_REDIS_E_SERVER, "redis %s (%zu of %zu commands not done)",
+                        st->down, not_done, n);
+    if (st->io_failed) { /* r->err names the node of the last failure */
+        size_t len = strlen(r->err);
+        snprintf(r->err + len, sizeof r->err - len, " (%zu of %zu commands not done)", not_done, n);
+        return BB_REDIS_E_IO;
+    }
+    if (st->last_node >= 0)
+        return bbr_fail(r, BB_REDIS_E_IO, "redis %s:%d: still redirecting after %d rounds "
+                        "(cluster resharding or down?) (%zu of %zu commands not done)",
+                        r->nodes[st->last_node].host, r->nodes[st->last_node].port, BBR_ROUNDS,
+                        not_done, n);
+    size_t i = 0;
+    while (!st->pending[i]) i++;
+    return bbr_fail(r, BB_REDIS_E_IO, "redis: no node serves the slot of '%.*s' (cluster down?) "
+                    "(%zu of %zu commands not done)", (int)cmds[i].argvlen[1],
+                    (const char *)cmds[i].argv[1], not_done, n);
 }
 
 bb_redis_status bbr_exec(bb_redis *r, bbr_cmd *cmds, size_t n) {
     r->err[0] = '\0';
     if (n == 0) return BB_REDIS_OK;
-    round_state st = {.pending = malloc(n), .n_pending = n};
+    round_state st = {.pending = malloc(n), .n_pending = n, .last_node = -1};
     if (!st.pending) return bbr_fail(r, BB_REDIS_E_NOMEM, "redis: out of memory");
     memset(st.pending, 1, n);
     for (size_t i = 0; i < n; i++) cmds[i].ask_node = -1;

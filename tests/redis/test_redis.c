@@ -551,15 +551,59 @@ static void ok(redisReply *rep, const char *what) {
     freeReplyObject(rep);
 }
 
-/* Migrate shard 0's slot to another node while batches run: the batch after MIGRATING +
- * MIGRATE is answered with ASK for the moved key, the one after the final SETSLOT NODE with
- * MOVED (the handle's map is stale). Nothing is lost either way. */
+/* The source node's reply to a raw GETRANGE of `key`: "ASK ..." or "MOVED ..." expected. */
+static void assert_redirects(redisContext *c, const char *key, const char *prefix) {
+    redisReply *rep = redisCommand(c, "GETRANGE %s 0 63", key);
+    cr_assert(rep && rep->type == REDIS_REPLY_ERROR && strncmp(rep->str, prefix, strlen(prefix)) == 0,
+              "the source should answer %s for %s: %s", prefix, key, rep && rep->str ? rep->str : "?");
+    freeReplyObject(rep);
+}
+
+/* madd of ks through r in one call (one pipeline), checking every BF.MADD reply against the
+ * local filter L: a key is new exactly when L did not contain it before it was added. */
+static void madd_like_local(bb_redis *r, bb_filter *L, const keyset *ks, const char *what) {
+    uint8_t *nw = malloc(ks->n);
+    must(r, bb_redis_madd(r, "mig", ks->keys, ks->lens, ks->n, nw), what);
+    for (size_t i = 0; i < ks->n; i++) {
+        bool was_new = !bb_contains(L, ks->keys[i], ks->lens[i]);
+        cr_assert_eq(bb_add(L, ks->keys[i], ks->lens[i]), BB_OK);
+        cr_assert_eq(nw[i], was_new, "%s: key %zu new %d, local %d", what, i, nw[i], was_new);
+    }
+    free(nw);
+}
+
+/* mexists of ks through r in one call, every answer equal to the local filter's. */
+static void mexists_like_local(bb_redis *r, const bb_filter *L, const keyset *ks, const char *what) {
+    uint8_t *out = malloc(ks->n);
+    size_t hits = 0, want = 0;
+    must(r, bb_redis_mexists(r, "mig", ks->keys, ks->lens, ks->n, out, &hits), what);
+    for (size_t i = 0; i < ks->n; i++) {
+        bool in = bb_contains(L, ks->keys[i], ks->lens[i]);
+        want += in;
+        cr_assert_eq(out[i], in, "%s: key %zu answered %d, local %d", what, i, out[i], in);
+    }
+    cr_assert_eq(hits, want);
+    free(out);
+}
+
+/* Shard 0's slot is resharded while one pipelined batch runs on it. Deterministically: the
+ * slot is put in MIGRATING (source) / IMPORTING (target) state and its key MIGRATEd before
+ * the batch, so inside each madd/mexists pipeline every command on shard 0 is answered
+ * -ASK by the source (checked with a raw GETRANGE) and must be resent with ASKING to the
+ * target, while the commands on the other shards are answered directly. After SETSLOT NODE
+ * on every node, handles that still hold the old map get -MOVED inside their next batch.
+ * Every BF.MADD / BF.MEXISTS reply must equal a local filter's, and pull its bytes. */
 Test(cluster, resharding_mid_batch) {
-    bb_redis *r = cluster();
+    bb_redis *r = cluster(), *stale = NULL;
     fresh(r, "mig");
     must(r, bb_redis_reserve(r, "mig", 0.01, 30000, 3), "reserve");
-    keyset a = keys_make("a", 0, 10000), b = keys_make("b", 0, 10000), c = keys_make("c2", 0, 10000);
-    must(r, bb_redis_madd(r, "mig", a.keys, a.lens, a.n, NULL), "madd before");
+    bb_filter *L;
+    cr_assert_eq(bb_create_for(&L, BB_BLOCKED, 30000, 0.01, 0), BB_OK);
+    keyset a = keys_make("a", 0, 8000), b = keys_make("b", 0, 8000), c = keys_make("c2", 0, 8000);
+    keyset probe = keys_make("a", 4000, 20000); /* half of a, 16000 never added */
+    madd_like_local(r, L, &a, "madd before");
+    stale = cluster();
+    mexists_like_local(stale, L, &a, "mexists before (caches the map)");
     redisContext *n[3];
     for (int i = 0; i < 3; i++) n[i] = raw(seeds[i]);
     const char *key = "bb:{0:mig}";
@@ -570,31 +614,45 @@ Test(cluster, resharding_mid_batch) {
     freeReplyObject(sl);
     ok(redisCommand(n[dst], "CLUSTER SETSLOT %lld IMPORTING %s", slot, src_id), "importing");
     ok(redisCommand(n[src], "CLUSTER SETSLOT %lld MIGRATING %s", slot, dst_id), "migrating");
-    const char *dhost = strrchr(seeds[dst], ':');
-    ok(redisCommand(n[src], "MIGRATE 127.0.0.1 %s %b 0 5000 KEYS %s", dhost + 1, "", (size_t)0, key),
+    const char *dport = strrchr(seeds[dst], ':') + 1;
+    ok(redisCommand(n[src], "MIGRATE 127.0.0.1 %s %b 0 5000 KEYS %s", dport, "", (size_t)0, key),
        "migrate");
-    /* The source now answers -ASK for shard 0 (its key is gone): a client that did not send
-     * ASKING + the command to the target would get an error or write nothing. */
-    must(r, bb_redis_madd(r, "mig", b.keys, b.lens, b.n, NULL), "madd during migration (ASK)");
-    assert_all_present(r, "mig", &b);
+    assert_redirects(n[src], key, "ASK ");
+    uint64_t t0 = bb_redis_round_trips(r);
+    madd_like_local(r, L, &b, "madd while the slot migrates (ASK)");
+    /* Round 1 reaches at most the 3 nodes; the ASKed commands need a second round. */
+    cr_assert_geq(bb_redis_round_trips(r) - t0, 2, "no second round: ASK not followed?");
+    mexists_like_local(r, L, &probe, "mexists while the slot migrates (ASK)");
     for (int i = 0; i < 3; i++)
         ok(redisCommand(n[i], "CLUSTER SETSLOT %lld NODE %s", slot, dst_id), "setslot node");
-    must(r, bb_redis_madd(r, "mig", c.keys, c.lens, c.n, NULL), "madd after migration (MOVED)");
-    assert_all_present(r, "mig", &a);
-    assert_all_present(r, "mig", &b);
-    assert_all_present(r, "mig", &c);
-    bb_redis *fresh_handle = cluster(); /* a new handle with the new map agrees */
-    assert_all_present(fresh_handle, "mig", &b);
+    assert_redirects(n[src], key, "MOVED ");
+    madd_like_local(r, L, &c, "madd after the migration (MOVED)");
+    mexists_like_local(stale, L, &probe, "mexists after the migration (MOVED)");
+    bb_redis *other = cluster(); /* a new handle with the new map agrees */
+    assert_all_present(other, "mig", &a);
+    assert_all_present(other, "mig", &b);
+    assert_all_present(other, "mig", &c);
+    uint64_t size;
+    size_t la, lb;
+    cr_assert_eq(bb_serialized_size(L, &size), BB_OK);
+    uint8_t *want = malloc(size), *got = pulled_bytes(other, "mig", &lb);
+    cr_assert_eq(bb_serialize(L, want, size, &la), BB_OK);
+    cr_assert(la == lb && memcmp(want, got, la) == 0, "pulled filter differs from the local one");
     redisReply *len = redisCommand(n[dst], "STRLEN %s", key);
     cr_assert(len && len->type == REDIS_REPLY_INTEGER && len->integer > 0, "shard now on the target");
     freeReplyObject(len);
     for (int i = 0; i < 3; i++) redisFree(n[i]);
+    free(want);
+    free(got);
     free(src_id);
     free(dst_id);
     keys_free(&a);
     keys_free(&b);
     keys_free(&c);
-    bb_redis_free(fresh_handle);
+    keys_free(&probe);
+    bb_free(L);
+    bb_redis_free(other);
+    bb_redis_free(stale);
     bb_redis_free(r);
 }
 
