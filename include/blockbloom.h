@@ -109,7 +109,11 @@ typedef enum bb_kind {
  * to 1..BB_MAX_K, bits = ceil(-k n / ln(1 - p^{1/k})), the m at which the model
  * (1 - e^{-kn/m})^k equals p; the smaller of the two wins. So the model never exceeds p: the
  * textbook m = -n ln p / (ln 2)^2 with a rounded k can (1.0039% at p = 1%, and 0.99 at
- * p = 0.9 where k is clamped to 1). For 10^6 keys at 1%: 9,592,955 bits, k = 7.
+ * p = 0.9 where k is clamped to 1). For 10^6 keys at 1%: 9,592,955 bits, k = 7. Tiny
+ * filters (tens to thousands of bits) get more, from a model with their O(1/m) terms (fill
+ * spread, repeated probe positions; src/sizing.c): n = 1 at 1% takes 58 bits, not 10.
+ * Every kind: near p = 1 also enough bits that a filter is full (every bit set, so every
+ * key a hit) with probability <= 1e-3.
  * Blocked: the smallest whole number of 512-bit blocks for which some k in 1..BB_MAX_K has
  * model FPR (see bb_fpr_model, Putze-Sanders-Singler 2007) <= fpr, and the k with the lowest
  * model FPR at that size (bb_best_k).
@@ -884,7 +888,8 @@ BB_API bb_status bb_deserialize(bb_filter **out, const void *buf, size_t len);
 /** Save atomically: write `path`.tmp.XXXXXX in the same directory, fsync it, rename it
  *  over `path`, fsync the directory. On error `path` is untouched and no temp file remains
  *  (a process killed mid-save can leave the temp file, never a partial `path`). A symlink
- *  is followed (its final target is replaced, the link stays); an existing `path` that is
+ *  is followed (its final target is replaced, the link stays); a dangling symlink is
+ *  refused (BB_E_IO, errno ENOENT), nothing written; an existing `path` that is
  *  not a regular file (directory, FIFO, device) is refused: BB_E_IO with errno EISDIR or
  *  EINVAL. Errors: BB_E_INVAL (NULL), BB_E_UNSUPPORTED (kind not storable), BB_E_NOMEM,
  *  BB_E_IO (errno tells why). */

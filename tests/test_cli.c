@@ -599,3 +599,36 @@ Test(cli, split_build_query_info_and_fold) {
     run_free(&r);
     cr_assert(!exists("x.bb"), "refused builds write nothing");
 }
+
+/* --fold-to without --pow2: 10^6 keys at 1% size to 19,372 blocks (9,918,464 bits, as
+ * `blockbloom build -n 1000000` reports), an even count that halves only twice, to 4,843. The build now
+ * rounds the count up to c 2^j with c < 32: 19,372 / 2^10 = 18.92 -> 19 x 1024 = 19,456 blocks,
+ * which folds down to 38 blocks for 1000 keys (at 19 blocks, lambda = 52.6, the model is
+ * 1.08% > 1%; at the mean load alone the in-block fill 1 - e^{-6 x 52.6 / 512} = 0.46 gives
+ * 0.46^6 = 0.95%, and the spread of loads raises it). Before, it stopped at 4,843 blocks (and
+ * a split filter for 10^6 keys, 20,565 blocks, odd, did not fold at all). */
+Test(cli, fold_to_without_pow2_folds) {
+    free(make_keys("k.txt", "p", 1000));
+    run_ok(ARGS("build", "--kind", "blocked", "-n", "1000000", "-p", "0.01", "--fold-to", "0.01",
+                "-o", "f.bb", "k.txt"), "build --fold-to");
+    run_result r = RUN(NULL, "info", "f.bb");
+    expect_ok(&r, "info folded");
+    cr_assert(strstr(r.out, "blocks: 38\n"), "%s", r.out);
+    cr_assert(strstr(r.out, "bits: 19456\n"), "%s", r.out);
+    run_free(&r);
+    expect_query("f.bb", "p0\np500\np999\n", "p0\np500\np999\n");
+}
+
+/* OUT a dangling symlink: refused with a message naming the link's target, nothing written,
+ * the link kept (parquet index and extract do the same: tests/parquet/oracle.mjs). */
+Test(cli, build_onto_dangling_symlink) {
+    free(make_keys("k.txt", "p", 10));
+    cr_assert_eq(symlink("missing_dir/f.bb", "dl.bb"), 0);
+    run_result r = RUN(NULL, "build", "-o", "dl.bb", "k.txt");
+    expect_fail(&r, 1, "build onto a dangling link");
+    cr_assert(strstr(r.err, "symbolic link to 'missing_dir/f.bb', which does not exist"), "%s",
+              r.err);
+    run_free(&r);
+    struct stat st;
+    cr_assert(lstat("dl.bb", &st) == 0 && S_ISLNK(st.st_mode), "the link is kept");
+}

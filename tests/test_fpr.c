@@ -227,3 +227,89 @@ Test(fpr, split_sized_for_p_sweep) {
 }
 
 Test(fpr, no_false_negatives_split_every_kernel) { check_every_kernel(BB_SPLIT); }
+
+/* ---- Tiny n ---------------------------------------------------------------------------------
+ * Filters for n = 1, 2, 7 keys are tens of bits (classic) or one block: outside the asymptotic
+ * model, and one filter's FPR is far from the mean, so the rate is measured over TINY_FILTERS
+ * filters (seeds) of TINY_PROBES absent keys each, and must be at most p + 3.29 sigma(p).
+ * Classic filters sized by the asymptotic model alone measured 0.060 at n = 1, p = 0.01 and
+ * 0.026 at n = 1, p = 0.001 here. */
+#define TINY_FILTERS 2000u
+#define TINY_PROBES 100u
+
+static double tiny_rate(bb_kind kind, unsigned n, double p) {
+    size_t fp = 0;
+    for (unsigned s = 0; s < TINY_FILTERS; s++) {
+        bb_filter *f = NULL;
+        cr_assert_eq(bb_create_for(&f, kind, n, p, 0x7117 + s), BB_OK);
+        uint8_t *in = tu_keys(TAG_IN + 16u * s, n), *out = tu_keys(TAG_OUT + 16u * s, TINY_PROBES);
+        for (unsigned i = 0; i < n; i++)
+            cr_assert_eq(bb_add(f, in + i * TU_KEY_BYTES, TU_KEY_BYTES), BB_OK);
+        for (unsigned i = 0; i < n; i++)
+            cr_assert(bb_contains(f, in + i * TU_KEY_BYTES, TU_KEY_BYTES));
+        for (unsigned i = 0; i < TINY_PROBES; i++)
+            fp += bb_contains(f, out + i * TU_KEY_BYTES, TU_KEY_BYTES);
+        free(in);
+        free(out);
+        bb_free(f);
+    }
+    return (double)fp / ((double)TINY_FILTERS * TINY_PROBES);
+}
+
+static void check_tiny(bb_kind kind) {
+    static const unsigned ns[] = {1, 2, 7};
+    static const double ps[] = {0.5, 0.1, 0.01, 0.001};
+    for (size_t i = 0; i < 3; i++)
+        for (size_t j = 0; j < 4; j++) {
+            double rate = tiny_rate(kind, ns[i], ps[j]);
+            double bound = ps[j] + TU_Z999 * tu_sigma(ps[j], (double)TINY_FILTERS * TINY_PROBES);
+            cr_log_info("%s n=%u p=%g: measured %.5f", bb_kind_name(kind), ns[i], ps[j], rate);
+            cr_assert(rate <= bound, "%s n=%u p=%g: measured %.5f above p + 3.29 sigma = %.5f",
+                      bb_kind_name(kind), ns[i], ps[j], rate, bound);
+        }
+}
+
+Test(fpr, tiny_n_classic) { check_tiny(BB_CLASSIC); }
+Test(fpr, tiny_n_blocked) { check_tiny(BB_BLOCKED); }
+Test(fpr, tiny_n_split) { check_tiny(BB_SPLIT); }
+Test(fpr, tiny_n_counting) { check_tiny(BB_COUNTING); }
+
+/* ---- Near p = 1: no full filters --------------------------------------------------------------
+ * A filter whose every bit is set answers yes to every key. The mean over filters may still
+ * model p = 0.9999, but before sizing bounded it, 98-99% of classic filters for 7 or 1000 keys
+ * and split filters for 1000 keys were full. Sizing now keeps the chance of a full filter at
+ * most 1e-3: of FULL_FILTERS filters, more than 4 full ones (expected <= 0.5; P(> 4) < 2e-4)
+ * fails. */
+#define FULL_FILTERS 500u
+
+static void check_rarely_full(bb_kind kind, unsigned n, double p) {
+    unsigned full = 0;
+    uint8_t *in = tu_keys(TAG_IN, (size_t)n * FULL_FILTERS);
+    for (unsigned s = 0; s < FULL_FILTERS; s++) {
+        bb_filter *f = NULL;
+        bb_info info;
+        cr_assert_eq(bb_create_for(&f, kind, n, p, 0xF011 + s), BB_OK);
+        cr_assert_eq(bb_add_fixed(f, in + (size_t)s * n * TU_KEY_BYTES, TU_KEY_BYTES, 0, n),
+                     BB_OK);
+        cr_assert_eq(bb_get_info(f, &info), BB_OK);
+        full += info.bits_set == info.bits;
+        bb_free(f);
+    }
+    free(in);
+    cr_log_info("%s n=%u p=%g: %u of %u filters full", bb_kind_name(kind), n, p, full,
+                FULL_FILTERS);
+    cr_assert(full <= 4, "%s n=%u p=%g: %u of %u filters full", bb_kind_name(kind), n, p, full,
+              FULL_FILTERS);
+}
+
+static void check_rarely_full_all(bb_kind kind) {
+    static const unsigned ns[] = {7, 1000, 20000};
+    for (size_t i = 0; i < 3; i++) {
+        check_rarely_full(kind, ns[i], 0.9999);
+        check_rarely_full(kind, ns[i], 0.999);
+    }
+}
+
+Test(fpr, near_1_classic_rarely_full) { check_rarely_full_all(BB_CLASSIC); }
+Test(fpr, near_1_blocked_rarely_full) { check_rarely_full_all(BB_BLOCKED); }
+Test(fpr, near_1_split_rarely_full) { check_rarely_full_all(BB_SPLIT); }

@@ -48,8 +48,9 @@ static const char usage[] =
     "                         needs it)\n"
     "      --fold-to=P        split and blocked: after adding, halve the filter while its\n"
     "                         model FPR for the keys added stays <= P (build large from an\n"
-    "                         estimate, shrink to what the keys need); a halving needs\n"
-    "                         an even block count, so add --pow2 to fold far\n"
+    "                         estimate, shrink to what the keys need); without --pow2\n"
+    "                         the block count is first rounded up to c x 2^j, c < 32\n"
+    "                         (at most 1/16 more), so that it can be halved j times\n"
     "  -0, --null             keys end with NUL instead of newline; nothing is stripped\n"
     "      --slice=I/N        write only slice I (0-based) of N of the blocked filter:\n"
     "                         its blocks' bytes, no header, in 1/N of the memory; needs -n.\n"
@@ -316,19 +317,47 @@ static int create(const bb_config *cfg, bb_filter **f) {
     return s == BB_E_NOMEM ? BB_EXIT_RUNTIME : BB_EXIT_USAGE;
 }
 
+/* --fold-to without --pow2: bb_fold halves only an even block count, and the usual sizes are
+ * odd (10^6 keys at 1%: 20,565 blocks), so the filter would never fold. Round the block count
+ * up to c 2^j with c < 32 (at most 1/16 more bits; 20,565 -> 21 x 2^10 = 21,504, +4.6%), which
+ * can be halved j times; the k stays the one sized for the unrounded filter, and more bits
+ * only lower its FPR. */
+#define FOLD_TOP_BITS 5u
+
+static uint64_t round_for_folding(uint64_t blocks) {
+    unsigned j = 0;
+    while ((blocks >> j) >= (UINT64_C(1) << FOLD_TOP_BITS)) j++;
+    uint64_t c = (blocks + (UINT64_C(1) << j) - 1) >> j;
+    return c << j;
+}
+
+static int create_foldable(const bb_config *cfg, bb_filter **f) {
+    int st = create(cfg, f);
+    bb_info in;
+    if (st != BB_EXIT_OK || (cfg->flags & BB_POW2_BYTES)) return st;
+    if (bb_get_info(*f, &in) != BB_OK || !in.blocks) return st;
+    uint64_t blocks = round_for_folding(in.blocks);
+    if (blocks == in.blocks) return st;
+    bb_config c = {.kind = cfg->kind, .capacity = cfg->capacity, .seed = cfg->seed,
+                   .bits = in.bits / in.blocks * blocks, .k = in.k};
+    bb_free(*f);
+    *f = NULL;
+    return create(&c, f);
+}
+
 /* No -n: read every key, size the filter for their number, add them in one batch. */
 static int build_from_all(build_opts *o, cli_keyreader *r, cli_keybuf *kb, bb_filter **f) {
     bool done;
     int st = cli_keyreader_fill(r, kb, SIZE_MAX, SIZE_MAX, &done);
     if (st != BB_EXIT_OK) return st;
     o->cfg.capacity = kb->n ? kb->n : 1;
-    st = create(&o->cfg, f);
+    st = o->fold_to != 0.0 ? create_foldable(&o->cfg, f) : create(&o->cfg, f);
     return st == BB_EXIT_OK ? add_chunk(*f, kb) : st;
 }
 
 /* -n given: create first, then stream. */
 static int build_streaming(const build_opts *o, cli_keyreader *r, cli_keybuf *kb, bb_filter **f) {
-    int st = create(&o->cfg, f);
+    int st = o->fold_to != 0.0 ? create_foldable(&o->cfg, f) : create(&o->cfg, f);
     return st == BB_EXIT_OK ? cli_add_stream(*f, r, kb) : st;
 }
 

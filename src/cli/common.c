@@ -59,7 +59,14 @@ int cli_bad_option(const char *cmd) {
  * library refuses to map or replace (errno ENODEV or EINVAL), is named as such. */
 int cli_lib_error(const char *what, const char *path, bb_status s, int err) {
     struct stat st;
-    if (s == BB_E_IO && (err == ENODEV || err == EINVAL) && stat(path, &st) == 0 &&
+    char link[256];
+    ssize_t len;
+    if (s == BB_E_IO && err == ENOENT && lstat(path, &st) == 0 && S_ISLNK(st.st_mode) &&
+        (len = readlink(path, link, sizeof link - 1)) >= 0) {
+        link[len] = '\0'; /* a dangling link: bb_save refuses it (docs: bb_save) */
+        cli_error("%s '%s': it is a symbolic link to '%s', which does not exist (create the "
+                  "target or remove the link)", what, path, link);
+    } else if (s == BB_E_IO && (err == ENODEV || err == EINVAL) && stat(path, &st) == 0 &&
         !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
         cli_error("%s '%s': not a regular file (a FIFO, socket or device)", what, path);
     else if (s == BB_E_IO && err)

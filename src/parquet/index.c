@@ -177,7 +177,15 @@ static bb_status save_atomically(const char *path_in, const uint8_t *head, size_
                                  const tc_buf *tail, bb_pq_error *err) {
     struct stat st;
     char *path = NULL;
-    if (lstat(path_in, &st) == 0 && S_ISLNK(st.st_mode)) path = realpath(path_in, NULL);
+    if (lstat(path_in, &st) == 0 && S_ISLNK(st.st_mode)) {
+        /* A dangling link is refused, as bb_save refuses it (replacing the link itself would
+         * silently drop it; creating its target is a guess at what was meant). */
+        if (!(path = realpath(path_in, NULL))) {
+            errno = ENOENT;
+            return pq_fail(err, BB_E_IO, "'%s' is a symbolic link to a file that does not "
+                           "exist (create the target or remove the link)", path_in);
+        }
+    }
     if (!path && !(path = strdup(path_in))) return pq_fail(err, BB_E_NOMEM, "out of memory");
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
         free(path);

@@ -334,6 +334,16 @@ if (want('index')) {
     // p = 1% per chunk: the absent values' false positives stay well below 3%.
     check(fp <= 0.03 * n, `index: ${fp} false positives in ${n} absent probes at p = 1%`);
   }
+  // OUT a dangling symlink: index and extract (bb_save) both refuse it, name it, keep the link.
+  const dangling = path.join(tmp, 'dangling.out');
+  fs.symlinkSync(path.join(tmp, 'no_such_dir', 'x'), dangling);
+  const src = files.find((x) => x.cols.includes('s'));
+  for (const args of [['parquet', 'index', src.path, '-o', dangling, '--column', 's'],
+    ['parquet', 'extract', src.path, '--column', 's', '--row-group', '0', '-o', dangling]]) {
+    const r = run(args);
+    check(r.status === 1 && /symbolic link to .*does not exist/.test(r.stderr) &&
+      fs.lstatSync(dangling).isSymbolicLink(), `${args[1]} onto a dangling link: ${r.status} ${r.stderr}`);
+  }
 }
 
 done('index');
