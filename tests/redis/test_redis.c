@@ -558,7 +558,7 @@ Test(standalone, racing_reserves_lose_nothing) {
             }
         }
         cr_assert_neq(winner, -1, "round %d: no creator won", round);
-        char tag[8];
+        char tag[16];
         snprintf(tag, sizeof tag, "c%d", winner);
         keyset ks = keys_make(tag, 0, PER);
         bb_redis_forget(r, NULL);
