@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "blockbloom.h"
+#include "fuzz_cursor.h"
 
 #define CHECK(c)                                                                          \
     do {                                                                                  \
@@ -28,16 +29,6 @@
         }                                                                                 \
     } while (0)
 
-typedef struct cursor {
-    const uint8_t *p;
-    size_t n;
-} cursor;
-
-static uint8_t next_byte(cursor *c) {
-    if (!c->n) return 0;
-    c->n--;
-    return *c->p++;
-}
 
 /* An exactly sized copy of the next `len` input bytes (zeros past the end). */
 static uint8_t *take(cursor *c, size_t len) {

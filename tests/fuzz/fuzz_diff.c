@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "blockbloom.h"
+#include "fuzz_cursor.h"
 
 #define MAX_KEYS 256
 #define MAX_LEN 48
@@ -36,17 +37,6 @@
         }                                                                                \
     } while (0)
 
-/* ---- Input cursor: reads past the end give zeros, so every input is a valid program ---- */
-typedef struct cursor {
-    const uint8_t *p;
-    size_t n;
-} cursor;
-
-static uint8_t next_byte(cursor *c) {
-    if (!c->n) return 0;
-    c->n--;
-    return *c->p++;
-}
 
 /* A key: a length byte, then that many bytes (fewer if the input ends). */
 typedef struct key {
