@@ -29,10 +29,12 @@
 #include "kernels/prefetch.h"
 
 #include <stdatomic.h>
+#include <stdlib.h>
 
 static bb_status check_add(const bb_filter *f) {
     if (!f) return BB_E_INVAL;
-    if (!bb_row(f)->add_concurrent) return BB_E_UNSUPPORTED;
+    const bb_kind_ops *row = bb_row(f);
+    if (!row->add_concurrent && !row->add_striped) return BB_E_UNSUPPORTED;
     return f->storage == BB_STORE_FILE ? BB_E_READONLY : BB_OK;
 }
 
@@ -40,32 +42,54 @@ static void count_keys(bb_filter *f, uint64_t n) {
     atomic_fetch_add_explicit((_Atomic uint64_t *)(void *)&f->keys_added, n, memory_order_relaxed);
 }
 
-/* Adds h[0 .. n) and returns how many were new. A filter with one line per key (blocked)
- * beyond L2 is prefetched ahead (for writing) by the kernels' rules (kernels/prefetch.h):
- * each locked RMW waits for its line and stops the core from running ahead, so without
- * prefetch the misses would not overlap at all. */
-static size_t add_many(bb_filter *f, const uint64_t *h, size_t n) {
+/* f's stripe locks, made by the first caller that needs them (a losing racer frees its
+ * copy); NULL when out of memory. */
+static bb_stripes *stripes_of(bb_filter *f) {
+    bb_stripes *st = atomic_load_explicit(&f->stripes, memory_order_acquire);
+    if (st) return st;
+    bb_stripes *made = aligned_alloc(_Alignof(bb_stripes), sizeof *made);
+    if (!made) return NULL;
+    for (unsigned s = 0; s < BB_STRIPES; s++) atomic_init(&made->lock[s].held, 0);
+    atomic_init(&made->waiting, 0);
+    if (atomic_compare_exchange_strong_explicit(&f->stripes, &st, made, memory_order_acq_rel,
+                                                memory_order_acquire))
+        return made;
+    free(made);
+    return st;
+}
+
+/* Adds h[0 .. n) into f (check_add passed) and sets *fresh to how many were new. A filter
+ * with one line per key (blocked) beyond L2 is prefetched ahead (for writing) by the
+ * kernels' rules (kernels/prefetch.h): each locked RMW waits for its line and stops the core
+ * from running ahead, so without prefetch the misses would not overlap at all. */
+static bb_status add_many(bb_filter *f, const uint64_t *h, size_t n, size_t *fresh) {
     const bb_kind_ops *row = bb_row(f);
-    size_t fresh = 0;
+    *fresh = 0;
+    if (row->add_striped) {
+        bb_stripes *st = stripes_of(f);
+        if (!st) return BB_E_NOMEM;
+        *fresh = row->add_striped(f, st, h, n);
+        count_keys(f, n);
+        return BB_OK;
+    }
     bool ahead = row->line_of && bb_prefetch_worth(f->payload_bytes / BB_BLOCK_BYTES);
     for (size_t i = 0; ahead && i < n && i < BB_PREFETCH_AHEAD; i++)
         __builtin_prefetch(row->line_of(f, h[i]), 1);
     for (size_t i = 0; i < n; i++) {
         if (ahead && i + BB_PREFETCH_AHEAD < n)
             __builtin_prefetch(row->line_of(f, h[i + BB_PREFETCH_AHEAD]), 1);
-        fresh += row->add_concurrent(f, h[i]);
+        *fresh += row->add_concurrent(f, h[i]);
     }
     count_keys(f, n);
-    return fresh;
+    return BB_OK;
 }
 
 bb_status bb_add_hash_concurrent(bb_filter *f, uint64_t hash, bool *was_new) {
     bb_status s = check_add(f);
-    if (s != BB_OK) return s;
-    bool fresh = bb_row(f)->add_concurrent(f, hash);
-    count_keys(f, 1);
-    if (was_new) *was_new = fresh;
-    return BB_OK;
+    size_t fresh = 0;
+    if (s == BB_OK) s = add_many(f, &hash, 1, &fresh);
+    if (s == BB_OK && was_new) *was_new = fresh;
+    return s;
 }
 
 bb_status bb_add_concurrent(bb_filter *f, const void *key, size_t len, bool *was_new) {
@@ -77,11 +101,15 @@ bb_status bb_add_hashes_concurrent(bb_filter *f, const uint64_t *hashes, size_t 
                                    size_t *n_new) {
     bb_status s = check_add(f);
     if (s == BB_OK && n && !hashes) s = BB_E_INVAL;
-    if (s != BB_OK) return s;
-    size_t fresh = n ? add_many(f, hashes, n) : 0;
-    if (n_new) *n_new = fresh;
-    return BB_OK;
+    size_t fresh = 0;
+    if (s == BB_OK && n) s = add_many(f, hashes, n, &fresh);
+    if (s == BB_OK && n_new) *n_new = fresh;
+    return s;
 }
+
+/* Hashed in chunks of BATCH_CHUNK keys, as batch.c does; a multiple of the striped kernels'
+ * chunk (kernels/conc_loops.h) so that each of their chunks is full. */
+#define BATCH_CHUNK 1024
 
 bb_status bb_add_batch_concurrent(bb_filter *f, const void *const *keys, const size_t *lens,
                                   size_t n, size_t *n_new) {
@@ -89,15 +117,16 @@ bb_status bb_add_batch_concurrent(bb_filter *f, const void *const *keys, const s
     bb_status s = check_add(f);
     if (s == BB_OK) s = bb_keysrc_validate(&src, n);
     if (s != BB_OK) return s;
-    uint64_t h[256]; /* hashed in chunks, as batch.c does */
+    uint64_t h[BATCH_CHUNK];
     size_t fresh = 0;
-    for (size_t i = 0; i < n; i += 256) {
-        size_t c = n - i < 256 ? n - i : 256;
+    for (size_t i = 0; i < n && s == BB_OK; i += BATCH_CHUNK) {
+        size_t c = n - i < BATCH_CHUNK ? n - i : BATCH_CHUNK, got;
         bb_hash_keys(&src, bb_row(f)->hash, f->seed, i, c, h);
-        fresh += add_many(f, h, c);
+        s = add_many(f, h, c, &got);
+        fresh += got;
     }
-    if (n_new) *n_new = fresh;
-    return BB_OK;
+    if (s == BB_OK && n_new) *n_new = fresh;
+    return s;
 }
 
 bool bb_contains_hash_concurrent(const bb_filter *f, uint64_t hash) {

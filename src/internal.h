@@ -119,6 +119,35 @@ static inline const bb_kernel *bb_kernel_active(void) { return bb_dispatch_activ
 /** The kernel of batch adds. */
 static inline const bb_kernel *bb_kernel_add_active(void) { return bb_dispatch_active()->add; }
 
+/* ---- Concurrent adds under stripe locks (concurrent.c, kernels/conc_*.c) -----------------
+ * A blocked filter's blocks are split into at most BB_STRIPES runs of consecutive blocks
+ * (stripes), each with a spin lock on its own cache line. A concurrent batch groups its keys
+ * by stripe and updates each stripe's blocks while holding its lock: one locked instruction
+ * per stripe of a chunk instead of one per new bit (concurrent.c says why and what it
+ * costs). Writers hold the lock, so they may read the payload with plain loads; they store
+ * its 64-bit words with relaxed atomic stores, which the readers' relaxed atomic loads may
+ * run beside. */
+#define BB_STRIPES 16u
+typedef struct bb_stripes {
+    struct {
+        _Alignas(64) _Atomic uint32_t held;
+    } lock[BB_STRIPES];
+    _Alignas(64) _Atomic uint32_t waiting; /* writers that found their stripes taken */
+} bb_stripes;
+
+/** A blocked filter's concurrent add kernel: adds hashes[0 .. n) taking the stripe locks of
+ *  st; returns how many keys set a bit that was clear. */
+typedef struct bb_conc_kernel {
+    bb_isa isa;
+    size_t (*add_hashes)(uint8_t *data, uint64_t blocks, unsigned k, bb_stripes *st,
+                         const uint64_t *hashes, size_t n);
+} bb_conc_kernel;
+
+extern const bb_conc_kernel bb_conc_kernel_scalar;
+#if defined(__x86_64__) || defined(__i386__)
+extern const bb_conc_kernel bb_conc_kernel_avx2, bb_conc_kernel_avx512;
+#endif
+
 /* ---- The filter object ------------------------------------------------------------------- */
 typedef enum bb_storage {
     BB_STORE_HEAP = 0,  /**< aligned heap allocation (bb_mem_alloc) */
@@ -149,6 +178,9 @@ struct bb_filter {
     unsigned flags;
     /* What the keys are (keyscheme.c); saved as the version-2 record when not plain. */
     bb_key_scheme scheme;
+    /* The locks of striped concurrent adds, made by the first one (concurrent.c); freed
+     * with the object. */
+    _Atomic(bb_stripes *) stripes;
 };
 
 /* ---- Hashing (hash.c, the only file that includes xxhash.h) ------------------------------ */
@@ -220,6 +252,10 @@ typedef struct bb_kind_ops {
      *  concurrent build (BB_E_UNSUPPORTED), and reads then use contains. */
     bool (*add_concurrent)(bb_filter *f, uint64_t h);
     bool (*contains_concurrent)(const bb_filter *f, uint64_t h);
+    /** Instead of add_concurrent, for kinds whose key touches one block: adds h[0 .. n)
+     *  under the stripe locks st ("Concurrent adds under stripe locks"); returns how many
+     *  were new. */
+    size_t (*add_striped)(bb_filter *f, bb_stripes *st, const uint64_t *h, size_t n);
 
     /* Info and union. */
     bb_status (*info)(const bb_filter *f, bb_info *out);

@@ -38,6 +38,7 @@ bb_status bb_filter_alloc(bb_filter **out, bb_kind kind, uint64_t bits, unsigned
 }
 
 void bb_filter_destroy(bb_filter *f) {
+    free(atomic_load_explicit(&f->stripes, memory_order_relaxed));
     bb_mem_free(f->map_base, f->map_len);
     free(f);
 }

@@ -15,6 +15,16 @@
 
 #include <stdatomic.h>
 
+/* ThreadSanitizer sees only C11 atomics, so under it the concurrent kernels store every word
+ * with an atomic store (kernels/conc_loops.h) and it can check them. */
+#if defined(__SANITIZE_THREAD__)
+#define BB_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define BB_TSAN 1
+#endif
+#endif
+
 _Static_assert(sizeof(_Atomic uint64_t) == sizeof(uint64_t),
                "atomic words must overlay the payload");
 

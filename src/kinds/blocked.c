@@ -52,14 +52,20 @@ static void blocked_prefetch_lines(const bb_filter *f, const uint64_t *h, size_t
     for (size_t i = 0; i < n; i++) __builtin_prefetch(bb_block_of(f->data, f->blocks, h[i]), 0, 2);
 }
 
-/* Concurrent: each probe bit with an atomic fetch-or on the 64-bit word of the block that
- * holds it (atomic_bits.h). Probes are not grouped by word; concurrent.c says why. */
-static bool blocked_add_concurrent(bb_filter *f, uint64_t h) {
-    uint8_t *block = block_at(f, h);
-    uint32_t x = (uint32_t)h;
-    bool fresh = false;
-    for (unsigned j = 0; j < f->k; j++) fresh |= bb_or_bit(block, bb_probe_next(&x));
-    return fresh;
+/* Concurrent adds: under stripe locks, on the concurrent kernel of the plain add's ISA (so
+ * BB_ISA and dispatch.c's per-CPU rows choose both; kernels/conc_loops.h). */
+static const bb_conc_kernel *conc_kernel(void) {
+    switch (bb_kernel_add_active()->isa) {
+#if defined(__x86_64__) || defined(__i386__)
+    case BB_ISA_AVX512: return &bb_conc_kernel_avx512;
+    case BB_ISA_AVX2: return &bb_conc_kernel_avx2;
+#endif
+    default: return &bb_conc_kernel_scalar;
+    }
+}
+
+static size_t blocked_add_striped(bb_filter *f, bb_stripes *st, const uint64_t *h, size_t n) {
+    return conc_kernel()->add_hashes(f->data, f->blocks, f->k, st, h, n);
 }
 
 static bool blocked_contains_concurrent(const bb_filter *f, uint64_t h) {
@@ -97,7 +103,7 @@ const bb_kind_ops bb_kind_blocked = {
     .contains_hashes = blocked_contains_hashes,
     .line_of = blocked_line_of,
     .prefetch_lines = blocked_prefetch_lines,
-    .add_concurrent = blocked_add_concurrent,
+    .add_striped = blocked_add_striped,
     .contains_concurrent = blocked_contains_concurrent,
     .info = blocked_info,
     .merge = bb_merge_or,
