@@ -50,7 +50,7 @@ static bb_stripes *stripes_of(bb_filter *f) {
     bb_stripes *made = aligned_alloc(_Alignof(bb_stripes), sizeof *made);
     if (!made) return NULL;
     for (unsigned s = 0; s < BB_STRIPES; s++) atomic_init(&made->lock[s].held, 0);
-    atomic_init(&made->waiting, 0);
+    atomic_init(&made->writers, 0);
     if (atomic_compare_exchange_strong_explicit(&f->stripes, &st, made, memory_order_acq_rel,
                                                 memory_order_acquire))
         return made;

@@ -132,7 +132,8 @@ typedef struct bb_stripes {
     struct {
         _Alignas(64) _Atomic uint32_t held;
     } lock[BB_STRIPES];
-    _Alignas(64) _Atomic uint32_t waiting; /* writers that found their stripes taken */
+    /* Batches of the fast path's size in progress, plus writers waiting for a stripe. */
+    _Alignas(64) _Atomic uint32_t writers;
 } bb_stripes;
 
 /** A blocked filter's concurrent add kernel: adds hashes[0 .. n) taking the stripe locks of

@@ -3,7 +3,9 @@
  * threads add interleaved slices of one key set into one blocked or classic filter through
  * every concurrent entry point (single keys, single hashes, hash batches, key batches), and
  * the result must be byte-identical (serialized, header included) to a single-thread build of
- * the same keys: a lost bit or a lost count would show. Small filters make the threads fight
+ * the same keys: a lost bit or a lost count would show. Blocked filters also get long batches
+ * from threads adding the same keys at once, on every kernel, and the exact "new" count of a
+ * batch against one-by-one adds. Small filters make the threads fight
  * over the same words. Also: no false negatives; readers running alongside writers see every
  * key whose add happened-before their read (published through a release/acquire counter);
  * "was it new" bounds; the refused kinds and arguments.
@@ -73,12 +75,21 @@ static uint8_t *serialize(const bb_filter *f, size_t *len) {
 }
 
 /* ---- Writers ------------------------------------------------------------------------------
- * Thread t of T takes keys i with i % T == t, in runs of 64 keys, and cycles through the four
- * entry points run by run, so every one of them races against the others. */
+ * Thread t of T takes keys i with i % T == t (or, with `same`, every key: all threads add the
+ * whole set), in runs of `run` keys, and cycles through the four entry points run by run, so
+ * every one of them races against the others. Runs of 64 keys stay below the striped
+ * kernels' fast-path size (kernels/conc_loops.h, BB_CONC_FAST_MIN = 256), so each batch is
+ * grouped by stripe; runs of 2500 keys cross their 1024-key chunks and take the fast path
+ * (every stripe at once) whenever no other writer is in, racing the grouped single-key adds
+ * of the other threads. */
+#define MAX_RUN 2500
+
 typedef struct writer {
     bb_filter *f;
     const keyset *ks;
     unsigned t, n_threads;
+    size_t run;
+    bool same;
     pthread_barrier_t *start;
     size_t n_new;
     bb_status status;
@@ -86,20 +97,22 @@ typedef struct writer {
 
 static void *write_slice(void *arg) {
     writer *w = arg;
-    const void *ptrs[64];
-    size_t lens[64];
-    uint64_t hashes[64];
+    const void **ptrs = malloc(MAX_RUN * sizeof *ptrs);
+    size_t *lens = malloc(MAX_RUN * sizeof *lens);
+    uint64_t *hashes = malloc(MAX_RUN * sizeof *hashes);
+    cr_assert(ptrs && lens && hashes);
+    size_t step = w->same ? 1 : w->n_threads, first = w->same ? 0 : w->t;
     pthread_barrier_wait(w->start);
-    for (size_t base = 0, run = 0; base < N_KEYS; base += 64 * w->n_threads, run++) {
+    for (size_t base = 0, run = 0; base < N_KEYS; base += w->run * step, run++) {
         size_t n = 0;
-        for (size_t i = base + w->t; i < N_KEYS && n < 64; i += w->n_threads, n++) {
+        for (size_t i = base + first; i < N_KEYS && n < w->run; i += step, n++) {
             ptrs[n] = w->ks->ptrs[i];
             lens[n] = KEY_W;
             hashes[n] = bb_hash(w->f, ptrs[n], KEY_W);
         }
         size_t fresh = 0;
         bool was_new;
-        switch (run % 4) {
+        switch ((run + w->t) % 4) {
         case 0: w->status |= bb_add_batch_concurrent(w->f, ptrs, lens, n, &fresh); break;
         case 1: w->status |= bb_add_hashes_concurrent(w->f, hashes, n, &fresh); break;
         case 2:
@@ -116,22 +129,28 @@ static void *write_slice(void *arg) {
         }
         w->n_new += fresh;
     }
+    free(ptrs);
+    free(lens);
+    free(hashes);
     return NULL;
 }
 
 /* Build with T threads, compare with a single-thread build, check no false negative and the
  * bounds on the total of "was new" answers (each set bit is set by exactly one call, and a
  * call that reports new set between 1 and k bits). */
-static void check_build(bb_kind kind, uint64_t bits, unsigned k, unsigned n_threads) {
+static void check_build_runs(bb_kind kind, uint64_t bits, unsigned k, unsigned n_threads,
+                             size_t run, bool same) {
     keyset *ks = make_keys(n_threads);
     bb_filter *par = make(kind, bits, k), *seq = make(kind, bits, k);
-    cr_assert_eq(bb_add_batch(seq, ks->ptrs, ks->lens, N_KEYS), BB_OK);
+    for (unsigned t = 0; t < (same ? n_threads : 1); t++)
+        cr_assert_eq(bb_add_batch(seq, ks->ptrs, ks->lens, N_KEYS), BB_OK);
     pthread_barrier_t start;
     pthread_barrier_init(&start, NULL, n_threads);
     writer w[MAX_THREADS];
     pthread_t th[MAX_THREADS];
     for (unsigned t = 0; t < n_threads; t++) {
-        w[t] = (writer){.f = par, .ks = ks, .t = t, .n_threads = n_threads, .start = &start};
+        w[t] = (writer){.f = par, .ks = ks, .t = t, .n_threads = n_threads, .run = run,
+                        .same = same, .start = &start};
         cr_assert_eq(pthread_create(&th[t], NULL, write_slice, &w[t]), 0);
     }
     size_t n_new = 0;
@@ -145,8 +164,8 @@ static void check_build(bb_kind kind, uint64_t bits, unsigned k, unsigned n_thre
     size_t lp, ls;
     uint8_t *bp = serialize(par, &lp), *bs = serialize(seq, &ls);
     cr_assert_eq(lp, ls);
-    cr_assert_arr_eq(bp, bs, lp, "%s, %u threads: bytes differ from a single-thread build",
-                     bb_kind_name(kind), n_threads);
+    cr_assert_arr_eq(bp, bs, lp, "%s, %u threads, runs of %zu: bytes differ from a single-thread build",
+                     bb_kind_name(kind), n_threads, run);
     free(bp);
     free(bs);
     for (size_t i = 0; i < N_KEYS; i++) {
@@ -155,12 +174,16 @@ static void check_build(bb_kind kind, uint64_t bits, unsigned k, unsigned n_thre
     }
     bb_info in;
     cr_assert_eq(bb_get_info(par, &in), BB_OK);
-    cr_assert_eq(in.keys_added, N_KEYS);
+    cr_assert_eq(in.keys_added, (uint64_t)N_KEYS * (same ? n_threads : 1));
     cr_assert(n_new <= in.bits_set && n_new * k >= in.bits_set && n_new <= N_KEYS,
               "%zu keys reported new for %llu set bits", n_new, (unsigned long long)in.bits_set);
     bb_free(par);
     bb_free(seq);
     free(ks);
+}
+
+static void check_build(bb_kind kind, uint64_t bits, unsigned k, unsigned n_threads) {
+    check_build_runs(kind, bits, k, n_threads, 64, false);
 }
 
 /* A lost update needs two threads in one word at one moment, which a 2-core machine does not
@@ -175,6 +198,68 @@ Test(concurrent, blocked_small_filter_2_3_4_threads) {
 
 Test(concurrent, blocked_sized_filter_4_threads) {
     check_build(BB_BLOCKED, (uint64_t)N_KEYS * 10, 7, 4);
+}
+
+/* Long batches (the striped kernels' fast path beside grouped adds), on every kernel the CPU
+ * has (the concurrent kernel follows the add kernel's ISA): interleaved keys, and every
+ * thread adding the whole set at once, so that all of them race on the same blocks. */
+static const bb_isa isas[] = {BB_ISA_SCALAR, BB_ISA_AVX2, BB_ISA_AVX512, BB_ISA_NEON, BB_ISA_AUTO};
+
+Test(concurrent, blocked_long_batches_every_kernel) {
+    for (size_t i = 0; i < sizeof isas / sizeof *isas; i++) {
+        if (!bb_isa_available(isas[i])) {
+            cr_log_info("kernel %s not available here: skipped", bb_isa_to_string(isas[i]));
+            continue;
+        }
+        cr_assert_eq(bb_set_isa(isas[i]), BB_OK);
+        for (unsigned t = 2; t <= 4; t += 2) {
+            check_build_runs(BB_BLOCKED, 64 * 512, 6, t, MAX_RUN, false);
+            check_build_runs(BB_BLOCKED, 64 * 512, 6, t, MAX_RUN, true);
+            check_build_runs(BB_BLOCKED, (uint64_t)N_KEYS * 10, 7, t, MAX_RUN, true);
+        }
+        /* Fewer blocks than stripes: one block per stripe. */
+        check_build_runs(BB_BLOCKED, 5 * 512, 3, 3, MAX_RUN, true);
+    }
+    cr_assert_eq(bb_set_isa(BB_ISA_AUTO), BB_OK);
+}
+
+/* One thread: a batch's "new" count is what adding its keys one by one reports, repeated keys
+ * inside the batch included (the grouping is stable), both below and above the fast-path
+ * size; the expected count comes from plain bb_contains / bb_add_hash on a second filter. */
+Test(concurrent, batch_new_count_matches_one_by_one) {
+    keyset *ks = make_keys(5);
+    const size_t sizes[] = {1, 200, 255, 256, 1023, 1024, 1025, 5000};
+    uint64_t *h = malloc(5000 * sizeof *h);
+    cr_assert_not_null(h);
+    for (size_t i = 0; i < sizeof isas / sizeof *isas; i++) {
+        if (!bb_isa_available(isas[i])) continue;
+        cr_assert_eq(bb_set_isa(isas[i]), BB_OK);
+        bb_filter *f = make(BB_BLOCKED, 64 * 512, 5), *ref = make(BB_BLOCKED, 64 * 512, 5);
+        size_t next = 0;
+        for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++) {
+            size_t want = 0, got = 99;
+            for (size_t j = 0; j < sizes[z]; j++) { /* every fourth key repeats an earlier one */
+                size_t key = j % 4 == 3 ? next - 1 - (j % 7) % next : next++;
+                h[j] = bb_hash(f, ks->bytes[key % N_KEYS], KEY_W);
+                want += !bb_contains_hash(ref, h[j]);
+                cr_assert_eq(bb_add_hash(ref, h[j]), BB_OK);
+            }
+            cr_assert_eq(bb_add_hashes_concurrent(f, h, sizes[z], &got), BB_OK);
+            cr_assert_eq(got, want, "%s, batch of %zu: %zu new, one by one %zu",
+                         bb_isa_to_string(isas[i]), sizes[z], got, want);
+        }
+        size_t lf, lr;
+        uint8_t *bf = serialize(f, &lf), *br = serialize(ref, &lr);
+        cr_assert_eq(lf, lr);
+        cr_assert_arr_eq(bf, br, lf, "%s: bytes differ", bb_isa_to_string(isas[i]));
+        free(bf);
+        free(br);
+        bb_free(f);
+        bb_free(ref);
+    }
+    cr_assert_eq(bb_set_isa(BB_ISA_AUTO), BB_OK);
+    free(h);
+    free(ks);
 }
 
 /* Classic: bits not a multiple of 64 (the last word is partial) and k = 16. */
@@ -209,6 +294,19 @@ static void *publish_all(void *arg) {
     return NULL;
 }
 
+/* The same in batches of 1000 keys (the striped kernels' fast path: every stripe taken). */
+static void *publish_batches(void *arg) {
+    shared *s = arg;
+    enum { RUN = 1000 };
+    uint64_t h[RUN];
+    for (size_t i = 0; i < N_KEYS; i += RUN) {
+        for (size_t j = 0; j < RUN; j++) h[j] = bb_hash(s->f, s->ks->bytes[i + j], KEY_W);
+        bb_add_hashes_concurrent(s->f, h, RUN, NULL);
+        atomic_store_explicit(&s->published, i + RUN, memory_order_release);
+    }
+    return NULL;
+}
+
 static void *read_published(void *arg) {
     shared *s = arg;
     size_t seen = 0;
@@ -224,13 +322,13 @@ static void *read_published(void *arg) {
     return NULL;
 }
 
-static void check_readers(bb_kind kind, uint64_t bits, unsigned k) {
+static void check_readers_of(bb_kind kind, uint64_t bits, unsigned k, void *(*write)(void *)) {
     keyset *ks = make_keys(99);
     shared s = {.f = make(kind, bits, k), .ks = ks};
     pthread_t w, r[2];
     cr_assert_eq(pthread_create(&r[0], NULL, read_published, &s), 0);
     cr_assert_eq(pthread_create(&r[1], NULL, read_published, &s), 0);
-    cr_assert_eq(pthread_create(&w, NULL, publish_all, &s), 0);
+    cr_assert_eq(pthread_create(&w, NULL, write, &s), 0);
     pthread_join(w, NULL);
     pthread_join(r[0], NULL);
     pthread_join(r[1], NULL);
@@ -238,6 +336,17 @@ static void check_readers(bb_kind kind, uint64_t bits, unsigned k) {
                  bb_kind_name(kind));
     bb_free(s.f);
     free(ks);
+}
+
+static void check_readers(bb_kind kind, uint64_t bits, unsigned k) {
+    check_readers_of(kind, bits, k, publish_all);
+}
+
+_Static_assert(N_KEYS % 1000 == 0, "publish_batches adds whole batches");
+
+Test(concurrent, readers_see_keys_published_in_batches) {
+    check_readers_of(BB_BLOCKED, 64 * 512, 6, publish_batches);
+    check_readers_of(BB_BLOCKED, (uint64_t)N_KEYS * 10, 7, publish_batches);
 }
 
 Test(concurrent, readers_see_published_keys) {

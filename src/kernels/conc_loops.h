@@ -24,6 +24,13 @@
 #include <stdatomic.h>
 
 #define BB_CONC_CHUNK 1024u
+/* Batches of at least this many keys may take the fast path (see _take_all): below it, the
+ * BB_STRIPES locked exchanges cost more than grouping the keys. */
+#define BB_CONC_FAST_MIN 256u
+/* A writer that found every stripe it needs taken for this many passes (each ~30-40 ns:
+ * BB_STRIPES loads and a pause) yields the CPU on every further pass: a chunk holds a lock
+ * for ~5 us, so by then the holder has most likely lost its vCPU to another process. */
+#define BB_CONC_SPIN_PASSES 512u
 
 #define BB_CCAT2(a, b) a##b
 #define BB_CCAT(a, b) BB_CCAT2(a, b)
@@ -72,7 +79,7 @@ static inline void BB_CFN(_pause)(unsigned passes) {
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_ia32_pause();
 #endif
-    if (passes % 64 == 63) sched_yield();
+    if (passes >= BB_CONC_SPIN_PASSES) sched_yield();
 }
 
 /* Smallest shift that maps every block index below `blocks` to a stripe below BB_STRIPES. */
@@ -82,10 +89,11 @@ static inline unsigned BB_CFN(_stripe_shift)(uint64_t blocks) {
     return sh;
 }
 
-/* The fast path: when no writer waits, take every stripe (used stripes 0 .. used) and set
- * the chunk in its own order, with no grouping; false (nothing held) if one was taken. */
+/* The fast path: when this batch is the only writer (st->writers is 1), take every stripe
+ * (used stripes 0 .. used) and set the chunk in its own order, with no grouping; false
+ * (nothing held) if one was taken. */
 static bool BB_CFN(_take_all)(bb_stripes *st, unsigned used) {
-    if (atomic_load_explicit(&st->waiting, memory_order_relaxed)) return false;
+    if (atomic_load_explicit(&st->writers, memory_order_relaxed) != 1) return false;
     for (unsigned s = 0; s < used; s++) {
         if (BB_CFN(_try_lock)(st, s)) continue;
         while (s--) BB_CFN(_unlock)(st, s);
@@ -126,18 +134,18 @@ static size_t BB_CFN(_grouped)(uint8_t *data, uint64_t blocks, unsigned k, bb_st
             pending &= ~(1u << s);
         }
         if (pending != left) continue;
-        if (!waits) atomic_fetch_add_explicit(&st->waiting, 1, memory_order_relaxed);
+        if (!waits) atomic_fetch_add_explicit(&st->writers, 1, memory_order_relaxed);
         waits = true;
         BB_CFN(_pause)(passes);
     }
-    if (waits) atomic_fetch_sub_explicit(&st->waiting, 1, memory_order_relaxed);
+    if (waits) atomic_fetch_sub_explicit(&st->writers, 1, memory_order_relaxed);
     return fresh;
 }
 
 static size_t BB_CFN(_chunk)(uint8_t *data, uint64_t blocks, unsigned k, bb_stripes *st,
-                             const uint64_t *h, size_t n, unsigned sh, bool ahead) {
+                             const uint64_t *h, size_t n, unsigned sh, bool ahead, bool fast) {
     unsigned used = (unsigned)((blocks - 1) >> sh) + 1;
-    if (!BB_CFN(_take_all)(st, used)) return BB_CFN(_grouped)(data, blocks, k, st, h, n, sh, ahead);
+    if (!fast || !BB_CFN(_take_all)(st, used)) return BB_CFN(_grouped)(data, blocks, k, st, h, n, sh, ahead);
     for (size_t i = 0; ahead && i < n && i < BB_PREFETCH_AHEAD; i++)
         __builtin_prefetch(bb_block_of(data, blocks, h[i]), 1);
     size_t fresh = BB_CFN(_set_any)(data, blocks, k, h, n, h + n, ahead);
@@ -148,12 +156,14 @@ static size_t BB_CFN(_chunk)(uint8_t *data, uint64_t blocks, unsigned k, bb_stri
 static size_t BB_CFN(_add_hashes)(uint8_t *data, uint64_t blocks, unsigned k, bb_stripes *st,
                                   const uint64_t *hashes, size_t n) {
     unsigned sh = BB_CFN(_stripe_shift)(blocks);
-    bool ahead = bb_prefetch_worth(blocks);
+    bool ahead = bb_prefetch_worth(blocks), fast = n >= BB_CONC_FAST_MIN;
+    if (fast) atomic_fetch_add_explicit(&st->writers, 1, memory_order_relaxed);
     size_t fresh = 0;
     for (size_t i = 0; i < n; i += BB_CONC_CHUNK) {
         size_t c = n - i < BB_CONC_CHUNK ? n - i : BB_CONC_CHUNK;
-        fresh += BB_CFN(_chunk)(data, blocks, k, st, hashes + i, c, sh, ahead);
+        fresh += BB_CFN(_chunk)(data, blocks, k, st, hashes + i, c, sh, ahead, fast);
     }
+    if (fast) atomic_fetch_sub_explicit(&st->writers, 1, memory_order_relaxed);
     return fresh;
 }
 
