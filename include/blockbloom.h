@@ -778,11 +778,14 @@ BB_API bb_status bb_union(bb_filter *dst, const bb_filter *src);
 /* ============================================================================================
  * Concurrent build. For BB_BLOCKED, BB_CLASSIC and BB_SPLIT filters (others: BB_E_UNSUPPORTED):
  * any number of threads may call the *_concurrent adds and contains on one filter at once.
- * Each probe bit that is not yet set is set with an atomic fetch-or on the aligned 64-bit
- * word that holds it (for a blocked key, always inside its 64-byte block), so no bit is ever
- * lost: once every add has returned, the filter is byte-identical to a single-thread build of
- * the same keys, in any order, and keys_added (updated atomically) is the same. Cost: one
- * locked read-modify-write per new bit (src/concurrent.c has the measurements).
+ * No bit is ever lost: once every add has returned, the filter is byte-identical to a
+ * single-thread build of the same keys, in any order, and keys_added (updated atomically) is
+ * the same. A blocked filter's adds take spin locks on 16 runs of its blocks (one locked
+ * instruction per run per 1024 keys of a batch; a batch that is the only writer takes all
+ * of them), so a batch costs about what bb_add_hashes does; a thread that holds a lock and
+ * is descheduled delays the others that need it. Classic and split filters set each new bit
+ * with an atomic fetch-or on the aligned 64-bit word that holds it: one locked
+ * read-modify-write per new bit (src/concurrent.c has the measurements).
  *
  * Readers alongside writers must use bb_contains_concurrent / bb_contains_hash_concurrent,
  * which read the words with relaxed atomic loads. They see every key whose add happens-before
@@ -800,7 +803,9 @@ BB_API bb_status bb_union(bb_filter *dst, const bb_filter *src);
  * add keys with the same bits at once, every bit is set by exactly one of them, so at least
  * one reports true if the bits were not all set before; more than one may (each wins some
  * words). false means every bit was already set (the key was possibly present already).
- * @return BB_OK, BB_E_INVAL (NULL f), BB_E_UNSUPPORTED (counting or scalable), BB_E_READONLY.
+ * @return BB_OK, BB_E_INVAL (NULL f), BB_E_UNSUPPORTED (counting or scalable), BB_E_READONLY,
+ *         BB_E_NOMEM (the first concurrent add of a blocked filter could not allocate its
+ *         1 KiB of locks; nothing was added).
  */
 BB_API bb_status bb_add_hash_concurrent(bb_filter *f, uint64_t hash, bool *was_new);
 
