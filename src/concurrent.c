@@ -17,7 +17,7 @@
  * Writers hold the lock of every block they change, so a block's update needs no atomic
  * read-modify-write; readers run beside it with relaxed 64-bit loads, and the SIMD kernels'
  * one wide store per block gives them a state between the old and the new bits, never fewer
- * than the adds that completed (conc_avx512.c). OR is commutative and idempotent and the
+ * than the adds that completed (kernels/conc_or512.h). OR is commutative and idempotent and the
  * lock serialises the writers of a block, so the bytes equal a single-thread build; the
  * grouping is stable, so a batch's "new" count equals a one-by-one loop's on one thread.
  * The cost is that of a lock: a writer that holds a stripe and loses its vCPU makes others

@@ -147,7 +147,7 @@ typedef struct bb_conc_kernel {
 
 extern const bb_conc_kernel bb_conc_kernel_scalar;
 #if defined(__x86_64__) || defined(__i386__)
-extern const bb_conc_kernel bb_conc_kernel_avx2, bb_conc_kernel_avx512;
+extern const bb_conc_kernel bb_conc_kernel_avx2, bb_conc_kernel_avx512, bb_conc_kernel_avx512gfni;
 #endif
 
 /* ---- The filter object ------------------------------------------------------------------- */

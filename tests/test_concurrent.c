@@ -203,7 +203,8 @@ Test(concurrent, blocked_sized_filter_4_threads) {
 /* Long batches (the striped kernels' fast path beside grouped adds), on every kernel the CPU
  * has (the concurrent kernel follows the add kernel's ISA): interleaved keys, and every
  * thread adding the whole set at once, so that all of them race on the same blocks. */
-static const bb_isa isas[] = {BB_ISA_SCALAR, BB_ISA_AVX2, BB_ISA_AVX512, BB_ISA_NEON, BB_ISA_AUTO};
+static const bb_isa isas[] = {BB_ISA_SCALAR, BB_ISA_AVX2, BB_ISA_AVX512, BB_ISA_AVX512GFNI,
+                              BB_ISA_NEON, BB_ISA_AUTO};
 
 Test(concurrent, blocked_long_batches_every_kernel) {
     for (size_t i = 0; i < sizeof isas / sizeof *isas; i++) {

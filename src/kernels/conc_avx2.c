@@ -11,8 +11,8 @@
 #define SIMDE_ENABLE_NATIVE_ALIASES_NONE
 #include <simde/x86/avx2.h>
 
-/* 32 new bytes of the block: one store in asm, for conc_avx512.c's reasons (its
- * store_block). Against four relaxed atomic word stores per half, Zen 4 (EPYC family 25
+/* 32 new bytes of the block: one store in asm, for conc_or512.h's reasons (its
+ * bb_conc_store512). Against four relaxed atomic word stores per half, Zen 4 (EPYC family 25
  * model 17), 1-thread batch of 10^4 / 10^6 keys, ratio to the plain AVX2 add in one process,
  * medians of 61 / 21: 1.79 / 1.53 before, 1.23 / 1.04 with it. Under ThreadSanitizer,
  * the atomic stores. */

@@ -1,6 +1,6 @@
 /*
  * conc_loops.h - the blocked filter's concurrent batch add, written once and included by each
- * ISA file (conc_scalar.c, conc_avx2.c, conc_avx512.c) after it has defined
+ * ISA file (conc_scalar.c, conc_avx2.c, conc_avx512.c, conc_avx512gfni.c) after it defines
  *     static inline bool CONC_SET(uint8_t *block, uint32_t lo, unsigned k);
  * which sets the key's k probe bits in its block, reading the block with plain loads and
  * writing each 64-bit word it changes with a relaxed atomic store, and returns true if some

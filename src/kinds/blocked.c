@@ -57,6 +57,7 @@ static void blocked_prefetch_lines(const bb_filter *f, const uint64_t *h, size_t
 static const bb_conc_kernel *conc_kernel(void) {
     switch (bb_kernel_add_active()->isa) {
 #if defined(__x86_64__) || defined(__i386__)
+    case BB_ISA_AVX512GFNI: return &bb_conc_kernel_avx512gfni;
     case BB_ISA_AVX512: return &bb_conc_kernel_avx512;
     case BB_ISA_AVX2: return &bb_conc_kernel_avx2;
 #endif
