@@ -147,7 +147,8 @@ typedef struct series {
     series_type type;
     bb_isa isa;           /* S_BLOCKED, S_SPLIT, S_THREADS */
     int threads;          /* S_THREADS */
-    bool concurrent;      /* S_BLOCKED: also measure M_ADD_CONC (one series: it has no kernels) */
+    bool concurrent;      /* S_BLOCKED: also measure M_ADD_CONC (the dispatched add kernel's series) */
+    bb_isa conc_isa;      /* S_THREADS: the kernel of its concurrent adds (the dispatched add's) */
     uint64_t seed;
     bool skip;            /* does not exist at this size (libbloom's int limits) */
     char skip_why[96];

@@ -189,7 +189,8 @@ static void make_series(size_run *r, const cli *c) {
         if (!bb_isa_available(native[i])) continue;
         snprintf(name, sizeof name, "blocked-%s", bb_isa_to_string(native[i]));
         series *s = add_series(r, c, S_BLOCKED, native[i], name);
-        if (s) s->concurrent = native[i] == c->o.best_isa;
+        /* concurrent adds run on the add kernel dispatch picks, as a user's would */
+        if (s) s->concurrent = native[i] == c->o.add_isa;
     }
     for (size_t i = 0; i < sizeof native / sizeof *native; i++) {
         /* The split kernels: scalar, AVX2 (both AVX-512 kernels use it too), NEON. */
@@ -205,7 +206,7 @@ static void make_series(size_run *r, const cli *c) {
     add_series(r, c, S_FLOOR_LINE, 0, "floor-line");
     snprintf(name, sizeof name, "blocked-%s-x%d", bb_isa_to_string(c->o.best_isa), c->threads);
     series *th = add_series(r, c, S_THREADS, c->o.best_isa, name);
-    if (th) th->threads = c->threads;
+    if (th) th->threads = c->threads, th->conc_isa = c->o.add_isa;
 }
 
 /* Creates every series of a size; false if blockbloom's own filters cannot be made. */

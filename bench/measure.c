@@ -17,10 +17,11 @@
  *               timing.
  *  add_hash,    The same builds of the same keys, hashed with bb_hash before timing, after
  *  add_conc     the queries (they empty the filters): bb_add_hashes into each kernel's
- *               blocked filter, and bb_add_hashes_concurrent, which has no kernels, once on
- *               one thread (into a second filter of the default kernel's series) and once
- *               with the multi-thread series' threads each adding an equal part of every
- *               slice into one shared filter. All three run in the same slice loop, so each
+ *               blocked filter, and bb_add_hashes_concurrent on the add kernel dispatch
+ *               chose (its series; the concurrent kernels follow the plain add's ISA), once
+ *               on one thread (into a second filter of that series) and once with the
+ *               multi-thread series' threads each adding an equal part of every slice into
+ *               one shared filter (on the same kernel). All three run in the same slice loop, so each
  *               slice hits every variant at the same fill; the filters must end equal.
  *  present,     bb_contains_batch of string keys that are all present / all absent, and of a
  *  absent,      50/50 present/absent mix in random order (batch_str); bb_contains_hashes of
@@ -228,6 +229,7 @@ static void measure_adds(size_run *r, const keygen *g, const bench_opts *o, cons
                     if (!series_has(s, ms[k])) continue;
                     if (rep == 0) series_clear(s, ms[k]);
                     series_select(s);
+                    if (ms[k] == M_ADD_CONC && s->type == S_THREADS) bb_set_isa(s->conc_isa);
                     size_t c = cell((size_t)(s - r->series), ms[k], rep, reps);
                     double t;
                     wall[c] += time_add(s, ms[k], &ks, hashes_for(s, h, h64), &t);
