@@ -4,6 +4,13 @@
  * caller holds the block's stripe lock, so only readers run beside it). The word view is
  * atomic_bits.h's, byte-swapped on big-endian machines, so it is endian-neutral. The kernel
  * of CPUs without a concurrent SIMD kernel, and of AArch64.
+ * Measured on Zen 4 (EPYC family 25 model 17), ratio to the plain scalar add in one process,
+ * 1 thread, 10^6 / 10^4 keys, medians of 21 / 61: 1.63 / 1.64; without the unroll pragma
+ * 1.66-1.89 / 1.74-1.85 in runs of the same hour; the probes from bb_probe_powers instead of
+ * the running product, unrolled, 1.69 / 1.83.
+ * Likely cost, not proven: two probes of a key share a 64-bit word ~0.8 times per key at
+ * k = 7, and the load of the second then depends on the store of the first, which the core
+ * predicts badly; the plain add's byte updates share a byte 8 times less often.
  */
 #include "../internal.h"
 #include "../kinds/atomic_bits.h"
@@ -11,6 +18,7 @@
 static inline bool scalar_conc_set(uint8_t *block, uint32_t lo, unsigned k) {
     uint32_t x = lo;
     bool fresh = false;
+#pragma GCC unroll 16 /* GCC left it a loop for every k (see the top) */
     for (unsigned j = 0; j < k; j++) {
         uint32_t p = bb_probe_next(&x);
         _Atomic uint64_t *w = bb_word_at(block, p >> 6);
