@@ -252,7 +252,7 @@ typedef struct bb_kind_ops {
     bb_status (*remove)(bb_filter *f, uint64_t h);
     /** Adds safe against other concurrent adds; true if some bit was new. NULL = no
      *  concurrent build (BB_E_UNSUPPORTED), and reads then use contains. */
-    bool (*add_concurrent)(bb_filter *f, uint64_t h);
+    bool (*add_concurrent)(bb_filter *f, uint64_t h); /* (with add_striped NULL) */
     bool (*contains_concurrent)(const bb_filter *f, uint64_t h);
     /** Instead of add_concurrent, for kinds whose key touches one block: adds h[0 .. n)
      *  under the stripe locks st ("Concurrent adds under stripe locks"); returns how many
