@@ -77,11 +77,10 @@ static uint8_t *serialize(const bb_filter *f, size_t *len) {
 /* ---- Writers ------------------------------------------------------------------------------
  * Thread t of T takes keys i with i % T == t (or, with `same`, every key: all threads add the
  * whole set), in runs of `run` keys, and cycles through the four entry points run by run, so
- * every one of them races against the others. Runs of 64 keys stay below the striped
- * kernels' fast-path size (kernels/conc_loops.h, BB_CONC_FAST_MIN = 256), so each batch is
- * grouped by stripe; runs of 2500 keys cross their 1024-key chunks and take the fast path
- * (every stripe at once) whenever no other writer is in, racing the grouped single-key adds
- * of the other threads. */
+ * every one of them races against the others. The striped kernels (kernels/conc_loops.h)
+ * take every stripe at once for a batch when no other writer is in, else group a chunk by
+ * stripe (>= 32 keys) or lock key by key (shorter): runs of 20, 64 and 2500 keys (which
+ * crosses their 1024-key chunks) reach each of these beside the single-key adds. */
 #define MAX_RUN 2500
 
 typedef struct writer {
@@ -193,7 +192,10 @@ static void check_build(bb_kind kind, uint64_t bits, unsigned k, unsigned n_thre
 /* 64 blocks (4 KiB): tens of thousands of keys on 512 words, so the threads collide often. */
 Test(concurrent, blocked_small_filter_2_3_4_threads) {
     for (int round = 0; round < ROUNDS; round++)
-        for (unsigned t = 2; t <= 4; t++) check_build(BB_BLOCKED, 64 * 512, 6, t);
+        for (unsigned t = 2; t <= 4; t++) {
+            check_build(BB_BLOCKED, 64 * 512, 6, t);
+            check_build_runs(BB_BLOCKED, 64 * 512, 6, t, 20, round % 2);
+        }
 }
 
 Test(concurrent, blocked_sized_filter_4_threads) {
