@@ -6,10 +6,12 @@
  * consecutive blocks, each with a spin lock on its own cache line (internal.h, made on the
  * first concurrent add). The kernel (kernels/conc_loops.h, one file per ISA, on the plain
  * add's ISA) takes a batch in chunks of 1024 keys:
- *  - fast path: a batch of >= 256 keys that is the only writer in (a count of batches and
- *    waiting writers says so) takes all the stripes and sets the chunk in its own order,
- *    exactly as the plain SIMD add does: mask in a register, one load, OR and store of the
- *    block. 16 locked exchanges per 1024 keys.
+ *  - fast path: a batch that is the only writer in (a count of batches and waiting writers
+ *    says so) takes all the stripes and sets the chunk in its own order, exactly as the
+ *    plain SIMD add does: mask in a register, one load, OR and store of the block. 16 locked
+ *    exchanges per 1024 keys.
+ *  - a single key, or a chunk of fewer than 32 keys that cannot take the fast path, takes
+ *    each key's stripe lock in turn.
  *  - otherwise the chunk is grouped by stripe (a stable counting sort, ~2 ns/key) and each
  *    stripe's keys are set under that stripe's lock, taken with a try-lock in an order that
  *    starts at a random stripe and skips held ones: two writers rarely wait for each other,
