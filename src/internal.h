@@ -112,7 +112,7 @@ typedef struct bb_dispatch {
 } bb_dispatch;
 
 extern _Atomic(const bb_dispatch *) bb_active_dispatch;
-const bb_dispatch *bb_dispatch_choose(void);
+__attribute__((cold)) const bb_dispatch *bb_dispatch_choose(void);
 static inline const bb_dispatch *bb_dispatch_active(void) {
     const bb_dispatch *d = atomic_load_explicit(&bb_active_dispatch, memory_order_acquire);
     return d ? d : bb_dispatch_choose();
