@@ -46,22 +46,40 @@
 #define BB_CFN(suffix) BB_CCAT(BB_CCAT(bb_conc_, CONC_NAME), suffix)
 #define BB_CONC_INLINE inline __attribute__((always_inline))
 
-/* The keys h[0 .. n) of one stripe, its lock held: one copy per k (see BB_CONC_CASE). With
- * `ahead`, the line of the key BB_PREFETCH_AHEAD places further in the chunk's sorted keys
- * (up to `end`) is prefetched for writing: mostly the next stripes' keys. */
+/* The keys h[0 .. n) of one stripe (or of the fast path's chunk), their locks held: one copy
+ * per k (see BB_CONC_CASE) and per prefetch distance (dist: BB_PREFETCH_AHEAD or 0, so the
+ * copy for filters within L2 has no prefetch code). With dist, the block of the key dist
+ * places further on (up to `end`: in the fast path the next chunk's, in the grouped one
+ * mostly the next stripes') is prefetched for writing and kept in a ring until its turn, so
+ * each key's multiply-shift is done once, as the plain kernels' loops.h does; the first dist
+ * of the run are computed again here (the previous run prefetched them). Measured on Zen 4
+ * (EPYC family 25 model 17), avx512gfni, 1 thread, ratio to the plain add in one process,
+ * medians of 21 / 11: 10^6 keys 1.24-1.30 -> 1.17-1.18, 10^7 1.07-1.11 -> 1.02-1.04,
+ * against the block computed twice per key and the prefetch stopping at each chunk's end. */
+#define BB_CONC_BLOCK(h) (data + bb_block_index((h), blocks) * BB_BLOCK_BYTES)
+
 static BB_CONC_INLINE size_t BB_CFN(_set_run)(uint8_t *data, uint64_t blocks, unsigned k,
                                               const uint64_t *h, size_t n,
-                                              const uint64_t *end, bool ahead) {
+                                              const uint64_t *end, size_t dist) {
+    uint8_t *ring[BB_PREFETCH_AHEAD];
     size_t fresh = 0;
+    for (size_t i = 0; i < dist && i < n; i++) ring[i] = BB_CONC_BLOCK(h[i]);
     for (size_t i = 0; i < n; i++) {
-        if (ahead && h + i + BB_PREFETCH_AHEAD < end)
-            __builtin_prefetch(bb_block_of(data, blocks, h[i + BB_PREFETCH_AHEAD]), 1);
-        fresh += CONC_SET(data + bb_block_index(h[i], blocks) * BB_BLOCK_BYTES, (uint32_t)h[i], k);
+        uint8_t *block = dist ? ring[i % BB_PREFETCH_AHEAD] : BB_CONC_BLOCK(h[i]);
+        if (dist && h + i + dist < end) {
+            uint8_t *next = BB_CONC_BLOCK(h[i + dist]);
+            __builtin_prefetch(next, 1);
+            if (i + dist < n) ring[i % BB_PREFETCH_AHEAD] = next;
+        }
+        fresh += CONC_SET(block, (uint32_t)h[i], k);
     }
     return fresh;
 }
 
-#define BB_CONC_CASE(K) case K: return BB_CFN(_set_run)(data, blocks, K, h, n, end, ahead);
+#define BB_CONC_CASE(K)                                                                        \
+    case K:                                                                                    \
+        return ahead ? BB_CFN(_set_run)(data, blocks, K, h, n, end, BB_PREFETCH_AHEAD)         \
+                     : BB_CFN(_set_run)(data, blocks, K, h, n, end, 0);
 static size_t BB_CFN(_set_any)(uint8_t *data, uint64_t blocks, unsigned k, const uint64_t *h,
                                size_t n, const uint64_t *end, bool ahead) {
     switch (k) {
@@ -69,7 +87,7 @@ static size_t BB_CFN(_set_any)(uint8_t *data, uint64_t blocks, unsigned k, const
     BB_CONC_CASE(6) BB_CONC_CASE(7) BB_CONC_CASE(8) BB_CONC_CASE(9) BB_CONC_CASE(10)
     BB_CONC_CASE(11) BB_CONC_CASE(12) BB_CONC_CASE(13) BB_CONC_CASE(14) BB_CONC_CASE(15)
     BB_CONC_CASE(16)
-    default: return BB_CFN(_set_run)(data, blocks, k, h, n, end, ahead); /* k > BB_MAX_K is never stored */
+    default: return BB_CFN(_set_run)(data, blocks, k, h, n, end, 0); /* k > BB_MAX_K is never stored */
     }
 }
 #undef BB_CONC_CASE
@@ -168,8 +186,11 @@ static size_t BB_CFN(_one)(uint8_t *data, uint64_t blocks, unsigned k, bb_stripe
     return fresh;
 }
 
+/* The chunk h[0 .. n) of a batch that ends at `end` (the fast path prefetches on into the
+ * next chunk, so there is no gap in the lines in flight between chunks). */
 static size_t BB_CFN(_chunk)(uint8_t *data, uint64_t blocks, unsigned k, bb_stripes *st,
-                             const uint64_t *h, size_t n, unsigned sh, bool ahead, bool fast) {
+                             const uint64_t *h, size_t n, const uint64_t *end, unsigned sh,
+                             bool ahead, bool fast) {
     unsigned used = (unsigned)((blocks - 1) >> sh) + 1;
     if (!fast || !BB_CFN(_take_all)(st, used)) {
         if (n >= BB_CONC_GROUP_MIN) return BB_CFN(_grouped)(data, blocks, k, st, h, n, sh, ahead);
@@ -177,9 +198,7 @@ static size_t BB_CFN(_chunk)(uint8_t *data, uint64_t blocks, unsigned k, bb_stri
         for (size_t i = 0; i < n; i++) fresh += BB_CFN(_one)(data, blocks, k, st, h[i], sh);
         return fresh;
     }
-    for (size_t i = 0; ahead && i < n && i < BB_PREFETCH_AHEAD; i++)
-        __builtin_prefetch(bb_block_of(data, blocks, h[i]), 1);
-    size_t fresh = BB_CFN(_set_any)(data, blocks, k, h, n, h + n, ahead);
+    size_t fresh = BB_CFN(_set_any)(data, blocks, k, h, n, end, ahead);
     for (unsigned s = 0; s < used; s++) BB_CFN(_unlock)(st, s);
     return fresh;
 }
@@ -191,9 +210,11 @@ static size_t BB_CFN(_add_hashes)(uint8_t *data, uint64_t blocks, unsigned k, bb
     bool ahead = bb_prefetch_worth(blocks), fast = n >= BB_CONC_FAST_MIN;
     if (fast) atomic_fetch_add_explicit(&st->writers, 1, memory_order_relaxed);
     size_t fresh = 0;
+    for (size_t i = 0; ahead && i < n && i < BB_PREFETCH_AHEAD; i++)
+        __builtin_prefetch(bb_block_of(data, blocks, hashes[i]), 1);
     for (size_t i = 0; i < n; i += BB_CONC_CHUNK) {
         size_t c = n - i < BB_CONC_CHUNK ? n - i : BB_CONC_CHUNK;
-        fresh += BB_CFN(_chunk)(data, blocks, k, st, hashes + i, c, sh, ahead, fast);
+        fresh += BB_CFN(_chunk)(data, blocks, k, st, hashes + i, c, hashes + n, sh, ahead, fast);
     }
     if (fast) atomic_fetch_sub_explicit(&st->writers, 1, memory_order_relaxed);
     return fresh;
