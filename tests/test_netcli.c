@@ -163,6 +163,19 @@ Test(netcli, domains_hosts_files_and_suffixes) {
            1, "", "install Debian's publicsuffix package");
 }
 
+/* A hosts file's built-in names are skipped in any letter case and with a trailing dot: none
+ * of them may become a key (localhost would then match). */
+Test(netcli, hosts_builtin_names_any_case) {
+    put_file("hosts", "127.0.0.1 LocalHost LOCALHOST.LOCALDOMAIN\n"
+                      "::1 IP6-Localhost ip6-loopback. Broadcasthost\n"
+                      "0.0.0.0 ads.example.com\n");
+    expect(bb(NULL, "build --keys domain -o d.bbf hosts"), 0, "",
+           "wrote d.bbf: blocked filter, 1 keys");
+    expect(bb("localhost\nlocalhost.localdomain\nip6-localhost\nip6-loopback\nbroadcasthost\n"
+              "ads.example.com\n", "query -o d.bbf"),
+           0, "ads.example.com\tads.example.com\n", NULL);
+}
+
 /* ---- CIDR ----------------------------------------------------------------------------------- */
 
 Test(netcli, cidr_errors_and_query) {
