@@ -63,7 +63,11 @@ for prog in "$p"/bin/*; do
   fi
 done
 
-# 4. The installed demo and fetch script agree on the per-user data directory.
+# 4. The installed demo and fetch script agree on the per-user data directory, and the
+#    demo's --help names the fetcher as installed (a prefix has no scripts/ directory).
+"$p/bin/blockbloom" demo --help | grep -q "fetch them with blockbloom-fetch-npm-names" ||
+  fail "installed demo --help does not name blockbloom-fetch-npm-names"
+[[ -x $p/bin/blockbloom-fetch-npm-names ]] || fail "no $p/bin/blockbloom-fetch-npm-names"
 home=$tmp/home
 mkdir -p "$home/.local/share/blockbloom" "$tmp/cwd"
 cd "$tmp/cwd"
