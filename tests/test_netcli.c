@@ -396,6 +396,34 @@ Test(netcli, pcap_five_tuples) {
     expect(bb(NULL, "query --pcap eth.pcap --match src t.bbf"), 2, "", "does not apply");
 }
 
+/* IPv6 packets whose capture ends inside the extension-header chain: their addresses match,
+ * their protocol is unknown ("ip6-ext-cut", not the hop-by-hop header's number as
+ * "proto-0"), and with no ports no 5-tuple matches; a chain that is whole but whose ports
+ * are cut keeps its protocol. tcpdump counts the same packets by address. */
+Test(netcli, pcap_ipv6_extension_chain_cut) {
+    frame f[3] = {0};
+    for (int i = 0; i < 3; i++) {
+        ether(&f[i], NULL, 0, 0x86dd);
+        ipv6(&f[i], 17, true, "2001:db8::1", "2001:db9::2", 7, 8);
+    }
+    f[0].n = 14 + 40 + 4;     /* half the hop-by-hop header */
+    f[1].n = 14 + 40 + 8 + 2; /* the chain, then half the UDP source port */
+    write_capture("ext.pcap", DLT_EN10MB, f, 3);
+    put_file("ranges", ranges);
+    expect(bb(NULL, "build --keys cidr -o c.bbf ranges"), 0, "", NULL);
+    expect(bb(NULL, "query --pcap ext.pcap c.bbf"), 0,
+           "1700000000.250000 ip6-ext-cut 2001:db8::1 > 2001:db9::2\n"
+           "1700000001.250000 udp 2001:db8::1 > 2001:db9::2\n"
+           "1700000002.250000 udp [2001:db8::1]:7 > [2001:db9::2]:8\n", NULL);
+    res r = bb(NULL, "query --pcap ext.pcap -c c.bbf");
+    cr_expect_eq(atoi(r.out), tcpdump_count("ext.pcap"), "ours %s vs tcpdump", r.out);
+    res_free(&r);
+    put_file("flows", "udp 2001:db8::1 7 2001:db9::2 8\n");
+    expect(bb(NULL, "build --keys 5tuple -o t.bbf flows"), 0, "", NULL);
+    expect(bb(NULL, "query --pcap ext.pcap t.bbf"), 0,
+           "1700000002.250000 udp [2001:db8::1]:7 > [2001:db9::2]:8\n", NULL);
+}
+
 /* Bytes of a classic pcap file header (pcap-savefile(5)): magic, 2.4, zone, sigfigs,
  * snaplen, link type. */
 static void file_header(FILE *f, uint32_t dlt) {
