@@ -98,6 +98,7 @@ extern const bb_kernel bb_kernel_scalar;
 #if defined(__x86_64__) || defined(__i386__)
 extern const bb_kernel bb_kernel_avx2;
 extern const bb_kernel bb_kernel_avx512;
+extern const bb_kernel bb_kernel_avx512gfni;
 #endif
 extern const bb_kernel bb_kernel_neon;
 
