@@ -10,8 +10,8 @@
  *
  * The chosen kernel: blocked adds run on the add dispatch (bb_isa_name_for(BB_OP_ADD)),
  * everything else on the contains dispatch; the split kind picks its kernel from the contains
- * dispatch for adds and lookups alike (kinds/split.c), and has no AVX-512 kernel, so AVX-512
- * there means its AVX2 kernel.
+ * dispatch for adds and lookups alike (kinds/split.c), and has no AVX-512 kernel, so either
+ * AVX-512 kernel (avx512, avx512gfni) there means its AVX2 kernel.
  */
 #include "bench.h"
 
@@ -27,7 +27,8 @@ const char *op_kind_name(series_type kind) { return kind == S_SPLIT ? "split" : 
 static bb_isa chosen_isa(series_type kind, metric m, const bench_opts *o) {
     bool add = m == M_ADD || m == M_ADD_HASH || m == M_ADD_CONC;
     if (kind == S_BLOCKED) return add ? o->add_isa : o->best_isa;
-    return o->best_isa == BB_ISA_AVX512 ? BB_ISA_AVX2 : o->best_isa;
+    bool avx512 = o->best_isa == BB_ISA_AVX512 || o->best_isa == BB_ISA_AVX512GFNI;
+    return avx512 ? BB_ISA_AVX2 : o->best_isa;
 }
 
 static void fill(const size_run *r, series_type kind, metric m, const bench_opts *o,

@@ -150,7 +150,7 @@ static void dispatch_targets(const size_run *r, const bench_opts *o, const char 
     for (size_t i = 0; i < n; i++) {
         if (!c[i].chosen || !c[i].fastest) continue;
         char what[120];
-        snprintf(what, sizeof what, "%s %s: dispatched %s / fastest kernel (%s)",
+        snprintf(what, sizeof what, "%s %s: dispatched %s / fastest (%s)",
                  op_kind_name(c[i].kind), metric_names[c[i].m], bb_isa_to_string(c[i].chosen->isa),
                  bb_isa_to_string(c[i].fastest->isa));
         add_target(t, nt, "8.1", sz, c[i].chosen->value[c[i].m] / c[i].fastest->value[c[i].m],
@@ -217,7 +217,7 @@ static void print_row(const series *s, const char *suffix, const double *v) {
     char b[24], name[64];
     print_bytes(b, sizeof b, s->bytes);
     snprintf(name, sizeof name, "%s%s", s->name, suffix);
-    printf("%-24s %10s", name, b);
+    printf("%-28s %10s", name, b);
     cell(s->bits_per_key, 5, 2);
     if (s->k) printf(" %3u", s->k);
     else printf(" %3s", "-");
@@ -229,7 +229,7 @@ static void print_row(const series *s, const char *suffix, const double *v) {
 /* The clock of each column of the single-thread rows (the -xN rows say theirs in the name). */
 static void print_clock_row(void) {
     static const char *const abbrev[] = {"cpu", "wall", "tsc"};
-    printf("%-24s %10s %5s %3s %7s", "(clock)", "", "", "", "");
+    printf("%-28s %10s %5s %3s %7s", "(clock)", "", "", "", "");
     for (int mm = 0; mm < M_COUNT; mm++) printf(" %7s", abbrev[metric_clock(S_BLOCKED, (metric)mm)]);
     printf("\n");
 }
@@ -247,14 +247,14 @@ static void print_dispatch(const size_run *r, const bench_opts *o) {
         header = true;
         char op[32];
         snprintf(op, sizeof op, "%s %s", op_kind_name(c[i].kind), metric_names[c[i].m]);
-        printf("  %-20s chose %-7s", op, bb_isa_to_string(c[i].chosen_isa));
+        printf("  %-20s chose %-10s", op, bb_isa_to_string(c[i].chosen_isa));
         if (!c[i].chosen) {
             printf(" (not measured: --series left it out); fastest %s %.2f\n",
                    bb_isa_to_string(c[i].fastest->isa), c[i].fastest->value[c[i].m]);
             continue;
         }
         double mine = c[i].chosen->value[c[i].m], best = c[i].fastest->value[c[i].m];
-        printf(" %7.2f   fastest %-7s %7.2f   %5.2fx  ", mine, bb_isa_to_string(c[i].fastest->isa),
+        printf(" %7.2f   fastest %-10s %7.2f   %5.2fx  ", mine, bb_isa_to_string(c[i].fastest->isa),
                best, mine / best);
         if (c[i].chosen == c[i].fastest) printf("chosen is fastest\n");
         else if (mine / best <= 1.05) printf("%s faster, within 5%% (run-to-run spread)\n",
@@ -283,14 +283,14 @@ void report_table(const size_run *runs, size_t nruns, const machine *m, const be
         printf("\n%s: n = %llu (blocked filter fits %s here; mean key %.1f bytes; %.1f s; "
                "AnonHugePages %ld KiB)\n", r->label, (unsigned long long)r->n, r->fits,
                r->mean_key_len, r->build_s, r->anon_huge_kib);
-        printf("%-24s %10s %5s %3s %7s", "series", "size", "bits", "k", "fpr%");
+        printf("%-28s %10s %5s %3s %7s", "series", "size", "bits", "k", "fpr%");
         for (int mm = 0; mm < M_COUNT; mm++) printf(" %7s", columns[mm]);
         printf("\n");
         print_clock_row();
         for (size_t j = 0; j < r->nseries; j++) {
             const series *s = &r->series[j];
             if (s->skip) {
-                printf("%-24s skipped: %s\n", s->name, s->skip_why);
+                printf("%-28s skipped: %s\n", s->name, s->skip_why);
                 continue;
             }
             print_row(s, s->type == S_THREADS ? " wall" : "", s->value);

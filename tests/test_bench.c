@@ -18,13 +18,17 @@
 TestSuite(bench, .init = enter_workdir, .fini = leave_workdir, .timeout = 300);
 
 /* The kernels of the blocked and split kinds this CPU can run, by CPUID. */
-static size_t kernels_here(const char *names[4], bool split) {
+static size_t kernels_here(const char *names[5], bool split) {
     size_t n = 0;
     names[n++] = "scalar";
 #if defined(__x86_64__) || defined(__i386__)
     if (__builtin_cpu_supports("avx2")) names[n++] = "avx2";
-    if (!split && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl"))
-        names[n++] = "avx512";
+    bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");
+    if (!split && avx512) names[n++] = "avx512";
+    if (!split && avx512 && __builtin_cpu_supports("avx512bw") &&
+        __builtin_cpu_supports("avx512cd") && __builtin_cpu_supports("avx512vbmi") &&
+        __builtin_cpu_supports("gfni"))
+        names[n++] = "avx512gfni";
 #elif defined(__aarch64__)
     names[n++] = "neon";
 #endif
@@ -48,7 +52,8 @@ static double series_value(const char *json, const char *name, const char *metri
 }
 
 static const char *const all_series =
-    "blocked-scalar,blocked-avx2,blocked-avx512,blocked-neon,split-scalar,split-avx2,split-neon";
+    "blocked-scalar,blocked-avx2,blocked-avx512,blocked-avx512gfni,blocked-neon,split-scalar,"
+    "split-avx2,split-neon";
 
 Test(bench, every_operation_on_every_kernel) {
     run_result r = RUN(NULL, "bench", "--quick", "--sizes", "10000", "--generated-keys",
@@ -61,7 +66,7 @@ Test(bench, every_operation_on_every_kernel) {
     static const char *const split_ops[] = {"add",       "add_hash",   "present", "absent",
                                             "batch_str", "batch_hash", "loop",    "lat_p50"};
     for (int split = 0; split < 2; split++) {
-        const char *isa[4];
+        const char *isa[5];
         size_t nk = kernels_here(isa, split);
         const char *const *ops = split ? split_ops : blocked_ops;
         size_t nops = split ? 8 : 11;
