@@ -126,10 +126,15 @@ static bool BB_KFN(_test)(const uint8_t *block, uint32_t lo, unsigned k) {
     return KERNEL_TEST(block, lo, k);
 }
 
+static bool BB_KFN(_contains_one)(const uint8_t *data, uint64_t blocks, unsigned k, uint64_t h) {
+    return KERNEL_TEST(bb_block_of(data, blocks, h), (uint32_t)h, k);
+}
+
 const bb_kernel BB_CAT(bb_kernel_, KERNEL_NAME) = {
     .isa = KERNEL_ISA,
     .name = BB_STR(KERNEL_NAME),
     .block_test = BB_KFN(_test),
+    .contains_one = BB_KFN(_contains_one),
     .contains_hashes = BB_KFN(_contains_hashes),
     .add_hashes = BB_KFN(_add_hashes),
 };
