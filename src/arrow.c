@@ -6,11 +6,12 @@
  * nulls whose keys are already in one of the batch shapes (utf8/binary offsets, fixed-width
  * values, little-endian integers) go straight to bb_*_arrow32/arrow64/fixed; everything else
  * (nulls on add, views, dictionaries, integers on a big-endian machine, offsets at an address
- * not aligned for their type) is hashed here row by row, nulls dropped, and handed over as pre-computed hashes (bb_add_hashes /
- * bb_contains_hashes) one chunk at a time. Layouts are those of the Arrow columnar format
- * spec: validity bitmaps LSB first, offsets n + 1 entries, 16-byte views (length; inline
- * bytes if length <= 12, else prefix, buffer index, offset), and for the view types in the C
- * interface one more buffer after the variadic ones holding their sizes as int64.
+ * not aligned for their type) is hashed here row by row, nulls dropped, and handed over as
+ * pre-computed hashes (bb_add_hashes / bb_contains_hashes) one chunk at a time. Layouts are
+ * those of the Arrow columnar format spec: validity bitmaps LSB first, offsets n + 1 entries,
+ * 16-byte views (length; inline bytes if length <= 12, else prefix, buffer index, offset),
+ * and for the view types in the C interface one more buffer after the variadic ones holding
+ * their sizes as int64.
  */
 #include <errno.h>
 #include <stdarg.h>
