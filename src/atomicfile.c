@@ -1,11 +1,12 @@
 /*
  * atomicfile.c - bb_write_file_atomically: the one way this project replaces a file. The new
- * content goes to `path`.tmp.XXXXXX in the same directory, is fsynced, renamed over the
- * target and the directory is fsynced, so a reader (or a crash) sees the old complete file or
- * the new complete one, never a half-written one; on any error the temporary file is removed
- * and the target untouched. A symlink is followed (its final target is replaced and the link
- * stays, as editors do), a dangling one is refused, and so is a target that is not a regular
- * file: renaming over a FIFO or a device node would replace the node instead of writing to it.
+ * content goes to `path`.tmp.XXXXXX in the same directory (the name cut to fit NAME_MAX), is
+ * fsynced, renamed over the target and the directory is fsynced, so a reader (or a crash)
+ * sees the old complete file or the new complete one, never a half-written one; on any error
+ * the temporary file is removed and the target untouched. A symlink is followed (its final
+ * target is replaced and the link stays, as editors do), a dangling one is refused, and so is
+ * a target that is not a regular file: renaming over a FIFO or a device node would replace
+ * the node instead of writing to it.
  *
  * Why an exported function (blockbloom.h) and not an internal helper: its users are bb_save
  * here, and two that live outside this shared library, libblockbloom_parquet (`parquet
@@ -21,6 +22,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,23 +135,34 @@ static bool write_parts(int fd, const char *path, const bb_file_part *parts, siz
     return ok;
 }
 
+/* `path`.tmp.XXXXXX, its file name cut short so that it stays within NAME_MAX: names of
+ * NAME_MAX - 10 .. NAME_MAX bytes are valid and must be writable too (ENAMETOOLONG from
+ * mkostemp otherwise). malloc'd; NULL when out of memory. */
+static char *temp_name(const char *path) {
+    static const char suffix[] = ".tmp.XXXXXX";
+    const char *slash = strrchr(path, '/');
+    size_t dir = slash ? (size_t)(slash + 1 - path) : 0, name = strlen(path + dir);
+    if (name > NAME_MAX - (sizeof suffix - 1)) name = NAME_MAX - (sizeof suffix - 1);
+    char *tmp = malloc(dir + name + sizeof suffix);
+    if (!tmp) return NULL;
+    memcpy(tmp, path, dir + name);
+    memcpy(tmp + dir + name, suffix, sizeof suffix);
+    return tmp;
+}
+
 bb_status bb_write_file_atomically(const char *path_in, const bb_file_part *parts,
                                    size_t n_parts) {
-    static const char suffix[] = ".tmp.XXXXXX";
     if (!path_in || (!parts && n_parts)) return BB_E_INVAL;
     for (size_t i = 0; i < n_parts; i++)
         if (!parts[i].data && parts[i].len_bytes) return BB_E_INVAL;
     char *path;
     bb_status st = save_target(path_in, &path);
     if (st != BB_OK) return st;
-    size_t n = strlen(path);
-    char *tmp = malloc(n + sizeof suffix);
+    char *tmp = temp_name(path);
     if (!tmp) {
         free(path);
         return BB_E_NOMEM;
     }
-    memcpy(tmp, path, n);
-    memcpy(tmp + n, suffix, sizeof suffix);
     bb_status s = BB_E_IO;
     int fd = mkostemp(tmp, O_CLOEXEC);
     if (fd >= 0) {

@@ -14,6 +14,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -143,6 +144,27 @@ Test(atomicfile, failed_write_keeps_the_old_file_and_no_temp) {
     cr_expect_eq(errno, EFBIG);
     expect_content("out", "the old file");
     cr_expect_eq(entries(), 1, "a temporary file was left");
+}
+
+/* A file name of NAME_MAX bytes is valid; its temporary name must not be longer. */
+Test(atomicfile, longest_file_names) {
+    char name[NAME_MAX + 1], sub[NAME_MAX + 8];
+    for (size_t len = NAME_MAX - 12; len <= NAME_MAX; len++) {
+        memset(name, 'n', len);
+        name[len] = '\0';
+        cr_assert_eq(bb_write_file_atomically(name, parts, NPARTS), BB_OK, "a %zu-byte name", len);
+        expect_content(name, "head-body-tail");
+        cr_assert_eq(bb_write_file_atomically(name, parts, 1), BB_OK, "replacing it");
+        expect_content(name, "head-");
+        cr_assert_eq(unlink(name), 0);
+    }
+    cr_assert_eq(mkdir("d", 0755), 0);
+    snprintf(sub, sizeof sub, "d/%s", name);
+    cr_assert_eq(bb_write_file_atomically(sub, parts, NPARTS), BB_OK);
+    expect_content(sub, "head-body-tail");
+    cr_expect_eq(entries(), 1, "a temporary file was left");
+    cr_assert_eq(chdir("d"), 0);
+    cr_expect_eq(entries(), 1, "a temporary file was left in d");
 }
 
 Test(atomicfile, parent_missing_and_bad_arguments) {
