@@ -24,7 +24,10 @@
 
 #include <string.h>
 
-#define FLOOR_CHUNK 256 /* src/batch.c's BB_CHUNK */
+/* Keys per chunk. src/batch.c hashes 1024 at a time; 256 is kept here because both hashing
+ * loops are as fast or faster in 256-key calls (grouped: 4.4 against 4.6-4.7 ns/key over 10^6
+ * npm names, Zen 4, 2026-12-01), and a floor must not be slowed to flatter the library. */
+#define FLOOR_CHUNK 256
 
 uint64_t floor_xxh3(const void *const *keys, const size_t *lens, size_t n, uint64_t seed) {
     uint64_t h[FLOOR_CHUNK], acc = 0;
