@@ -150,21 +150,21 @@ Test(hashbatch, published_vectors_through_every_shape) {
 }
 
 /* ---- Every length, mixed, against the single-key calls --------------------------------------
- * Lengths 0 .. 300 and 1000, 4 keys of each, of random bytes at offsets 0-7, in random
+ * Lengths 0 .. 300 and 1000, 12 keys of each, of random bytes at offsets 0-7, in random
  * order. */
-#define N_MIX (302u * 4u)
+#define N_MIX (302u * 12u) /* adds 1812 keys, probes 3624: several of batch.c's chunks */
 
 static void mixed_lengths(uint64_t capacity, uint64_t seed) {
     uint8_t *arena = malloc(N_MIX * 1001 + 8);
-    const uint8_t *keys[N_MIX];
-    size_t lens[N_MIX], order[N_MIX];
+    static const uint8_t *keys[N_MIX];
+    static size_t lens[N_MIX], order[N_MIX];
     cr_assert_not_null(arena);
     uint64_t st = seed;
     for (size_t i = 0; i < N_MIX * 1001 + 8; i++) arena[i] = (uint8_t)tu_splitmix64(&st);
     for (size_t i = 0; i < N_MIX; i++) order[i] = i;
     shuffle(order, N_MIX, seed);
     for (size_t i = 0; i < N_MIX; i++) {
-        size_t l = order[i] / 4 == 301 ? 1000 : order[i] / 4;
+        size_t l = order[i] / 12 == 301 ? 1000 : order[i] / 12;
         keys[i] = arena + i * 1001 + (i & 7), lens[i] = l;
     }
     /* The first half is added; the probes are all keys, so half present, half not. */
