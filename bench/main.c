@@ -178,7 +178,7 @@ static series *add_series(size_run *r, const cli *c, series_type t, bb_isa isa, 
 }
 
 static void make_series(size_run *r, const cli *c) {
-    static const bb_isa native[] = {BB_ISA_SCALAR, BB_ISA_AVX2, BB_ISA_AVX512,
+    static const bb_isa native[] = {BB_ISA_SCALAR, BB_ISA_AVX2, BB_ISA_AVX512, BB_ISA_AVX512GFNI,
 #if defined(__aarch64__)
                                     BB_ISA_NEON
 #endif
@@ -192,8 +192,10 @@ static void make_series(size_run *r, const cli *c) {
         if (s) s->concurrent = native[i] == c->o.best_isa;
     }
     for (size_t i = 0; i < sizeof native / sizeof *native; i++) {
-        /* The split kernels: scalar, AVX2 (AVX-512 machines use it too), NEON. */
-        if (!bb_isa_available(native[i]) || native[i] == BB_ISA_AVX512) continue;
+        /* The split kernels: scalar, AVX2 (both AVX-512 kernels use it too), NEON. */
+        if (!bb_isa_available(native[i]) || native[i] == BB_ISA_AVX512 ||
+            native[i] == BB_ISA_AVX512GFNI)
+            continue;
         snprintf(name, sizeof name, "split-%s", bb_isa_to_string(native[i]));
         add_series(r, c, S_SPLIT, native[i], name);
     }

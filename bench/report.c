@@ -56,7 +56,8 @@ static const series *best_blocked(const size_run *r, bb_isa best) {
 
 /* The split series of the kernel the library picks (AVX-512 machines run the AVX2 one). */
 static const series *best_split(const size_run *r, bb_isa best) {
-    const series *s = find_type(r, S_SPLIT, best == BB_ISA_AVX512 ? BB_ISA_AVX2 : best);
+    bool avx512 = best == BB_ISA_AVX512 || best == BB_ISA_AVX512GFNI;
+    const series *s = find_type(r, S_SPLIT, avx512 ? BB_ISA_AVX2 : best);
     return s ? s : find_type(r, S_SPLIT, BB_ISA_AUTO);
 }
 

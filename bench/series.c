@@ -214,7 +214,7 @@ size_t series_single(series *s, metric m, const uint64_t *h, size_t n) {
     view_loops_fn *run = view_loops_scalar; /* the inline test a caller built for s's ISA gets */
 #if defined(__x86_64__) || defined(__i386__)
     if (s->isa == BB_ISA_AVX2) run = view_loops_avx2;
-    if (s->isa == BB_ISA_AVX512) run = view_loops_avx512;
+    if (s->isa == BB_ISA_AVX512 || s->isa == BB_ISA_AVX512GFNI) run = view_loops_avx512;
 #endif
     return run(&v, h, n, m == M_CHAIN);
 }

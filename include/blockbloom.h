@@ -828,14 +828,17 @@ BB_API bool bb_contains_concurrent(const bb_filter *f, const void *key, size_t l
 /* ============================================================================================
  * Instruction sets. The blocked filter's kernels are chosen once, at first use, from the CPU
  * (best available), unless the environment variable BB_ISA names one of
- * "scalar", "avx2", "avx512", "neon". Every kernel gives bit-identical filters and answers.
+ * "scalar", "avx2", "avx512", "avx512gfni", "neon". Every kernel gives bit-identical filters
+ * and answers. "avx512gfni" is the AVX-512 kernel for CPUs that also have AVX512-BW/CD/VBMI
+ * and GFNI (Ice Lake, Zen 4 and later), whose adds build their masks with GF(2) products.
  * ========================================================================================== */
 typedef enum bb_isa {
     BB_ISA_AUTO = 0,
     BB_ISA_SCALAR = 1,
     BB_ISA_AVX2 = 2,
     BB_ISA_AVX512 = 3,
-    BB_ISA_NEON = 4
+    BB_ISA_NEON = 4,
+    BB_ISA_AVX512GFNI = 5
 } bb_isa;
 
 /** Whether `isa` can run on this CPU (BB_ISA_AUTO and BB_ISA_SCALAR always can). */
@@ -847,7 +850,7 @@ BB_API bool bb_isa_available(bb_isa isa);
  *  Not to be called while other threads use filters. */
 BB_API bb_status bb_set_isa(bb_isa isa);
 
-/** The active kernel of lookups: "scalar", "avx2", "avx512" or "neon". */
+/** The active kernel of lookups: "scalar", "avx2", "avx512", "avx512gfni" or "neon". */
 BB_API const char *bb_isa_name(void);
 
 /** Operations whose kernel is chosen separately (bb_isa_name_for). */

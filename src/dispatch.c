@@ -2,12 +2,12 @@
  * dispatch.c - picks the blocked filter's kernels once per process, one per operation
  * (contains, add). Compiled at the baseline ISA, so it runs on any CPU. On x86 it asks CPUID
  * (through __builtin_cpu_supports, which also checks that the OS saves the wide registers)
- * for the widest kernel, AVX-512F, then AVX2, then scalar, and then looks the CPU's vendor,
- * family and model up in cpu_rows below, which may move an operation to a narrower kernel on
- * CPUs where that one was measured faster. On AArch64 NEON is always there and chosen at
- * compile time. BB_ISA=scalar|avx2|avx512|neon in the environment, or bb_set_isa(), puts
- * every operation on that one kernel (for tests and benchmarks); a name that is unknown or
- * unavailable here leaves the automatic choice in place.
+ * for the widest kernel, AVX-512 with GFNI (avx512gfni), AVX-512F, then AVX2, then scalar,
+ * and then looks the CPU's vendor, family and model up in cpu_rows below, which may move an
+ * operation to a narrower kernel on CPUs where that one was measured faster. On AArch64 NEON
+ * is always there and chosen at compile time. BB_ISA=scalar|avx2|avx512|avx512gfni|neon in
+ * the environment, or bb_set_isa(), puts every operation on that one kernel (for tests and
+ * benchmarks); a name that is unknown or unavailable here leaves the automatic choice in place.
  *
  * Why a table and not a one-time calibration: every kernel gives the same bits, so either is
  * safe, but a calibration would time a few microseconds of work at start-up, and on the
@@ -28,7 +28,7 @@
 
 _Atomic(const bb_dispatch *) bb_active_dispatch;
 
-static const char *const isa_names[] = {"auto", "scalar", "avx2", "avx512", "neon"};
+static const char *const isa_names[] = {"auto", "scalar", "avx2", "avx512", "neon", "avx512gfni"};
 
 const char *bb_isa_to_string(bb_isa isa) {
     return (unsigned)isa < sizeof isa_names / sizeof *isa_names ? isa_names[isa] : "unknown";
@@ -50,9 +50,15 @@ static const bb_kernel *kernel_of(bb_isa isa) {
     case BB_ISA_AVX512: /* F and VL: every AVX-512 CPU but the Xeon Phi */
         return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl")
                    ? &bb_kernel_avx512 : NULL;
+    case BB_ISA_AVX512GFNI: /* the instructions avx512gfni.c is compiled for */
+        return kernel_of(BB_ISA_AVX512) && __builtin_cpu_supports("avx512bw") &&
+                       __builtin_cpu_supports("avx512cd") && __builtin_cpu_supports("avx512vbmi") &&
+                       __builtin_cpu_supports("gfni")
+                   ? &bb_kernel_avx512gfni : NULL;
 #else
     case BB_ISA_AVX2:
-    case BB_ISA_AVX512: return NULL;
+    case BB_ISA_AVX512:
+    case BB_ISA_AVX512GFNI: return NULL;
 #endif
     case BB_ISA_AUTO: break;
     }
@@ -63,7 +69,8 @@ static const bb_kernel *widest_kernel(void) {
 #if defined(__aarch64__)
     return &bb_kernel_neon;
 #else
-    const bb_kernel *k = kernel_of(BB_ISA_AVX512);
+    const bb_kernel *k = kernel_of(BB_ISA_AVX512GFNI);
+    if (!k) k = kernel_of(BB_ISA_AVX512);
     if (!k) k = kernel_of(BB_ISA_AVX2);
     return k ? k : &bb_kernel_scalar;
 #endif
@@ -79,9 +86,11 @@ static const bb_kernel *widest_kernel(void) {
  *    2-vCPU EPYC VM, 1M keys at 1% (issue 8, medians of 5): pre-hashed batch add 22.1
  *    ns/key on AVX2 against 10.6 on scalar, 100M keys 29.4 against 21.8; contains stays on
  *    AVX2 (6.8 against 10.1 ns/key at 1M). So adds run scalar there.
- *  - AMD family 19h model 11h (Zen 4 "Genoa", AVX-512 with 256-bit units) needs no row: in the
- *    run in docs/bench-zen4.txt AVX-512 is the fastest kernel, or within the runs' noise of
- *    AVX2, for every operation (see the README's Performance section).
+ *  - AMD family 19h model 11h (Zen 4 "Genoa", AVX-512 with 256-bit units) needs no row: the
+ *    widest kernel, avx512gfni, is the fastest or within the runs' noise of the others for
+ *    every operation (its adds 1.5-2.2x faster than avx512's at k >= 5, src/kernels/
+ *    avx512gfni.c; its lookups are avx512's). The Zen 1 row's adds stay scalar: that CPU has
+ *    no AVX-512 or GFNI, so the new kernel does not apply there.
  */
 typedef enum cpu_vendor { VENDOR_OTHER, VENDOR_AMD, VENDOR_INTEL } cpu_vendor;
 
@@ -136,6 +145,7 @@ static const bb_dispatch only_neon = {&bb_kernel_neon, &bb_kernel_neon};
 #if defined(__x86_64__) || defined(__i386__)
 static const bb_dispatch only_avx2 = {&bb_kernel_avx2, &bb_kernel_avx2};
 static const bb_dispatch only_avx512 = {&bb_kernel_avx512, &bb_kernel_avx512};
+static const bb_dispatch only_avx512gfni = {&bb_kernel_avx512gfni, &bb_kernel_avx512gfni};
 #endif
 static bb_dispatch automatic;
 static atomic_int automatic_state; /* 0: not filled, 1: being filled, 2: filled */
@@ -148,6 +158,7 @@ static const bb_dispatch *single_of(bb_isa isa) {
 #if defined(__x86_64__) || defined(__i386__)
     case BB_ISA_AVX2: return &only_avx2;
     case BB_ISA_AVX512: return &only_avx512;
+    case BB_ISA_AVX512GFNI: return &only_avx512gfni;
 #endif
     default: return NULL;
     }
@@ -179,7 +190,7 @@ const bb_dispatch *bb_dispatch_choose(void) {
 bool bb_isa_available(bb_isa isa) { return isa == BB_ISA_AUTO || kernel_of(isa) != NULL; }
 
 bb_status bb_set_isa(bb_isa isa) {
-    if ((unsigned)isa > BB_ISA_NEON) return BB_E_INVAL;
+    if ((unsigned)isa > BB_ISA_AVX512GFNI) return BB_E_INVAL;
     const bb_dispatch *d = isa == BB_ISA_AUTO ? automatic_choice() : single_of(isa);
     if (!d) return BB_E_UNSUPPORTED;
     atomic_store_explicit(&bb_active_dispatch, d, memory_order_release);

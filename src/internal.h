@@ -87,6 +87,8 @@ typedef struct bb_kernel {
     const char *name;
     /** true if all k probe bits of lo are set in the 64-byte block. */
     bool (*block_test)(const uint8_t *block, uint32_t lo, unsigned k);
+    /** bb_contains_hash of a blocked filter: the block of h, then block_test, in one call. */
+    bool (*contains_one)(const uint8_t *data, uint64_t blocks, unsigned k, uint64_t h);
     /** out[i] for hashes[0..n); returns the number of 1s. Prefetches ahead. */
     size_t (*contains_hashes)(const uint8_t *data, uint64_t blocks, unsigned k,
                               const uint64_t *hashes, size_t n, uint8_t *out);
@@ -98,6 +100,7 @@ extern const bb_kernel bb_kernel_scalar;
 #if defined(__x86_64__) || defined(__i386__)
 extern const bb_kernel bb_kernel_avx2;
 extern const bb_kernel bb_kernel_avx512;
+extern const bb_kernel bb_kernel_avx512gfni;
 #endif
 extern const bb_kernel bb_kernel_neon;
 
@@ -109,7 +112,7 @@ typedef struct bb_dispatch {
 } bb_dispatch;
 
 extern _Atomic(const bb_dispatch *) bb_active_dispatch;
-const bb_dispatch *bb_dispatch_choose(void);
+__attribute__((cold)) const bb_dispatch *bb_dispatch_choose(void);
 static inline const bb_dispatch *bb_dispatch_active(void) {
     const bb_dispatch *d = atomic_load_explicit(&bb_active_dispatch, memory_order_acquire);
     return d ? d : bb_dispatch_choose();
@@ -252,7 +255,12 @@ extern const bb_kind_ops bb_kind_blocked, bb_kind_classic, bb_kind_counting, bb_
 
 /** The row of `kind`, or NULL for a value that is not a kind (table.c). */
 const bb_kind_ops *bb_kind_row(bb_kind kind);
-static inline const bb_kind_ops *bb_row(const bb_filter *f) { return bb_kind_row(f->kind); }
+/** The rows (kinds/table.c), indexed by bb_kind. */
+#define BB_KIND_ROWS (BB_SPLIT + 1)
+extern const bb_kind_ops *const bb_kind_rows[BB_KIND_ROWS];
+/** The row of a filter: its kind is always a valid row (checked when created or loaded), so
+ *  this is one load, inlined into the single-key calls. */
+static inline const bb_kind_ops *bb_row(const bb_filter *f) { return bb_kind_rows[f->kind]; }
 
 /** Geometry (bits, k) that bb_create gives a flat kind's config (filter.c); also used by
  *  slice.c so that a slice is exactly a range of the filter bb_create would make. */

@@ -103,7 +103,7 @@ static double model_of(const row *r) {
 
 /* Kernels the demo times: every native one (NEON counts as native on AArch64 only). */
 static unsigned native_kernels(void) {
-    static const bb_isa isas[] = {BB_ISA_SCALAR, BB_ISA_AVX2, BB_ISA_AVX512,
+    static const bb_isa isas[] = {BB_ISA_SCALAR, BB_ISA_AVX2, BB_ISA_AVX512, BB_ISA_AVX512GFNI,
 #if defined(__aarch64__)
                                   BB_ISA_NEON
 #endif

@@ -10,8 +10,16 @@
 typedef struct cpuinfo {
     char vendor[32];
     int family, model;
-    bool avx2, avx512f, found;
+    bool avx2, avx512f, avx512gfni, found;
 } cpuinfo;
+
+/* Whether the flags line has the word `flag`. */
+static bool has_flag(const char *line, const char *flag) {
+    size_t n = strlen(flag);
+    for (const char *at = strstr(line, flag); at; at = strstr(at + 1, flag))
+        if (at[-1] == ' ' && (at[n] == ' ' || at[n] == '\n' || at[n] == '\0')) return true;
+    return false;
+}
 
 /* The first processor's fields of /proc/cpuinfo (x86 Linux); found = false elsewhere. */
 static cpuinfo read_cpuinfo(void) {
@@ -24,8 +32,12 @@ static cpuinfo read_cpuinfo(void) {
         if (sscanf(line, "cpu family : %d", &c.family) == 1) continue;
         if (sscanf(line, "model : %d", &c.model) == 1) continue;
         if (strncmp(line, "flags", 5) == 0) {
-            c.avx2 = strstr(line, " avx2") != NULL;
-            c.avx512f = strstr(line, " avx512f") != NULL;
+            c.avx2 = has_flag(line, "avx2");
+            c.avx512f = has_flag(line, "avx512f");
+            /* what the avx512gfni kernel is compiled for (flag names as Linux prints them) */
+            c.avx512gfni = c.avx512f && has_flag(line, "avx512vl") && has_flag(line, "avx512bw") &&
+                           has_flag(line, "avx512cd") && has_flag(line, "avx512vbmi") &&
+                           has_flag(line, "gfni");
             break; /* the first processor's block is complete */
         }
     }
@@ -45,7 +57,7 @@ Test(dispatch, automatic_choice_follows_the_cpu_table) {
         return;
     }
     cr_assert_eq(bb_set_isa(BB_ISA_AUTO), BB_OK);
-    const char *widest = c.avx512f ? "avx512" : c.avx2 ? "avx2" : "scalar";
+    const char *widest = c.avx512gfni ? "avx512gfni" : c.avx512f ? "avx512" : c.avx2 ? "avx2" : "scalar";
     const char *want_contains = widest, *want_add = widest;
     /* Zen and Zen+ (AMD family 17h, models 00h-2Fh): adds measured faster on scalar. */
     if (strcmp(c.vendor, "AuthenticAMD") == 0 && c.family == 0x17 && c.model <= 0x2f && c.avx2)

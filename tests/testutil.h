@@ -55,7 +55,8 @@ static inline uint64_t tu_splitmix64(uint64_t *state) {
 }
 
 /* ---- Kernels --------------------------------------------------------------------------------- */
-static const bb_isa tu_isas[] = {BB_ISA_SCALAR, BB_ISA_AVX2, BB_ISA_AVX512, BB_ISA_NEON};
+static const bb_isa tu_isas[] = {BB_ISA_SCALAR, BB_ISA_AVX2, BB_ISA_AVX512, BB_ISA_AVX512GFNI,
+                                 BB_ISA_NEON};
 #define TU_N_ISAS (sizeof tu_isas / sizeof *tu_isas)
 
 /** Say on stderr that some checks did not run. Not cr_log_warn: Criterion turns any warning

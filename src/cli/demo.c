@@ -62,7 +62,7 @@ static const struct option long_opts[] = {{"data", required_argument, NULL, OPT_
 
 /* Kernels timed in part 1. NEON only where it is native: on other CPUs bb_set_isa accepts it
  * as SIMDe's portable emulation, which is correct but slow and says nothing about NEON. */
-static const bb_isa demo_kernels[] = {BB_ISA_SCALAR, BB_ISA_AVX2, BB_ISA_AVX512,
+static const bb_isa demo_kernels[] = {BB_ISA_SCALAR, BB_ISA_AVX2, BB_ISA_AVX512, BB_ISA_AVX512GFNI,
 #if defined(__aarch64__)
                                       BB_ISA_NEON
 #endif
@@ -292,7 +292,7 @@ static bb_status run_trial(const trial *t, uint8_t *out, row *r) {
 }
 
 /* ---- Tables ---------------------------------------------------------------------------------- */
-#define ROW_FMT "%-7s  %-6s  %5s  %9s  %10s  %9s  %8s  %2s  %3s  %10s  %10s  %6s  %8s\n"
+#define ROW_FMT "%-7s  %-10s  %5s  %9s  %10s  %9s  %8s  %2s  %3s  %10s  %10s  %6s  %8s\n"
 
 static void print_table_head(const char *explanation) {
     printf("\n%s\n", explanation);

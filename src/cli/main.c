@@ -55,7 +55,7 @@ static int usage(void) {
           "  -V, --version  show the version and exit\n"
           "\n"
           "Run 'blockbloom COMMAND --help' for the options of a command.\n"
-          "Environment: BB_ISA=scalar|avx2|avx512|neon chooses the filter kernel.\n"
+          "Environment: BB_ISA=scalar|avx2|avx512|avx512gfni|neon chooses the filter kernel.\n"
           "Exit status: 0 success, 1 error (input/output, corrupt file, memory), 2 usage "
           "error.\n",
           stdout);

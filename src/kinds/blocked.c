@@ -29,7 +29,7 @@ static bb_status blocked_add(bb_filter *f, uint64_t h) {
 }
 
 static bool blocked_contains(const bb_filter *f, uint64_t h) {
-    return bb_kernel_active()->block_test(block_at(f, h), (uint32_t)h, f->k);
+    return bb_kernel_active()->contains_one(f->data, f->blocks, f->k, h);
 }
 
 static bb_status blocked_add_hashes(bb_filter *f, const uint64_t *h, size_t n) {

@@ -24,7 +24,8 @@ static const bb_split_kernel *split_kernel(void) {
     case BB_ISA_NEON: return &bb_split_kernel_neon;
 #if defined(__x86_64__) || defined(__i386__)
     case BB_ISA_AVX2:
-    case BB_ISA_AVX512: return &bb_split_kernel_avx2;
+    case BB_ISA_AVX512:
+    case BB_ISA_AVX512GFNI: return &bb_split_kernel_avx2;
 #endif
     default: return &bb_split_kernel_scalar;
     }

@@ -4,7 +4,7 @@
  */
 #include "../internal.h"
 
-static const bb_kind_ops *const rows[] = {
+const bb_kind_ops *const bb_kind_rows[BB_KIND_ROWS] = {
     [BB_BLOCKED] = &bb_kind_blocked,
     [BB_CLASSIC] = &bb_kind_classic,
     [BB_COUNTING] = &bb_kind_counting,
@@ -13,5 +13,5 @@ static const bb_kind_ops *const rows[] = {
 };
 
 const bb_kind_ops *bb_kind_row(bb_kind kind) {
-    return (unsigned)kind < sizeof rows / sizeof *rows ? rows[kind] : NULL;
+    return (unsigned)kind < BB_KIND_ROWS ? bb_kind_rows[kind] : NULL;
 }

@@ -59,7 +59,8 @@ typedef struct state {
     size_t n_keys;
 } state;
 
-static const bb_isa isas[] = {BB_ISA_SCALAR, BB_ISA_AVX2, BB_ISA_AVX512, BB_ISA_NEON};
+static const bb_isa isas[] = {BB_ISA_SCALAR, BB_ISA_AVX2, BB_ISA_AVX512, BB_ISA_AVX512GFNI,
+                              BB_ISA_NEON};
 #define N_ISAS (sizeof isas / sizeof *isas)
 static bb_isa current_isa = BB_ISA_SCALAR;
 
