@@ -224,6 +224,32 @@ typedef struct size_run {
 
 void measure_size(size_run *r, const keygen *g, const bench_opts *o);
 
+/* The clock a series' metric was timed with (measure.c decides; the report says it). */
+typedef enum bench_clock {
+    CLK_THREAD_CPU, /* this thread's CPU time (CLOCK_THREAD_CPUTIME_ID) around each timed call */
+    CLK_WALL,       /* CLOCK_MONOTONIC from the first thread's start to the last one's end */
+    CLK_TSC         /* fenced TSC reads around groups of single calls (wall time) */
+} bench_clock;
+extern const char *const clock_names[3];
+/* value[m] of a series of type t; an S_THREADS series' cpu_value[] is always CLK_THREAD_CPU
+ * (the slowest thread's). */
+bench_clock metric_clock(series_type t, metric m);
+
+/* ---- Dispatch per operation (choice.c) -------------------------------------------------------
+ * For each operation of a kind with kernels (blocked, split): the kernel the library's
+ * dispatch runs it on, the fastest kernel measured for it in this run, and their figures. */
+typedef struct op_choice {
+    series_type kind;       /* S_BLOCKED or S_SPLIT */
+    metric m;
+    bb_isa chosen_isa;      /* what dispatch runs m on */
+    const series *chosen;   /* its series; NULL when --series left it out */
+    const series *fastest;  /* the kernel series with the smallest value[m] */
+} op_choice;
+#define MAX_OP_CHOICES 24
+size_t op_choices(const size_run *r, const bench_opts *o, op_choice *out);
+/* "blocked" or "split". */
+const char *op_kind_name(series_type kind);
+
 /* ---- Output (report.c) ---------------------------------------------------------------------- */
 void report_table(const size_run *runs, size_t nruns, const machine *m, const bench_opts *o,
                   const keygen *g);

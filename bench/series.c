@@ -5,7 +5,7 @@
  * has: bloom_add and bloom_check, one key at a time, int lengths and sizes), and the two
  * floors. All blockbloom filters use the same seed, so one array of pre-hashed keys serves
  * every one of them but split, which hashes with XXH64 and gets an array of its own. The multi-thread series reads the filter of its kernel's blocked series;
- * the concurrent adds (that series' and the default kernel's 1-thread ones) each build a
+ * the concurrent adds (that series' and each kernel's 1-thread ones) each build a
  * filter of their own, conc_f, so one measurement never adds into bits another one set.
  */
 #include "bench.h"

@@ -12,7 +12,10 @@ if(BB_BUILD_REDIS AND HIREDIS_FOUND)
   add_library(blockbloom_redis src/redis/conn.c src/redis/meta.c src/redis/filter.c
     src/redis/publish.c)
   add_library(blockbloom::redis ALIAS blockbloom_redis)
-  target_link_libraries(blockbloom_redis PUBLIC blockbloom PRIVATE PkgConfig::HIREDIS m)
+  # hiredis by target here and by name in the installed package (see the parquet library).
+  target_link_libraries(blockbloom_redis PUBLIC blockbloom
+    PRIVATE $<BUILD_INTERFACE:PkgConfig::HIREDIS> $<INSTALL_INTERFACE:hiredis> m)
+  set_target_properties(blockbloom_redis PROPERTIES EXPORT_NAME redis)
   target_compile_definitions(blockbloom_redis PRIVATE _GNU_SOURCE)
   set_target_properties(blockbloom_redis PROPERTIES
     VERSION ${PROJECT_VERSION} SOVERSION ${PROJECT_VERSION_MAJOR}
@@ -21,11 +24,7 @@ if(BB_BUILD_REDIS AND HIREDIS_FOUND)
     target_link_libraries(blockbloom_cli PRIVATE blockbloom_redis)
     target_compile_definitions(blockbloom_cli PRIVATE BB_HAVE_REDIS)
   endif()
-  if(_bb_top)
-    install(TARGETS blockbloom_redis LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
-      ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
-      PUBLIC_HEADER DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-  endif()
+  # Installed and exported with the core (CMakeLists.txt, "install").
   message(STATUS "blockbloom: Redis binding enabled (hiredis ${HIREDIS_VERSION})")
 else()
   message(STATUS "blockbloom: Redis binding not built (hiredis not found or BB_BUILD_REDIS=OFF)")

@@ -898,6 +898,25 @@ BB_API bb_status bb_deserialize(bb_filter **out, const void *buf, size_t len);
  *  BB_E_IO (errno tells why). */
 BB_API bb_status bb_save(const bb_filter *f, const char *path);
 
+/** One byte range of a file for bb_write_file_atomically (data may be NULL if len_bytes is 0). */
+typedef struct bb_file_part {
+    const void *data;
+    size_t len_bytes;
+} bb_file_part;
+
+/** Replace `path` atomically by parts[0 .. n_parts) back to back, exactly as bb_save replaces
+ *  a filter file (bb_save, libblockbloom_parquet's bb_pq_index and the CLI all write through
+ *  it): `path`.tmp.XXXXXX in the same directory, fsync, rename over `path`, fsync of the
+ *  directory. On error `path` is untouched and no temporary file remains. A symlink is
+ *  followed (its final target is replaced, the link stays); a dangling symlink is refused
+ *  (BB_E_IO, errno ENOENT), nothing written; an existing `path` that is not a regular file is
+ *  refused (BB_E_IO, errno EISDIR or EINVAL). A replaced file keeps its permission bits, a
+ *  new one gets 0666 less the umask. Errors: BB_E_INVAL (path NULL, parts NULL with n_parts >
+ *  0, or a part with NULL data and a length), BB_E_NOMEM, BB_E_IO (errno tells why).
+ *  Thread-safe; two concurrent writers of one path leave one of the two complete files. */
+BB_API bb_status bb_write_file_atomically(const char *path, const bb_file_part *parts,
+                                          size_t n_parts);
+
 /** Read and validate a file into a new heap filter (errors as bb_deserialize, plus BB_E_IO). */
 BB_API bb_status bb_load(bb_filter **out, const char *path);
 

@@ -5,12 +5,13 @@
  * filter is touched. Then the column goes to the batch machinery of batch.c: columns without
  * nulls whose keys are already in one of the batch shapes (utf8/binary offsets, fixed-width
  * values, little-endian integers) go straight to bb_*_arrow32/arrow64/fixed; everything else
- * (nulls on add, views, dictionaries, integers on a big-endian machine) is hashed here row by
- * row, nulls dropped, and handed over as pre-computed hashes (bb_add_hashes /
- * bb_contains_hashes) one chunk at a time. Layouts are those of the Arrow columnar format
- * spec: validity bitmaps LSB first, offsets n + 1 entries, 16-byte views (length; inline
- * bytes if length <= 12, else prefix, buffer index, offset), and for the view types in the C
- * interface one more buffer after the variadic ones holding their sizes as int64.
+ * (nulls on add, views, dictionaries, integers on a big-endian machine, offsets at an address
+ * not aligned for their type) is hashed here row by row, nulls dropped, and handed over as
+ * pre-computed hashes (bb_add_hashes / bb_contains_hashes) one chunk at a time. Layouts are
+ * those of the Arrow columnar format spec: validity bitmaps LSB first, offsets n + 1 entries,
+ * 16-byte views (length; inline bytes if length <= 12, else prefix, buffer index, offset),
+ * and for the view types in the C interface one more buffer after the variadic ones holding
+ * their sizes as int64.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -45,11 +46,13 @@ typedef struct column {
     size_t offset;         /* array->offset: row i is buffer row offset + i */
     const uint8_t *valid;  /* validity bitmap, or NULL when every row is valid */
     const uint8_t *data;   /* values (offset forms), or fixed-width values */
-    const int32_t *off32;
-    const int64_t *off64;
+    /* Offsets and view sizes are read as bytes (offset_at, view_size): the C Data Interface
+     * only recommends buffers aligned for their type, producers do hand over misaligned
+     * ones, and reading those as int32_t / int64_t is undefined behaviour. */
+    const uint8_t *offs;   /* offset forms: n + 1 offsets of 4 (F_OFF32) or 8 bytes */
     const uint8_t *views;  /* F_VIEW: 16-byte views */
     const void *const *vbufs; /* F_VIEW: the variadic data buffers */
-    const int64_t *vsizes; /* F_VIEW: their sizes in bytes */
+    const uint8_t *vsizes; /* F_VIEW: their sizes in bytes, as int64 */
     size_t n_vbufs;
     size_t width;          /* F_FIXED: bytes per value */
     bool integer, is_signed;
@@ -130,19 +133,37 @@ static int32_t view_field(const uint8_t *view, size_t at) {
     return v;
 }
 
+/* Offset r (buffer row) of an offset form. */
+static int64_t offset_at(const column *c, size_t r) {
+    if (c->form == F_OFF32) {
+        int32_t v;
+        memcpy(&v, c->offs + r * 4, 4);
+        return v;
+    }
+    int64_t v;
+    memcpy(&v, c->offs + r * 8, 8);
+    return v;
+}
+
+static int64_t view_size(const column *c, size_t b) {
+    int64_t v;
+    memcpy(&v, c->vsizes + b * 8, 8);
+    return v;
+}
+
 /* ---- Validation --------------------------------------------------------------------------- */
 
 static bb_status check_offsets(const column *c, bool have_data) {
     size_t first = c->offset, last = c->offset + c->n;
-    int64_t prev = c->off32 ? c->off32[first] : c->off64[first];
+    int64_t prev = offset_at(c, first);
     if (prev < 0) return fail("offset of row 0 is negative (%lld)", (long long)prev);
     for (size_t r = first + 1; r <= last; r++) {
-        int64_t o = c->off32 ? c->off32[r] : c->off64[r];
+        int64_t o = offset_at(c, r);
         if (o < prev) return fail("offsets decrease at row %zu (%lld < %lld)", r - 1 - first,
                                   (long long)o, (long long)prev);
         prev = o;
     }
-    int64_t span = prev - (c->off32 ? c->off32[first] : c->off64[first]);
+    int64_t span = prev - offset_at(c, first);
     if (!have_data && span) return fail("missing data buffer");
     return BB_OK;
 }
@@ -166,9 +187,9 @@ static bb_status check_views(const column *c) {
         if (b < 0 || (size_t)b >= c->n_vbufs)
             return fail("view of row %zu: buffer index %d out of range (%zu data buffers)", i, b,
                         c->n_vbufs);
-        if (off < 0 || (int64_t)off + len > c->vsizes[b] || !c->vbufs[b])
+        if (off < 0 || (int64_t)off + len > view_size(c, (size_t)b) || !c->vbufs[b])
             return fail("view of row %zu: bytes [%d, %lld) outside data buffer %d (%lld bytes)", i,
-                        off, (long long)off + len, b, (long long)c->vsizes[b]);
+                        off, (long long)off + len, b, (long long)view_size(c, (size_t)b));
     }
     return BB_OK;
 }
@@ -193,7 +214,7 @@ static bb_status check_buffers(const struct ArrowArray *a, column *c) {
         return BB_OK;
     case F_OFF32:
     case F_OFF64: /* checked by check_offsets_now, or by the batch call itself */
-        if (c->form == F_OFF32) c->off32 = buf[1]; else c->off64 = buf[1];
+        c->offs = buf[1];
         c->data = buf[2];
         return BB_OK;
     case F_VIEW:
@@ -268,13 +289,11 @@ static uint64_t row_hash(const column *c, size_t i, const bb_filter *f) {
     size_t r = c->offset + i;
     switch (c->form) {
     case F_OFF32:
-        return c->off32[r + 1] == c->off32[r]
-                   ? hash_bytes(NULL, 0, f)
-                   : hash_bytes(c->data + c->off32[r], (size_t)(c->off32[r + 1] - c->off32[r]), f);
-    case F_OFF64:
-        return c->off64[r + 1] == c->off64[r]
-                   ? hash_bytes(NULL, 0, f)
-                   : hash_bytes(c->data + c->off64[r], (size_t)(c->off64[r + 1] - c->off64[r]), f);
+    case F_OFF64: {
+        int64_t start = offset_at(c, r), end = offset_at(c, r + 1);
+        return end == start ? hash_bytes(NULL, 0, f)
+                            : hash_bytes(c->data + start, (size_t)(end - start), f);
+    }
     case F_VIEW: {
         const uint8_t *v = c->views + r * VIEW_BYTES;
         int32_t len = view_field(v, 0);
@@ -335,24 +354,35 @@ static void parsed_free(parsed *p) {
 /* Whether the column's keys are one of batch.c's shapes as they stand (nulls aside). */
 static bool direct(const parsed *p) {
     if (p->dict || p->col.form == F_VIEW) return false;
+    /* batch.c takes offsets as int32_t / int64_t arrays: misaligned ones go row by row */
+    if (p->col.form == F_OFF32 && (uintptr_t)p->col.offs % _Alignof(int32_t)) return false;
+    if (p->col.form == F_OFF64 && (uintptr_t)p->col.offs % _Alignof(int64_t)) return false;
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
     if (p->col.integer) return false;
 #endif
     return true;
 }
 
+/* The offsets of the array's first row as batch.c's arrays (direct: aligned). */
+static const int32_t *offs32(const column *c) {
+    return (const int32_t *)(const void *)c->offs + c->offset;
+}
+static const int64_t *offs64(const column *c) {
+    return (const int64_t *)(const void *)c->offs + c->offset;
+}
+
 static bb_status add_direct(bb_filter *f, const column *c) {
     switch (c->form) {
-    case F_OFF32: return bb_add_arrow32(f, c->data, c->off32 + c->offset, c->n);
-    case F_OFF64: return bb_add_arrow64(f, c->data, c->off64 + c->offset, c->n);
+    case F_OFF32: return bb_add_arrow32(f, c->data, offs32(c), c->n);
+    case F_OFF64: return bb_add_arrow64(f, c->data, offs64(c), c->n);
     default: return bb_add_fixed(f, c->data + c->offset * c->width, c->width, 0, c->n);
     }
 }
 
 static bb_status contains_direct(const bb_filter *f, const column *c, uint8_t *out, size_t *hits) {
     switch (c->form) {
-    case F_OFF32: return bb_contains_arrow32(f, c->data, c->off32 + c->offset, c->n, out, hits);
-    case F_OFF64: return bb_contains_arrow64(f, c->data, c->off64 + c->offset, c->n, out, hits);
+    case F_OFF32: return bb_contains_arrow32(f, c->data, offs32(c), c->n, out, hits);
+    case F_OFF64: return bb_contains_arrow64(f, c->data, offs64(c), c->n, out, hits);
     default:
         return bb_contains_fixed(f, c->data + c->offset * c->width, c->width, 0, c->n, out, hits);
     }

@@ -2,7 +2,7 @@
  * format.c - the file format of docs/FORMAT.md: a 128-byte little-endian header, then the
  * filter's payload (bit array, or counter array of a counting filter) exactly as it is in
  * memory. Here are its encoder, its validator, and the four ways in and out: buffers, atomic
- * saves, loads and read-only memory mappings. Every kind with a row is stored; a row supplies
+ * saves (through atomicfile.c), loads and read-only memory mappings. Every kind with a row is stored; a row supplies
  * its own header fields and payload checks (internal.h, "The kinds table"), and a nested
  * kind's payload is its sub-filters, each a complete record of a flat kind (FORMAT.md,
  * "Kind 3: scalable"; the "Nested kinds" section below).
@@ -19,7 +19,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -315,22 +314,6 @@ static void close_keep_errno(int fd) {
     errno = e;
 }
 
-/* Write all n bytes, resuming after short writes. Chunks of 1 GiB: Linux moves at most
- * 0x7ffff000 bytes per call anyway, and ssize_t must hold the result. */
-static bool write_full(int fd, const uint8_t *p, uint64_t n) {
-    while (n) {
-        ssize_t w = write(fd, p, n > (UINT64_C(1) << 30) ? (size_t)1 << 30 : (size_t)n);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) {
-            if (w == 0) errno = EIO;
-            return false;
-        }
-        p += w;
-        n -= (uint64_t)w;
-    }
-    return true;
-}
-
 /* Read up to n bytes; *got < n only at end of file. */
 static bool read_full(int fd, uint8_t *p, uint64_t n, uint64_t *got) {
     *got = 0;
@@ -345,140 +328,30 @@ static bool read_full(int fd, uint8_t *p, uint64_t n, uint64_t *got) {
     return true;
 }
 
-/* The permission bits open(path, O_CREAT, 0666) would give: the process umask, read from
- * /proc/self/status (Linux >= 4.7) because umask(2) can only be read by changing it, which
- * races with other threads. Without /proc: 0600, mkstemp's own safe default. */
-static mode_t new_file_mode(void) {
-    unsigned mask = 077;
-    FILE *fp = fopen("/proc/self/status", "re");
-    if (fp) {
-        char line[256];
-        while (fgets(line, sizeof line, fp))
-            if (sscanf(line, "Umask: %o", &mask) == 1) break;
-        fclose(fp);
-    }
-    return (mode_t)(0666 & ~mask);
-}
-
-/* mkstemp creates mode 0600; a replaced file keeps its permission bits, a new one gets the
- * umask's (the owner becomes the saving user either way). */
-static bool set_mode(int fd, const char *path) {
-    struct stat st;
-    mode_t mode = stat(path, &st) == 0 ? (st.st_mode & 0777) : new_file_mode();
-    return fchmod(fd, mode) == 0;
-}
-
-/* fsync the directory holding `path` so the rename itself survives a crash (rename(2) is
- * atomic, but only durable once the directory is synced). Truncates `path` in place.
- * EINVAL means the file system cannot sync directories: there is nothing more to do. */
-static bool sync_parent(char *path) {
-    char *slash = strrchr(path, '/');
-    const char *dir = path;
-    if (!slash)
-        dir = ".";
-    else
-        slash[slash == path] = '\0'; /* "/name" -> "/", "a/b/name" -> "a/b" */
-    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0) return false;
-    bool ok = fsync(fd) == 0 || errno == EINVAL;
-    close_keep_errno(fd);
-    return ok;
-}
-
-/* A flat filter is written from where it is; a nested one is encoded into a buffer first,
- * because its header's payload checksum covers all sub-records: BB_E_NOMEM (as the header
- * promises, not BB_E_IO) if that buffer cannot be had, BB_E_IO (errno set) if a write fails. */
-static bb_status write_file(int fd, const bb_filter *f, const char *path) {
-    if (!set_mode(fd, path)) return BB_E_IO;
+/* The file is the header, the payload and the key-scheme record, written from where they
+ * are; a nested filter is encoded into a buffer first, because its header's payload checksum
+ * covers all sub-records: BB_E_NOMEM (as the header promises, not BB_E_IO) if that buffer
+ * cannot be had. atomicfile.c does the temporary file, fsync and rename. */
+bb_status bb_save(const bb_filter *f, const char *path) {
+    if (!f || !path) return BB_E_INVAL;
     if (bb_row(f)->subs) {
         uint64_t size = total_size(f);
         uint8_t *buf = size <= SIZE_MAX ? malloc((size_t)size) : NULL;
         if (!buf) return BB_E_NOMEM;
         encode(f, buf);
-        bool ok = write_full(fd, buf, size);
+        bb_file_part whole = {buf, (size_t)size};
+        bb_status s = bb_write_file_atomically(path, &whole, 1);
+        int e = errno;
         free(buf);
-        return ok && fsync(fd) == 0 ? BB_OK : BB_E_IO;
+        errno = e;
+        return s;
     }
     uint8_t hdr[HDR_SIZE], rec[BB_SCHEME_RECORD_BYTES];
     encode_header(f, checksum(f->data, f->payload_bytes), hdr);
     if (trailer_size(f)) bb_scheme_encode(f, rec);
-    return write_full(fd, hdr, HDR_SIZE) && write_full(fd, f->data, f->payload_bytes) &&
-           write_full(fd, rec, trailer_size(f)) && fsync(fd) == 0
-               ? BB_OK
-               : BB_E_IO;
-}
-
-/* The file bb_save replaces: `path` itself, or a symlink's final target so that the link
- * survives (as editors do); and only ever a regular file, because renaming over a FIFO or a
- * device node (say /dev/null, as root) would replace the node instead of writing to it.
- * *target is malloc'd. BB_E_IO with errno EINVAL for other file types, or lstat's errno. */
-static bb_status save_target(const char *path, char **target) {
-    struct stat st;
-    *target = NULL;
-    if (lstat(path, &st) != 0) {
-        if (errno != ENOENT) return BB_E_IO;
-        *target = strdup(path);
-        return *target ? BB_OK : BB_E_NOMEM;
-    }
-    if (S_ISLNK(st.st_mode)) {
-        *target = realpath(path, NULL); /* fails (ENOENT) on a dangling link */
-        if (!*target || stat(*target, &st) != 0) {
-            free(*target);
-            *target = NULL;
-            return BB_E_IO;
-        }
-    } else if (!(*target = strdup(path))) {
-        return BB_E_NOMEM;
-    }
-    if (!S_ISREG(st.st_mode)) {
-        free(*target);
-        *target = NULL;
-        errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
-        return BB_E_IO;
-    }
-    return BB_OK;
-}
-
-bb_status bb_save(const bb_filter *f, const char *path_in) {
-    static const char suffix[] = ".tmp.XXXXXX";
-    if (!f || !path_in) return BB_E_INVAL;
-    char *path;
-    bb_status st = save_target(path_in, &path);
-    if (st != BB_OK) return st;
-    size_t n = strlen(path);
-    char *tmp = malloc(n + sizeof suffix);
-    if (!tmp) {
-        free(path);
-        return BB_E_NOMEM;
-    }
-    memcpy(tmp, path, n);
-    memcpy(tmp + n, suffix, sizeof suffix);
-
-    bb_status s = BB_E_IO;
-    int fd = mkostemp(tmp, O_CLOEXEC);
-    if (fd >= 0) {
-        bb_status w = write_file(fd, f, path);
-        bool ok = w == BB_OK;
-        int e = errno;
-        if (close(fd) != 0 && ok) { /* NFS reports failed writes at close */
-            ok = false;
-            e = errno;
-        }
-        errno = e;
-        if (ok && rename(tmp, path) == 0) {
-            /* From here `path` is the new file; a failed directory sync only means the
-             * rename may not survive a crash, and that is what BB_E_IO then reports. */
-            s = sync_parent(tmp) ? BB_OK : BB_E_IO;
-        } else {
-            e = errno;
-            unlink(tmp);
-            errno = e;
-            if (w == BB_E_NOMEM) s = BB_E_NOMEM;
-        }
-    }
-    free(tmp);
-    free(path);
-    return s;
+    const bb_file_part parts[] = {
+        {hdr, HDR_SIZE}, {f->data, (size_t)f->payload_bytes}, {rec, (size_t)trailer_size(f)}};
+    return bb_write_file_atomically(path, parts, sizeof parts / sizeof *parts);
 }
 
 /* Load from an open descriptor: header, length (regular files: before allocating, so a

@@ -326,7 +326,7 @@ static inline void expect_query(const char *filter, const char *in, const char *
 /* ---- Helpers for key files ---------------------------------------------------------------- */
 
 /* Write n keys "<prefix><i>\n" to path; returns the text (caller frees). */
-static char *make_keys(const char *path, const char *prefix, int n) {
+static inline char *make_keys(const char *path, const char *prefix, int n) {
     size_t cap = (size_t)n * 32 + 1, len = 0;
     char *text = malloc(cap);
     cr_assert_not_null(text);

@@ -13,6 +13,9 @@
  */
 #include "cliutil.h"
 
+#include <signal.h>
+#include <sys/resource.h>
+
 TestSuite(cli, .init = enter_workdir, .fini = leave_workdir);
 
 /* ==== Round trips ============================================================================ */
@@ -350,6 +353,38 @@ Test(cli, unwritable_output_exits_1_and_creates_nothing) {
     cr_assert(S_ISDIR(st.st_mode), "the directory was replaced");
     cr_assert_eq(count_entries("sub", NULL), 0, "files were left inside the directory");
     cr_assert_eq(count_entries(".", ".tmp"), 0, "a temporary file was left behind");
+}
+
+/* Under a file-size limit (ulimit -f) a write past it raises SIGXFSZ, whose default action
+ * kills the process mid-save, with no message and the half-written temporary file left
+ * behind. The CLI ignores the signal, so that write fails with EFBIG instead and the usual
+ * clean-up and message follow: exit 1, no temporary file, an existing target untouched. */
+Test(cli, file_size_limit_fails_cleanly_without_temp_files) {
+    free(make_keys("keys.txt", "key-", 100000)); /* a filter of ~117 KiB */
+    build_from("f.bb", "a\n");
+    size_t old_len;
+    char *old = read_bytes("f.bb", &old_len);
+    struct rlimit saved, lim;
+    cr_assert_eq(getrlimit(RLIMIT_FSIZE, &saved), 0);
+    lim = saved;
+    lim.rlim_cur = 64 * 1024;
+    signal(SIGXFSZ, SIG_DFL); /* what a shell gives the program: the CLI must ignore it */
+    cr_assert_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
+    run_result fresh = RUN(NULL, "build", "-o", "big.bb", "keys.txt");
+    run_result over = RUN(NULL, "build", "-o", "f.bb", "keys.txt");
+    cr_assert_eq(setrlimit(RLIMIT_FSIZE, &saved), 0);
+    expect_fail(&fresh, 1, "build past the file-size limit");
+    cr_assert(strstr(fresh.err, "big.bb"), "message lacks the file name: %s", fresh.err);
+    expect_fail(&over, 1, "build over a filter past the file-size limit");
+    cr_assert(!exists("big.bb"), "a partial filter was created");
+    cr_assert_eq(count_entries(".", ".tmp"), 0, "a temporary file was left behind");
+    size_t len;
+    char *now = read_bytes("f.bb", &len);
+    cr_assert(len == old_len && memcmp(now, old, len) == 0, "the existing filter changed");
+    free(now);
+    free(old);
+    run_free(&fresh);
+    run_free(&over);
 }
 
 Test(cli, corrupt_filter_exits_1_and_add_leaves_it_alone) {

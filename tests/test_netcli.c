@@ -163,6 +163,19 @@ Test(netcli, domains_hosts_files_and_suffixes) {
            1, "", "install Debian's publicsuffix package");
 }
 
+/* A hosts file's built-in names are skipped in any letter case and with a trailing dot: none
+ * of them may become a key (localhost would then match). */
+Test(netcli, hosts_builtin_names_any_case) {
+    put_file("hosts", "127.0.0.1 LocalHost LOCALHOST.LOCALDOMAIN\n"
+                      "::1 IP6-Localhost ip6-loopback. Broadcasthost\n"
+                      "0.0.0.0 ads.example.com\n");
+    expect(bb(NULL, "build --keys domain -o d.bbf hosts"), 0, "",
+           "wrote d.bbf: blocked filter, 1 keys");
+    expect(bb("localhost\nlocalhost.localdomain\nip6-localhost\nip6-loopback\nbroadcasthost\n"
+              "ads.example.com\n", "query -o d.bbf"),
+           0, "ads.example.com\tads.example.com\n", NULL);
+}
+
 /* ---- CIDR ----------------------------------------------------------------------------------- */
 
 Test(netcli, cidr_errors_and_query) {
@@ -381,6 +394,34 @@ Test(netcli, pcap_five_tuples) {
            "1700000000.250000 tcp 10.0.0.1:1234 > 192.168.1.1:80\n"
            "1700000004.250000 udp [2001:db9::7]:1000 > [2001:db8:5::1]:2000\n", NULL);
     expect(bb(NULL, "query --pcap eth.pcap --match src t.bbf"), 2, "", "does not apply");
+}
+
+/* IPv6 packets whose capture ends inside the extension-header chain: their addresses match,
+ * their protocol is unknown ("ip6-ext-cut", not the hop-by-hop header's number as
+ * "proto-0"), and with no ports no 5-tuple matches; a chain that is whole but whose ports
+ * are cut keeps its protocol. tcpdump counts the same packets by address. */
+Test(netcli, pcap_ipv6_extension_chain_cut) {
+    frame f[3] = {0};
+    for (int i = 0; i < 3; i++) {
+        ether(&f[i], NULL, 0, 0x86dd);
+        ipv6(&f[i], 17, true, "2001:db8::1", "2001:db9::2", 7, 8);
+    }
+    f[0].n = 14 + 40 + 4;     /* half the hop-by-hop header */
+    f[1].n = 14 + 40 + 8 + 2; /* the chain, then half the UDP source port */
+    write_capture("ext.pcap", DLT_EN10MB, f, 3);
+    put_file("ranges", ranges);
+    expect(bb(NULL, "build --keys cidr -o c.bbf ranges"), 0, "", NULL);
+    expect(bb(NULL, "query --pcap ext.pcap c.bbf"), 0,
+           "1700000000.250000 ip6-ext-cut 2001:db8::1 > 2001:db9::2\n"
+           "1700000001.250000 udp 2001:db8::1 > 2001:db9::2\n"
+           "1700000002.250000 udp [2001:db8::1]:7 > [2001:db9::2]:8\n", NULL);
+    res r = bb(NULL, "query --pcap ext.pcap -c c.bbf");
+    cr_expect_eq(atoi(r.out), tcpdump_count("ext.pcap"), "ours %s vs tcpdump", r.out);
+    res_free(&r);
+    put_file("flows", "udp 2001:db8::1 7 2001:db9::2 8\n");
+    expect(bb(NULL, "build --keys 5tuple -o t.bbf flows"), 0, "", NULL);
+    expect(bb(NULL, "query --pcap ext.pcap t.bbf"), 0,
+           "1700000002.250000 udp [2001:db8::1]:7 > [2001:db9::2]:8\n", NULL);
 }
 
 /* Bytes of a classic pcap file header (pcap-savefile(5)): magic, 2.4, zone, sigfigs,

@@ -4,11 +4,18 @@
  * hand from thrift-compact-protocol.md (unknown fields kept, a set field inserted in id
  * order, short and long field headers, every truncation refused, hostile sizes and depths
  * refused: a container larger than the bytes left is a truncation), and the text-to-PLAIN value encoding (INT32, DECIMAL, DATE, FLOAT, UUID) against
- * literal little-endian bytes worked out by hand, on a footer written byte by byte below.
+ * literal little-endian bytes worked out by hand, on a footer written byte by byte below;
+ * and bb_pq_index's refusals and failed writes of its output, each with its own message.
  */
 #include <criterion/criterion.h>
 
+#include <dirent.h>
+#include <signal.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "blockbloom_parquet.h"
 #include "thrift.h"
@@ -236,4 +243,97 @@ Test(values, footer_errors_have_their_own_message) {
     memcpy(file + sizeof file - 4, "PARE", 4);
     cr_assert_eq(bb_pq_open_buffer(&pf, file, sizeof file, &err), BB_E_UNSUPPORTED);
     cr_assert(strstr(err.message, "encrypted"), "%s", err.message);
+}
+
+/* ---- Output (bb_pq_index through bb_write_file_atomically) --------------------------------
+ * The sample file (no row groups: the copy is its head and a re-encoded footer) indexed onto
+ * outputs bb_write_file_atomically refuses or fails on: each has its own message, and the
+ * old output, a link or a directory is left as it was with no temporary file beside it. */
+
+static char out_dir[64];
+
+static void out_enter(void) {
+    strcpy(out_dir, "/tmp/bb_test_pq_XXXXXX");
+    cr_assert_not_null(mkdtemp(out_dir));
+    cr_assert_eq(chdir(out_dir), 0);
+    uint8_t file[sizeof footer + 12];
+    bb_pq_close(open_sample(file));
+    FILE *f = fopen("in.parquet", "wb");
+    cr_assert_not_null(f);
+    cr_assert_eq(fwrite(file, 1, sizeof file, f), sizeof file);
+    cr_assert_eq(fclose(f), 0);
+}
+
+static void out_leave(void) {
+    DIR *d = opendir(".");
+    for (struct dirent *e; d && (e = readdir(d));)
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && unlink(e->d_name) != 0)
+            rmdir(e->d_name);
+    if (d) closedir(d);
+    if (chdir("/") == 0) rmdir(out_dir);
+}
+
+/* Entries of the working directory whose name holds ".tmp." */
+static int temp_files(void) {
+    DIR *d = opendir(".");
+    int n = 0;
+    for (struct dirent *e; d && (e = readdir(d));) n += strstr(e->d_name, ".tmp.") != NULL;
+    if (d) closedir(d);
+    return n;
+}
+
+static bb_status index_to(const char *out, bb_pq_error *err) {
+    static const char *const cols[] = {"i"};
+    bb_pq_index_opts o = {.columns = cols, .n_columns = 1, .fpr = 0.01};
+    return bb_pq_index("in.parquet", out, &o, err);
+}
+
+TestSuite(output, .init = out_enter, .fini = out_leave);
+
+Test(output, written_and_readable) {
+    bb_pq_error err;
+    cr_assert_eq(index_to("out.parquet", &err), BB_OK, "%s", err.message);
+    bb_pq_file *pf;
+    cr_assert_eq(bb_pq_open(&pf, "out.parquet", &err), BB_OK, "%s", err.message);
+    bb_pq_close(pf);
+    cr_expect_eq(temp_files(), 0);
+}
+
+Test(output, dangling_link_refused_and_kept) {
+    cr_assert_eq(symlink("no_such_dir/x", "link.parquet"), 0);
+    bb_pq_error err;
+    cr_assert_eq(index_to("link.parquet", &err), BB_E_IO);
+    cr_expect(strstr(err.message, "'link.parquet' is a symbolic link to a file that does not exist"),
+              "%s", err.message);
+    struct stat st;
+    cr_assert_eq(lstat("link.parquet", &st), 0);
+    cr_expect(S_ISLNK(st.st_mode));
+}
+
+Test(output, directory_refused) {
+    cr_assert_eq(mkdir("d.parquet", 0755), 0);
+    bb_pq_error err;
+    cr_assert_eq(index_to("d.parquet", &err), BB_E_IO);
+    cr_expect(strstr(err.message, "'d.parquet' is not a regular file"), "%s", err.message);
+    cr_expect_eq(temp_files(), 0);
+}
+
+Test(output, failed_write_keeps_the_old_output) {
+    FILE *f = fopen("out.parquet", "wb");
+    cr_assert_not_null(f);
+    fputs("old", f);
+    cr_assert_eq(fclose(f), 0);
+    signal(SIGXFSZ, SIG_IGN);
+    struct rlimit rl = {16, 16}; /* the copy is longer: its write fails with EFBIG */
+    cr_assert_eq(setrlimit(RLIMIT_FSIZE, &rl), 0);
+    bb_pq_error err;
+    cr_assert_eq(index_to("out.parquet", &err), BB_E_IO);
+    cr_expect(strstr(err.message, "cannot write 'out.parquet': File too large"), "%s", err.message);
+    char buf[8] = {0};
+    f = fopen("out.parquet", "rb");
+    cr_assert_not_null(f);
+    cr_expect_eq(fread(buf, 1, sizeof buf, f), 3);
+    fclose(f);
+    cr_expect_str_eq(buf, "old");
+    cr_expect_eq(temp_files(), 0);
 }

@@ -176,7 +176,8 @@ static void readers_on_every_kernel(bb_kind kind) {
     add_keys(f, ks);
     uint8_t *expected = malloc(N_QUERY), *scalar = malloc(N_QUERY);
     cr_assert(expected && scalar);
-    static const bb_isa isas[] = {BB_ISA_SCALAR, BB_ISA_AVX2, BB_ISA_AVX512, BB_ISA_NEON};
+    static const bb_isa isas[] = {BB_ISA_SCALAR, BB_ISA_AVX2, BB_ISA_AVX512, BB_ISA_AVX512GFNI,
+                                  BB_ISA_NEON};
     for (size_t i = 0; i < sizeof isas / sizeof *isas; i++) {
         if (!bb_isa_available(isas[i])) {
             cr_log_info("kernel %s not available on this CPU: skipped", bb_isa_to_string(isas[i]));

@@ -24,12 +24,19 @@ static int kind_from_name(const char *name, bb_kind *out) {
     return -1;
 }
 
-/* An optional non-negative integer argument; 0 when None. */
-static int opt_u64(PyObject *o, uint64_t *out) {
+/* An optional non-negative integer argument; 0 when None. A negative or too large integer is
+ * a ValueError naming the argument (the C API's OverflowError "can't convert negative int to
+ * unsigned" names neither the argument nor the range); a non-integer stays a TypeError. */
+static int opt_u64(PyObject *o, uint64_t *out, const char *name) {
     *out = 0;
     if (!o || o == Py_None) return 0;
     *out = PyLong_AsUnsignedLongLong(o);
-    return *out == (uint64_t)-1 && PyErr_Occurred() ? -1 : 0;
+    if (*out != (uint64_t)-1 || !PyErr_Occurred()) return 0;
+    if (PyErr_ExceptionMatches(PyExc_OverflowError)) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_ValueError, "%s must be an integer from 0 to 2**64 - 1", name);
+    }
+    return -1;
 }
 
 static int opt_double(PyObject *o, double *out) {
@@ -69,9 +76,10 @@ static PyObject *Filter_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
     bb_config c;
     memset(&c, 0, sizeof c);
     uint64_t k64;
-    if (kind_from_name(kind, &c.kind) < 0 || opt_u64(capacity, &c.capacity) < 0 ||
-        opt_double(fpr, &c.fpr) < 0 || opt_u64(seed, &c.seed) < 0 || opt_u64(bits, &c.bits) < 0 ||
-        opt_u64(k, &k64) < 0 || opt_double(bpk, &c.bits_per_key) < 0 ||
+    if (kind_from_name(kind, &c.kind) < 0 || opt_u64(capacity, &c.capacity, "capacity") < 0 ||
+        opt_double(fpr, &c.fpr) < 0 || opt_u64(seed, &c.seed, "seed") < 0 ||
+        opt_u64(bits, &c.bits, "bits") < 0 || opt_u64(k, &k64, "k") < 0 ||
+        opt_double(bpk, &c.bits_per_key) < 0 ||
         opt_double(growth, &c.growth) < 0 || opt_double(tightening, &c.tightening) < 0 ||
         check_given(capacity, (double)c.capacity, "capacity") < 0 ||
         check_given(fpr, c.fpr, "fpr") < 0 || check_given(bits, (double)c.bits, "bits") < 0 ||

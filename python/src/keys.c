@@ -270,7 +270,9 @@ static int prepare_buffer(PyObject *x, bool hashes, bbpy_batch *b) {
                          v->format);
             return -1;
         }
-        if (!little || b->stride != 8) {
+        /* The library reads hashes as uint64_t: a view of a buffer at an odd byte offset
+         * (np.frombuffer(..., offset=1)) is copied, as a strided or big-endian one is. */
+        if (!little || b->stride != 8 || (uintptr_t)b->base % _Alignof(uint64_t)) {
             if (copy_items(b, little, 8) < 0) return -1;
         }
         b->shape = BBPY_HASHES;

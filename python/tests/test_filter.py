@@ -138,6 +138,18 @@ def test_hashes_single():
         f.add_hash(-1)
 
 
+@pytest.mark.parametrize("kw,arg", [(dict(capacity=-1), "capacity"),
+                                    (dict(capacity=2**64), "capacity"),
+                                    (dict(capacity=10, seed=-1), "seed"),
+                                    (dict(bits=-512, k=3), "bits"), (dict(bits=512, k=-1), "k")])
+def test_negative_or_huge_integer_arguments_are_value_errors(kw, arg):
+    # Was OverflowError("can't convert negative int to unsigned"), naming no argument.
+    with pytest.raises(ValueError, match=arg + " must be an integer from 0 to 2"):
+        Filter(**kw)
+    with pytest.raises(TypeError):
+        Filter(capacity="10")
+
+
 ZERO_ARGS = [(a, z) for a in ("capacity", "bits") for z in (0,)] + [
     (a, z) for a in ("fpr", "bits_per_key", "growth", "tightening")
     for z in (0.0, -0.0, float("nan"))]

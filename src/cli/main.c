@@ -12,6 +12,7 @@
 #include "cli.h"
 
 #include <getopt.h>
+#include <signal.h>
 #include <string.h>
 
 typedef struct command {
@@ -94,6 +95,10 @@ int main(int argc, char **argv) {
                                               {"version", no_argument, NULL, 'V'},
                                               {NULL, 0, NULL, 0}};
     argv[0] = (char *)"blockbloom";
+    /* Past a file-size limit (ulimit -f) SIGXFSZ would kill the program in the middle of a
+     * save, without a message and with the temporary file left behind; ignored, the write
+     * fails with EFBIG and is reported and cleaned up like any other write error. */
+    signal(SIGXFSZ, SIG_IGN);
     int c;
     while ((c = getopt_long(argc, argv, "+hV", long_opts, NULL)) != -1) {
         if (c == 'h') return usage();

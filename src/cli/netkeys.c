@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* Messages about bad lines beyond this many are counted, not printed. */
 #define MAX_LINE_MESSAGES 20
@@ -166,14 +167,17 @@ const char *cli_net_5tuple(const char *s, size_t len, uint8_t key[BB_5TUPLE_KEY_
     return NULL;
 }
 
-/* Names that every hosts file maps and no blocklist means. */
+/* Names that every hosts file maps and no blocklist means, in any letter case and with or
+ * without the root's trailing dot, as DNS compares names (RFC 4343): "LocalHost" and
+ * "localhost." are localhost too, and adding them would make localhost a match. */
 static bool hosts_builtin(const char *s, size_t len) {
     static const char *const names[] = {"localhost", "localhost.localdomain", "local",
                                         "broadcasthost", "ip6-localhost", "ip6-loopback",
                                         "ip6-localnet", "ip6-mcastprefix", "ip6-allnodes",
                                         "ip6-allrouters", "ip6-allhosts", "0.0.0.0"};
+    if (len > 1 && s[len - 1] == '.') len--;
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-        if (strlen(names[i]) == len && memcmp(names[i], s, len) == 0) return true;
+        if (strlen(names[i]) == len && strncasecmp(names[i], s, len) == 0) return true;
     return false;
 }
 

@@ -8,8 +8,8 @@
  * Link types: Ethernet (DLT_EN10MB) with any number of 802.1Q / 802.1ad VLAN tags, Linux
  * cooked v1 and v2 (DLT_LINUX_SLL, DLT_LINUX_SLL2), and raw IP (DLT_RAW, DLT_IPV4,
  * DLT_IPV6). Network layer: IPv4 (options skipped by IHL) and IPv6 (hop-by-hop, routing,
- * destination-options and fragment headers skipped); transport: TCP and UDP ports, from the
- * first fragment only. Frames that are not IP (ARP, LLDP, ...) are counted, reported in one
+ * destination-options and fragment headers skipped; a chain the capture cuts short prints
+ * PROTO as "ip6-ext-cut"); transport: TCP and UDP ports, from the first fragment only. Frames that are not IP (ARP, LLDP, ...) are counted, reported in one
  * line at the end and skipped. A packet whose IP header is cut short or invalid gets
  * "CAPTURE: packet N: ..." and is skipped; a capture that ends inside a record, or is not a
  * capture, stops the run with libpcap's reason and the packet number. Either makes the exit
@@ -35,6 +35,7 @@ typedef struct packet {
     struct timeval ts;
     unsigned long long number;
     uint8_t proto;
+    bool proto_cut;      /* IPv6 extension headers cut off by the capture: proto unknown */
     bool ports;          /* TCP/UDP ports were captured (first fragment) */
     uint16_t sport, dport;
 } packet;
@@ -100,14 +101,20 @@ static const char *ipv6(pcapq *q, packet *p, const uint8_t *ip, size_t len, uint
     size_t off = 40;
     bool first_fragment = true;
     /* Extension headers (RFC 8200 section 4): hop-by-hop 0, routing 43, fragment 44,
-     * destination options 60. */
-    while ((next == 0 || next == 43 || next == 44 || next == 60) && off + 8 <= len) {
-        size_t ext = next == 44 ? 8 : ((size_t)ip[off + 1] + 1) * 8;
+     * destination options 60. A chain that the capture cuts before its last header leaves
+     * the transport protocol unknown: the packet still has its addresses (CIDR matches
+     * stand), but no protocol, and no ports (so no 5-tuple match). */
+    bool ext = next == 0 || next == 43 || next == 44 || next == 60;
+    while (ext && off + 8 <= len) {
+        size_t ext_len = next == 44 ? 8 : ((size_t)ip[off + 1] + 1) * 8;
         if (next == 44) first_fragment = (be16(ip + off + 2) & 0xfff8) == 0;
         next = ip[off];
-        off += ext;
+        off += ext_len;
+        ext = next == 0 || next == 43 || next == 44 || next == 60;
     }
     p->proto = next;
+    p->proto_cut = ext;
+    if (ext) return NULL;
     if (first_fragment && off <= len) transport(p, ip + off, len - off);
     return NULL;
 }
@@ -191,14 +198,15 @@ static bb_status test_batch(pcapq *q, batch *b) {
     return s;
 }
 
-static const char *proto_name(uint8_t proto, char buf[16]) {
-    switch (proto) {
+static const char *proto_name(const packet *p, char buf[16]) {
+    if (p->proto_cut) return "ip6-ext-cut"; /* see ipv6() */
+    switch (p->proto) {
     case 1: return "icmp";
     case 6: return "tcp";
     case 17: return "udp";
     case 58: return "icmp6";
     }
-    snprintf(buf, 16, "proto-%u", proto);
+    snprintf(buf, 16, "proto-%u", p->proto);
     return buf;
 }
 
@@ -213,7 +221,7 @@ static void print_end(const uint8_t a[16], const packet *p, uint16_t port) {
 static void print_packet(const batch *b, size_t i) {
     const packet *p = &b->pkt[i];
     char buf[16];
-    printf("%lld.%06ld %s ", (long long)p->ts.tv_sec, (long)p->ts.tv_usec, proto_name(p->proto, buf));
+    printf("%lld.%06ld %s ", (long long)p->ts.tv_sec, (long)p->ts.tv_usec, proto_name(p, buf));
     print_end(b->addr[i][0], p, p->sport);
     fputs(" > ", stdout);
     print_end(b->addr[i][1], p, p->dport);

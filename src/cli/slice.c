@@ -3,8 +3,9 @@
  * see blockbloom.h) from the whole key stream and write its bytes. A slice file is the raw
  * bytes of the slice's blocks, with no header: the N slice files concatenated in order are
  * the whole filter's payload, and `blockbloom redis push --slice I/N` stores one as shard I
- * of a reserved Redis filter (docs/REDIS.md). Written atomically like bb_save: a temporary
- * file in the same directory, fsync, rename, so a failed build leaves no partial file.
+ * of a reserved Redis filter (docs/REDIS.md). Written by bb_write_file_atomically, as
+ * bb_save writes filters (a temporary file in the same directory, fsync, rename), so a failed
+ * build leaves no partial file.
  */
 #include "cli.h"
 
@@ -12,7 +13,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 bool cli_parse_slice(const char *text, uint64_t *index, uint64_t *n) {
     const char *slash = strchr(text, '/');
@@ -24,36 +24,10 @@ bool cli_parse_slice(const char *text, uint64_t *index, uint64_t *n) {
            cli_parse_u64(slash + 1, 1, UINT64_MAX, false, n) && *index < *n;
 }
 
-static bool write_all(int fd, const uint8_t *p, uint64_t len) {
-    while (len) {
-        ssize_t w = write(fd, p, len > (1u << 30) ? (1u << 30) : (size_t)len);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) return false;
-        p += w;
-        len -= (uint64_t)w;
-    }
-    return true;
-}
-
 int cli_write_atomic(const char *path, const void *data, uint64_t len) {
-    size_t plen = strlen(path);
-    char *tmp = malloc(plen + sizeof ".tmp.XXXXXX");
-    if (!tmp) {
-        cli_error("out of memory");
-        return BB_EXIT_RUNTIME;
-    }
-    memcpy(tmp, path, plen);
-    memcpy(tmp + plen, ".tmp.XXXXXX", sizeof ".tmp.XXXXXX");
-    int fd = mkstemp(tmp), err = 0;
-    if (fd < 0 || !write_all(fd, data, len) || fsync(fd) != 0) err = errno;
-    if (fd >= 0 && close(fd) != 0 && !err) err = errno;
-    if (!err && rename(tmp, path) != 0) err = errno;
-    if (err) {
-        if (fd >= 0) unlink(tmp);
-        cli_error("cannot write '%s': %s", path, strerror(err));
-    }
-    free(tmp);
-    return err ? BB_EXIT_RUNTIME : BB_EXIT_OK;
+    const bb_file_part whole = {data, (size_t)len}; /* in memory, so len fits a size_t */
+    bb_status s = bb_write_file_atomically(path, &whole, 1);
+    return s == BB_OK ? BB_EXIT_OK : cli_lib_error("cannot write", path, s, errno);
 }
 
 static int stream(bb_slice *s, cli_keyreader *r, cli_keybuf *kb) {

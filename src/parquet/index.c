@@ -10,15 +10,13 @@
  * filter a BloomFilterHeader (numBytes, BLOCK, XXHASH, UNCOMPRESSED) and its bitset, then
  * the input's FileMetaData re-encoded with ColumnMetaData 14 bloom_filter_offset and
  * 15 bloom_filter_length set (every other field, unknown ones too, as read), its length
- * and "PAR1". Everything is computed before the output is opened; the output is a
- * temporary file in the target's directory, fsynced and renamed over the target, so an
- * error leaves no partial file and the input is only ever read.
+ * and "PAR1". Everything is computed before the output is opened; the output is written by
+ * bb_write_file_atomically (a temporary file in the target's directory, fsynced and renamed
+ * over the target), so an error leaves no partial file, and the input is only ever read.
  */
 #include "pq.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,76 +156,32 @@ static bb_status build_tail(bb_pq_file *pf, bb_filter *const *filters, const siz
     return tail->failed ? pq_fail(err, BB_E_NOMEM, "out of memory") : BB_OK;
 }
 
-/* ---- Atomic output -------------------------------------------------------------------------- */
+/* ---- Output ---------------------------------------------------------------------------------
+ * Written by bb_write_file_atomically (the core's, as bb_save writes filters): temporary file
+ * beside the target, fsync, rename. Its BB_E_IO cases are told apart here, afterwards, to give
+ * the message of each: a dangling symlink, a target that is not a regular file, or the
+ * system's reason. */
 
-static bool write_all(int fd, const uint8_t *p, size_t n) {
-    while (n) {
-        ssize_t w = write(fd, p, n > (1u << 30) ? 1u << 30 : n);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) return false;
-        p += w;
-        n -= (size_t)w;
-    }
-    return true;
+static bb_status save_error(const char *path, bb_status s, bb_pq_error *err) {
+    int e = errno;
+    struct stat st;
+    if (s == BB_E_NOMEM) return pq_fail(err, s, "out of memory");
+    if (e == ENOENT && lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && stat(path, &st) != 0)
+        s = pq_fail(err, BB_E_IO, "'%s' is a symbolic link to a file that does not exist "
+                    "(create the target or remove the link)", path);
+    else if ((e == EISDIR || e == EINVAL) && stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+        s = pq_fail(err, BB_E_IO, "'%s' is not a regular file", path);
+    else
+        s = pq_fail(err, s, "cannot write '%s': %s", path, s == BB_E_IO ? strerror(e) : bb_strerror(s));
+    errno = e;
+    return s;
 }
 
-/* Write head and tail to `path` atomically: path.tmp.XXXXXX beside it, fsync, rename, fsync
- * of the directory (as bb_save does for filters). A symlink is followed. */
-static bb_status save_atomically(const char *path_in, const uint8_t *head, size_t head_len,
-                                 const tc_buf *tail, bb_pq_error *err) {
-    struct stat st;
-    char *path = NULL;
-    if (lstat(path_in, &st) == 0 && S_ISLNK(st.st_mode)) {
-        /* A dangling link is refused, as bb_save refuses it (replacing the link itself would
-         * silently drop it; creating its target is a guess at what was meant). */
-        if (!(path = realpath(path_in, NULL))) {
-            errno = ENOENT;
-            return pq_fail(err, BB_E_IO, "'%s' is a symbolic link to a file that does not "
-                           "exist (create the target or remove the link)", path_in);
-        }
-    }
-    if (!path && !(path = strdup(path_in))) return pq_fail(err, BB_E_NOMEM, "out of memory");
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-        free(path);
-        errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
-        return pq_fail(err, BB_E_IO, "'%s' is not a regular file", path_in);
-    }
-    size_t n = strlen(path);
-    char *tmp = malloc(n + sizeof ".tmp.XXXXXX");
-    if (!tmp) {
-        free(path);
-        return pq_fail(err, BB_E_NOMEM, "out of memory");
-    }
-    memcpy(tmp, path, n);
-    memcpy(tmp + n, ".tmp.XXXXXX", sizeof ".tmp.XXXXXX");
-    bb_status s = BB_OK;
-    int fd = mkostemp(tmp, O_CLOEXEC);
-    if (fd < 0) {
-        s = pq_fail(err, BB_E_IO, "cannot create a temporary file beside '%s': %s", path_in,
-                    strerror(errno));
-    } else {
-        mode_t mask = umask(0);
-        umask(mask);
-        bool ok = fchmod(fd, 0666 & ~mask) == 0 && write_all(fd, head, head_len) &&
-                  write_all(fd, tail->p, tail->len) && fsync(fd) == 0;
-        int e = errno;
-        ok = close(fd) == 0 && ok;
-        if (ok && rename(tmp, path) == 0) {
-            char *dir = dirname(tmp);
-            int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-            if (dfd >= 0) {
-                fsync(dfd);
-                close(dfd);
-            }
-        } else {
-            e = errno ? errno : e;
-            unlink(tmp);
-            s = pq_fail(err, BB_E_IO, "cannot write '%s': %s", path_in, strerror(e));
-        }
-    }
-    free(tmp);
-    free(path);
-    return s;
+static bb_status save(const char *path, const uint8_t *head, size_t head_len, const tc_buf *tail,
+                      bb_pq_error *err) {
+    const bb_file_part parts[] = {{head, head_len}, {tail->p, tail->len}};
+    bb_status s = bb_write_file_atomically(path, parts, 2);
+    return s == BB_OK ? BB_OK : save_error(path, s, err);
 }
 
 /* ---- bb_pq_index ---------------------------------------------------------------------------- */
@@ -274,7 +228,7 @@ bb_status bb_pq_index(const char *in_path, const char *out_path, const bb_pq_ind
         s = pq_fail(err, BB_E_NOMEM, "out of memory");
     else if ((s = make_filters(pf, opts, cols, filters, err)) == BB_OK &&
              (s = build_tail(pf, filters, cols, opts->n_columns, &tail, err)) == BB_OK)
-        s = save_atomically(out_path, pf->data, pf->footer_start, &tail, err);
+        s = save(out_path, pf->data, pf->footer_start, &tail, err);
     for (size_t i = 0; filters && i < n_filters; i++) bb_free(filters[i]);
     free(filters);
     free(cols);

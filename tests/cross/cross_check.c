@@ -11,10 +11,10 @@
  *     from blockbloom's: seed 0 from Debian's `xxhsum -H3` (xxHash 0.8.1), the seeded ones
  *     from XXH3_64bits_withSeed of Debian's shared libxxhash0.
  *  2. kernel equivalence: for every kernel this build can run (x86: scalar, avx2, avx512,
- *     neon through SIMDe; AArch64: scalar, native neon; s390x: scalar, neon through SIMDe's
- *     portable code), filters of every kind (blocked; classic; classic whose size is not a
- *     multiple of 8 bits; counting; scalable with three sub-filters) built from the same
- *     keys by single, pointer-batch, Arrow and concurrent adds have the
+ *     avx512gfni, neon through SIMDe; AArch64: scalar, native neon; s390x: scalar, neon
+ *     through SIMDe's portable code), filters of every kind (blocked; classic; classic
+ *     whose size is not a multiple of 8 bits; counting; scalable with three sub-filters)
+ *     built from the same keys by single, pointer-batch, Arrow and concurrent adds have the
  *     same serialized bytes as with the scalar kernel, every added key answers 1 (no false
  *     negative) on single, batch and hash queries, and all answers equal the scalar ones.
  *  3. golden filters: a digest of each filter's serialized bytes equals a pinned literal
@@ -238,7 +238,8 @@ static int answers(const bb_filter *f, const keyset *ks, unsigned char *out) {
     return ok;
 }
 
-static const bb_isa all_isas[] = {BB_ISA_SCALAR, BB_ISA_AVX2, BB_ISA_AVX512, BB_ISA_NEON};
+static const bb_isa all_isas[] = {BB_ISA_SCALAR, BB_ISA_AVX2, BB_ISA_AVX512, BB_ISA_AVX512GFNI,
+                                  BB_ISA_NEON};
 #define N_ISAS (sizeof all_isas / sizeof *all_isas)
 
 /* The reference of one spec: built, serialized and answered with the scalar kernel. */

@@ -4,8 +4,9 @@
 # manual page and the bash completion are installed and work (completion checked by calling
 # its function as bash would), no installed program has the build or source tree compiled in,
 # the installed demo and fetch script use the per-user data directory, and the README's C
-# example builds and runs against the prefix through pkg-config and find_package. Installs into a
-# fresh temporary prefix, removed on every exit.
+# example builds and runs against the prefix through pkg-config and find_package, and so do
+# small consumers of the parquet and redis libraries (their .pc files and package components).
+# Installs into a fresh temporary prefix, removed on every exit.
 #   tests/scripts/install.sh BUILD_DIR SOURCE_DIR
 set -euo pipefail
 build=$(realpath "$1") src=$(realpath "$2")
@@ -62,7 +63,11 @@ for prog in "$p"/bin/*; do
   fi
 done
 
-# 4. The installed demo and fetch script agree on the per-user data directory.
+# 4. The installed demo and fetch script agree on the per-user data directory, and the
+#    demo's --help names the fetcher as installed (a prefix has no scripts/ directory).
+"$p/bin/blockbloom" demo --help | grep -q "fetch them with blockbloom-fetch-npm-names" ||
+  fail "installed demo --help does not name blockbloom-fetch-npm-names"
+[[ -x $p/bin/blockbloom-fetch-npm-names ]] || fail "no $p/bin/blockbloom-fetch-npm-names"
 home=$tmp/home
 mkdir -p "$home/.local/share/blockbloom" "$tmp/cwd"
 cd "$tmp/cwd"
@@ -101,4 +106,66 @@ printf 'cmake_minimum_required(VERSION 3.25)\nproject(ex C)\nfind_package(blockb
 { cmake -S . -B b -DCMAKE_PREFIX_PATH="$p" -DCMAKE_C_FLAGS="$sanflags" && cmake --build b; } >cmake.log 2>&1 ||
   fail "README example does not build with find_package: $(tail -5 cmake.log)"
 b/ex >out-cm && cmp -s out-pc out-cm || fail "README example (find_package) printed: $(cat out-cm)"
-echo "install: passed" >&2
+
+# 6. The bindings built here (libblockbloom_parquet, libblockbloom_redis) are in the package
+#    too: a consumer finds each through its own .pc file and as a find_package component,
+#    links it and runs (the parquet call refuses a buffer that is not Parquet; the redis one
+#    fails to reach port 1: both go through the installed shared libraries and their
+#    dependencies), and asking for a component that does not exist fails find_package.
+parts=()
+for part in parquet redis; do
+  [[ -f $build/libblockbloom_$part.so || -f $build/libblockbloom_$part.a ]] && parts+=("$part")
+done
+cat >parquet.c <<'C'
+#include <stdio.h>
+#include <blockbloom_parquet.h>
+int main(void) {
+    bb_pq_file *pf;
+    bb_pq_error err;
+    bb_status s = bb_pq_open_buffer(&pf, "not parquet", 11, &err);
+    printf("%s %s\n", bb_pq_type_name(BB_PQ_INT32), s == BB_E_BAD_MAGIC ? "refused" : "?");
+    return s == BB_E_BAD_MAGIC ? 0 : 1;
+}
+C
+cat >redis.c <<'C'
+#include <stdio.h>
+#include <blockbloom_redis.h>
+int main(void) {
+    bb_redis *r = NULL;
+    bb_redis_status s = bb_redis_connect(&r, "redis://127.0.0.1:1");
+    printf("%s\n", s != BB_REDIS_OK ? "unreachable" : "?");
+    bb_redis_free(r);
+    return s != BB_REDIS_OK ? 0 : 1;
+}
+C
+declare -A want=([parquet]="INT32 refused" [redis]=unreachable)
+for part in "${parts[@]}"; do
+  pkg-config --exists "blockbloom_$part" || fail "pkg-config does not find blockbloom_$part"
+  # shellcheck disable=SC2046 # pkg-config's flags are meant to be split
+  "${CC:-gcc}" -std=c11 -Wall -Werror $sanflags "$part.c" $(pkg-config --cflags --libs "blockbloom_$part") \
+    -o "$part-pc" || fail "a $part consumer does not build with pkg-config"
+  [[ $(LD_LIBRARY_PATH=$p/lib:$(pkg-config --variable=libdir blockbloom) "./$part-pc") == "${want[$part]}" ]] ||
+    fail "the $part consumer (pkg-config) failed"
+done
+if ((${#parts[@]})); then
+  mkdir -p comp && cd comp
+  cp ../parquet.c ../redis.c .
+  {
+    printf 'cmake_minimum_required(VERSION 3.25)\nproject(parts C)\n'
+    printf 'find_package(blockbloom REQUIRED COMPONENTS %s)\n' "${parts[*]}"
+    for part in "${parts[@]}"; do
+      printf 'add_executable(%s %s.c)\ntarget_link_libraries(%s blockbloom::%s)\n' "$part" "$part" "$part" "$part"
+    done
+  } >CMakeLists.txt
+  { cmake -S . -B b -DCMAKE_PREFIX_PATH="$p" -DCMAKE_C_FLAGS="$sanflags" && cmake --build b; } >cmake.log 2>&1 ||
+    fail "the bindings do not build with find_package COMPONENTS ${parts[*]}: $(tail -5 cmake.log)"
+  for part in "${parts[@]}"; do
+    [[ $("b/$part") == "${want[$part]}" ]] || fail "the $part consumer (find_package) failed"
+  done
+  sed -i 's/COMPONENTS /COMPONENTS nosuch /' CMakeLists.txt
+  if cmake -S . -B b2 -DCMAKE_PREFIX_PATH="$p" >cmake2.log 2>&1; then
+    fail "find_package(blockbloom COMPONENTS nosuch) succeeded"
+  fi
+  cd ..
+fi
+echo "install: passed (bindings: ${parts[*]:-none})" >&2
