@@ -85,6 +85,8 @@ double keyset_mean_len(const keyset *s);
 /* XXH3-64 of every key, in chunks of 256 into a stack buffer, as the library's batch path
  * hashes them; returns a value that depends on every hash. */
 uint64_t floor_xxh3(const void *const *keys, const size_t *lens, size_t n, uint64_t seed);
+uint64_t floor_xxh3_grouped(const void *const *keys, const size_t *lens, size_t n,
+                           uint64_t seed);
 /* Reads one 64-byte line per hash from lines*64 bytes at data, picking the line as the
  * blocked filter picks its block and running the kernels' own batch loop (same prefetch). */
 size_t floor_lines(const uint8_t *data, uint64_t lines, const uint64_t *hashes, size_t n,
@@ -117,6 +119,7 @@ typedef enum series_type {
     S_CLASSIC,     /* bb classic filter */
     S_LIBBLOOM,    /* libbloom 1.6 */
     S_FLOOR_XXH3,  /* hashing alone */
+    S_FLOOR_XXH3_GROUPED, /* the library's batch hashing alone (grouped by length class) */
     S_FLOOR_LINE,  /* one random line read per key */
     S_THREADS      /* batch contains of a blocked filter from several threads (read-only),
                     * and concurrent adds of pre-hashed keys split among as many threads */

@@ -206,6 +206,7 @@ static void make_series(size_run *r, const cli *c) {
     add_series(r, c, S_CLASSIC, 0, "classic");
     add_series(r, c, S_LIBBLOOM, 0, "libbloom");
     add_series(r, c, S_FLOOR_XXH3, 0, "floor-xxh3");
+    add_series(r, c, S_FLOOR_XXH3_GROUPED, 0, "floor-xxh3-grouped");
     add_series(r, c, S_FLOOR_LINE, 0, "floor-line");
     snprintf(name, sizeof name, "blocked-%s-x%d", bb_isa_to_string(c->o.best_isa), c->threads);
     series *th = add_series(r, c, S_THREADS, c->o.best_isa, name);

@@ -92,6 +92,7 @@ bool series_create(series *s, uint64_t n, double fpr, uint64_t seed, uint64_t li
         if (!ok) snprintf(s->skip_why, sizeof s->skip_why, "out of memory");
         break;
     case S_FLOOR_XXH3:
+    case S_FLOOR_XXH3_GROUPED:
     case S_THREADS: break;
     }
     s->skip = !ok;
@@ -132,7 +133,8 @@ bool series_has(const series *s, metric m) {
     case S_CLASSIC: return m != M_ADD_HASH && m != M_ADD_CONC && m != M_VLOOP && m != M_CHAIN;
     case S_LIBBLOOM:
         return m != M_BATCH_HASH && m != M_ADD_HASH && m != M_ADD_CONC && m < M_LOOP;
-    case S_FLOOR_XXH3: return m == M_BATCH_STR;
+    case S_FLOOR_XXH3:
+    case S_FLOOR_XXH3_GROUPED: return m == M_BATCH_STR;
     case S_FLOOR_LINE: return m == M_BATCH_HASH || m == M_LOOP || m == M_CHAIN;
     case S_THREADS: return m == M_BATCH_STR || m == M_BATCH_HASH || m == M_ADD_CONC;
     }
@@ -166,6 +168,9 @@ size_t series_contains(series *s, const keyset *ks, size_t first, size_t count, 
     case S_CLASSIC: bb_contains_batch(s->f, keys, lens, count, out, &hits); break;
     case S_THREADS: bb_contains_batch(s->shared->f, keys, lens, count, out, &hits); break;
     case S_FLOOR_XXH3: hits = (size_t)floor_xxh3(keys, lens, count, s->seed) & 1; break;
+    case S_FLOOR_XXH3_GROUPED:
+        hits = (size_t)floor_xxh3_grouped(keys, lens, count, s->seed) & 1;
+        break;
     case S_LIBBLOOM:
 #ifdef BENCH_HAVE_LIBBLOOM
         for (size_t i = 0; i < count; i++) {

@@ -1,23 +1,32 @@
 /*
  * batch.c - the public batch entry points. Every batch shape (pointer arrays, Arrow columns,
- * fixed-width keys) is validated first, then hashed in chunks of BB_CHUNK keys into a small
+ * fixed-width keys) is validated first, then hashed in chunks of BB_CHUNK keys into a
  * stack buffer and handed to the batch calls of the kind's row.
  *
  * For filters with one line per key (blocked) beyond L2 the chunks are software-pipelined:
- * chunk c+1 is hashed BB_HASH_GROUP keys at a time, each group's blocks prefetched into L2
- * right after it is hashed, and only then is chunk c tested or added. So a chunk's lines
- * travel while the CPU hashes, instead of the kernel's rolling prefetch starting cold at
- * every chunk with the memory system idle during hashing. The early prefetch goes to L2 (_MM_HINT_T1, locality 2):
- * two chunks of lines (32 KiB) brought into L1 would evict each other before use; the
+ * chunk c+1 is hashed and its blocks prefetched into L2, and only then is chunk c tested or
+ * added. So a chunk's lines travel while the CPU hashes, instead of the kernel's rolling
+ * prefetch starting cold at every chunk with the memory system idle during hashing. The early
+ * prefetch goes to L2 (_MM_HINT_T1, locality 2): two chunks of lines (32 KiB) brought into L1 would evict each other before use; the
  * kernel's own prefetch moves them on to L1. Measured (README "Performance", 50/50 string
  * keys): 132 MiB filter 20.4 -> 12.8 ns/key, 12 MiB 17.7 -> 12.2; a 1.2 MiB filter, mostly
- * in L2 already, got ~1 ns slower, hence the size threshold (prefetch.h).
+ * in L2 already, got ~1 ns slower, hence the size threshold (prefetch.h). Re-measured with
+ * hash.c's grouped hashing (A/B, Zen 4, 2026-12-01): pipelining from 64 KiB up instead made
+ * string contains 1.10x slower at 10^5 keys (120 KiB filter) and 1.04x at 10^6 (1.2 MiB), so
+ * the threshold stays.
  */
 #include "internal.h"
 #include "kernels/prefetch.h"
 
-#define BB_CHUNK 256
-#define BB_HASH_GROUP 16 /* keys hashed between two bursts of prefetches */
+/* Keys per chunk (two chunks of hashes live on the stack: 16 KiB). Each chunk switches once
+ * from hashing to the kernel and back, which the core cannot overlap, and below 2 MiB starts
+ * the kernel's rolling prefetch cold. Measured (A/B of builds in one process, Zen 4,
+ * 2026-12-01, string contains of 50/50 npm names) against 256: 1024 keys 0.97-0.98x at 10^4
+ * keys, 0.875-0.91x at 10^6, 0.97x at 10^7, 1.01x at 4x10^7; 4096 keys 0.93, 0.85, 0.99, 0.97
+ * (64 KiB of stack, too much for small thread stacks); 64 and 128 1.01-1.19x (slower).
+ * Prefetching the first 64 lines of each chunk below 2 MiB (the kernel's cold start) gave
+ * nothing at 3x10^5 and 10^6 keys (1.01-1.02x). */
+#define BB_CHUNK 1024
 
 /* The row's batch calls, or its one-hash calls key by key (for kinds without a batch path). */
 static size_t contains_hashes(const bb_filter *f, const uint64_t *h, size_t n, uint8_t *out) {
@@ -94,25 +103,23 @@ bb_status bb_keysrc_validate(const bb_keysrc *src, size_t n) {
 }
 
 /* hashes[0 .. count) = hashes of keys first .. first+count-1; for a filter with one line per
- * key (a row with line_of) beyond L2 the lines are prefetched into L2 group by group as they
- * are hashed. */
+ * key (a row with line_of) beyond L2 the chunk's lines are then prefetched into L2, all at
+ * once: hash.c hashes a chunk grouped by key length, out of order, so there are no earlier
+ * hashes to prefetch. The lines have the whole next chunk's hashing to arrive. Measured against
+ * prefetching every 16 keys (A/B in one process, Zen 4, 2026-12-01, 50/50 npm names, both
+ * builds hashing grouped in groups of their prefetch size): string contains 0.91-0.92x at
+ * 10^7 keys (11.8 MiB filter), 0.92-0.93x at 4x10^7; prefetching every 64 keys instead of
+ * once per chunk measured the same (0.98-1.01x). */
 static void hash_chunk(const bb_filter *f, const bb_keysrc *src, size_t first, size_t count,
                        uint64_t *hashes) {
     const bb_kind_ops *row = bb_row(f);
-    if (!row->line_of || !bb_pipeline_worth(f->payload_bytes / BB_BLOCK_BYTES)) {
-        bb_hash_keys(src, row->hash, f->seed, first, count, hashes);
+    bb_hash_keys(src, row->hash, f->seed, first, count, hashes);
+    if (!row->line_of || !bb_pipeline_worth(f->payload_bytes / BB_BLOCK_BYTES)) return;
+    if (row->prefetch_lines) {
+        row->prefetch_lines(f, hashes, count);
         return;
     }
-    for (size_t j = 0; j < count; j += BB_HASH_GROUP) {
-        size_t g = count - j < BB_HASH_GROUP ? count - j : BB_HASH_GROUP;
-        bb_hash_keys(src, row->hash, f->seed, first + j, g, hashes + j);
-        if (row->prefetch_lines) {
-            row->prefetch_lines(f, hashes + j, g);
-            continue;
-        }
-        for (size_t q = j; q < j + g; q++)
-            __builtin_prefetch(row->line_of(f, hashes[q]), 0, 2);
-    }
+    for (size_t q = 0; q < count; q++) __builtin_prefetch(row->line_of(f, hashes[q]), 0, 2);
 }
 
 static size_t chunk_len(size_t n, size_t i) { return n - i < BB_CHUNK ? n - i : BB_CHUNK; }

@@ -1,24 +1,23 @@
 /*
  * hash.c - key hashing, single and in batches: XXH3-64 for every kind but split, XXH64 for
  * the split kind (Apache Parquet BloomFilter.md: "xxHash, the 64-bit version", seed 0). This
- * is the only file that includes xxhash.h, and it inlines it (XXH_INLINE_ALL) so no XXH_*
- * symbol leaves the library. Both functions are specified byte for byte (xxhash_spec.md), so
+ * is the only library file that includes xxhash.h (and xxh3_group.h, the batch hashing by
+ * length class, which needs it), and it inlines it (XXH_INLINE_ALL) so no XXH_* symbol
+ * leaves the library. Both functions are specified byte for byte (xxhash_spec.md), so
  * the same key and seed hash identically on every machine and every build.
  */
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
 #include "internal.h"
-
-/* A zero-length key may come as NULL; never hand NULL (or NULL + 0) to the hash. */
-static const uint8_t empty_key[1];
+#include "xxh3_group.h"
 
 static inline uint64_t xxh3(const void *key, size_t len, uint64_t seed) {
-    return XXH3_64bits_withSeed(len ? key : empty_key, len, seed);
+    return XXH3_64bits_withSeed(len ? key : bb_empty_key, len, seed);
 }
 
 static inline uint64_t xxh64(const void *key, size_t len, uint64_t seed) {
-    return XXH64(len ? key : empty_key, len, seed);
+    return XXH64(len ? key : bb_empty_key, len, seed);
 }
 
 uint64_t bb_xxh3(const void *key, size_t len, uint64_t seed) { return xxh3(key, len, seed); }
@@ -89,5 +88,7 @@ void bb_hash_keys(const bb_keysrc *src, bb_hash_alg alg, uint64_t seed, size_t f
     if (alg == BB_HASH_XXH64) hash_keys_with(src, seed, first, count, hashes, xxh64);
     else if (src->shape == BB_SRC_FIXED && src->width >= 1 && src->width <= 128 && src->data)
         xxh3_fixed_short(src, seed, first, count, hashes);
+    else if (src->shape != BB_SRC_FIXED && (src->shape == BB_SRC_PTRS || src->data))
+        xxh3_grouped(src, seed, first, count, hashes);
     else hash_keys_with(src, seed, first, count, hashes, xxh3);
 }
