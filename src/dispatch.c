@@ -100,11 +100,11 @@ typedef struct cpu_row {
     bb_isa contains, add;
 } cpu_row;
 
+#if defined(__x86_64__) || defined(__i386__) /* CPUID identifies the CPU on x86 only */
 static const cpu_row cpu_rows[] = {
     {VENDOR_AMD, 0x17, 0x00, 0x2f, BB_ISA_AVX2, BB_ISA_SCALAR},
 };
 
-#if defined(__x86_64__) || defined(__i386__)
 static cpu_vendor cpu_ident(unsigned *family, unsigned *model) {
     unsigned a, b, c, d;
     *family = *model = 0;

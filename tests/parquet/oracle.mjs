@@ -35,7 +35,17 @@ const cli = process.env.BB_CLI, dumpTool = process.env.PQ_DUMP;
 const modules = process.env.BB_ORACLE_MODULES;
 if (!cli || !dumpTool || !modules) throw new Error('set BB_CLI, PQ_DUMP and BB_ORACLE_MODULES');
 const req = createRequire(path.join(modules, 'x.js'));
-const { DuckDBInstance } = await import(pathToFileURL(req.resolve('@duckdb/node-api')).href);
+// A plain `ctest` after the README's build has no DuckDB yet: say how to get it (still a
+// failure) instead of Node's MODULE_NOT_FOUND stack.
+let duckdbPath;
+try {
+  duckdbPath = req.resolve('@duckdb/node-api');
+} catch {
+  console.error(`oracle: FAILED: DuckDB (@duckdb/node-api) is not installed in ${modules}; ` +
+    'run scripts/setup-duckdb.sh (scripts/run-tests.sh does)');
+  process.exit(1);
+}
+const { DuckDBInstance } = await import(pathToFileURL(duckdbPath).href);
 
 const sections = process.argv.slice(2);
 const want = (s) => s === 'files' || sections.length === 0 || sections.includes(s);

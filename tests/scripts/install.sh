@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # install.sh - what `cmake --install` gives a user (issue 13): the dynamic linker's cache is
-# refreshed (ldconfig, here a stand-in named by BB_LDCONFIG that records its call), the
-# manual page and the bash completion are installed and work (completion checked by calling
-# its function as bash would), no installed program has the build or source tree compiled in,
-# the installed demo and fetch script use the per-user data directory, and the README's C
-# example builds and runs against the prefix through pkg-config and find_package, and so do
-# small consumers of the parquet and redis libraries (their .pc files and package components).
+# refreshed (ldconfig, here a stand-in that records its call, named by BB_LDCONFIG or found
+# first on PATH), the manual page and the bash completion are installed and work (completion
+# checked by calling its function as bash would), no installed program has the build or source
+# tree compiled in, the installed demo and fetch script use the per-user data directory, and
+# the README's C example builds and runs against the prefix through pkg-config and
+# find_package, and so do small consumers of the parquet and redis libraries (their .pc files
+# and package components).
 # Installs into a fresh temporary prefix, removed on every exit.
 #   tests/scripts/install.sh BUILD_DIR SOURCE_DIR
 set -euo pipefail
@@ -20,6 +21,12 @@ BB_LDCONFIG=$tmp/fake-ldconfig cmake --install "$build" --prefix "$p" >"$tmp/ins
 
 # 1. ldconfig ran (and not under DESTDIR: a staged install must not touch the cache).
 [[ -f $tmp/ldconfig-called ]] || fail "ldconfig was not run: $(cat "$tmp/install.log")"
+rm "$tmp/ldconfig-called"
+#    Without BB_LDCONFIG the ldconfig found by name runs (a stand-in first on PATH, which
+#    find_program searches before /sbin and /usr/sbin): a user's install has no BB_LDCONFIG.
+mkdir -p "$tmp/bin" && cp "$tmp/fake-ldconfig" "$tmp/bin/ldconfig"
+env -u BB_LDCONFIG PATH="$tmp/bin:$PATH" cmake --install "$build" --prefix "$p" >"$tmp/install.log"
+[[ -f $tmp/ldconfig-called ]] || fail "ldconfig (found by name) was not run: $(cat "$tmp/install.log")"
 rm "$tmp/ldconfig-called"
 DESTDIR=$tmp/stage BB_LDCONFIG=$tmp/fake-ldconfig cmake --install "$build" --prefix /usr >/dev/null
 [[ ! -f $tmp/ldconfig-called ]] || fail "ldconfig run for a DESTDIR install"
