@@ -10,6 +10,8 @@
 
 #include <criterion/criterion.h>
 
+#include "workdir.h"
+
 #include <dirent.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -29,24 +31,7 @@
 
 extern char **environ;
 
-/* ---- Working directory --------------------------------------------------------------------- */
-
-static char workdir[64];
-
-static inline int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw) {
-    (void)st, (void)type, (void)ftw;
-    return remove(path);
-}
-
-static inline void enter_workdir(void) {
-    strcpy(workdir, "/tmp/bb_test_cli_XXXXXX");
-    cr_assert_not_null(mkdtemp(workdir), "mkdtemp failed");
-    cr_assert_eq(chdir(workdir), 0);
-}
-
-static inline void leave_workdir(void) {
-    if (chdir("/") == 0) nftw(workdir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
+/* ---- Working directory: workdir.h ---------------------------------------------------------- */
 
 /* ---- Files ----------------------------------------------------------------------------------- */
 

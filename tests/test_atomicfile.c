@@ -11,6 +11,8 @@
 
 #include <blockbloom.h>
 
+#include "workdir.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
@@ -23,24 +25,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static char dir[64];
 
-static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw) {
-    (void)st, (void)type, (void)ftw;
-    return remove(path);
-}
-
-static void enter(void) {
-    strcpy(dir, "/tmp/bb_test_atomic_XXXXXX");
-    cr_assert_not_null(mkdtemp(dir));
-    cr_assert_eq(chdir(dir), 0);
-}
-
-static void leave(void) {
-    if (chdir("/") == 0) nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-TestSuite(atomicfile, .init = enter, .fini = leave);
+TestSuite(atomicfile, .init = enter_workdir, .fini = leave_workdir);
 
 static void put(const char *path, const char *text) {
     FILE *f = fopen(path, "wb");

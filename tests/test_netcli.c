@@ -13,6 +13,8 @@
  */
 #include <criterion/criterion.h>
 
+#include "workdir.h"
+
 #include <arpa/inet.h>
 #include <ftw.h>
 #include <pcap/pcap.h>
@@ -26,21 +28,7 @@
 #error "BB_CLI must be defined by the build"
 #endif
 
-static char dir[64];
-
-static int rm_entry(const char *p, const struct stat *st, int t, struct FTW *w) {
-    (void)st, (void)t, (void)w;
-    return remove(p);
-}
-static void setup(void) {
-    strcpy(dir, "/tmp/bb_test_netcli_XXXXXX");
-    cr_assert_not_null(mkdtemp(dir));
-    cr_assert_eq(chdir(dir), 0);
-}
-static void teardown(void) {
-    if (chdir("/") == 0) nftw(dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
-}
-TestSuite(netcli, .init = setup, .fini = teardown);
+TestSuite(netcli, .init = enter_workdir, .fini = leave_workdir);
 
 static void put_file(const char *path, const char *text) {
     FILE *f = fopen(path, "w");

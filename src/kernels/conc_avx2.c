@@ -1,7 +1,7 @@
 /*
  * conc_avx2.c - the AVX2 concurrent add kernel (conc_loops.h); this file alone is compiled
  * with -mavx2. The key's mask is built in two 256-bit registers as the plain AVX2 add builds
- * it (avx2.c: a variable shift of 1 per probe over the 32-bit words of each half), ORed
+ * it (avx2_probes.h: a variable shift of 1 per probe over the 32-bit words of each half), ORed
  * into plain loads of the block, and each half written back with one store (store_half).
  * The caller holds the block's stripe lock. Little-endian: x86 only.
  */
@@ -10,6 +10,7 @@
 
 #define SIMDE_ENABLE_NATIVE_ALIASES_NONE
 #include <simde/x86/avx2.h>
+#include "avx2_probes.h"
 
 /* 32 new bytes of the block: one store in asm, for conc_or512.h's reasons (its
  * bb_conc_store512). Against four relaxed atomic word stores per half, Zen 4 (EPYC family 25
@@ -28,15 +29,8 @@ static inline void store_half(uint8_t *half, simde__m256i v) {
 }
 
 static inline bool avx2_conc_set(uint8_t *block, uint32_t lo, unsigned k) {
-    const simde__m256i base_lo = simde_mm256_setr_epi32(0, 32, 64, 96, 128, 160, 192, 224);
-    const simde__m256i base_hi = simde_mm256_setr_epi32(256, 288, 320, 352, 384, 416, 448, 480);
-    const simde__m256i one = simde_mm256_set1_epi32(1);
-    simde__m256i m_lo = simde_mm256_setzero_si256(), m_hi = m_lo;
-    for (unsigned j = 0; j < k; j++) {
-        simde__m256i p = simde_mm256_set1_epi32((int32_t)((lo * bb_probe_powers[j]) >> BB_PROBE_SHIFT));
-        m_lo = simde_mm256_or_si256(m_lo, simde_mm256_sllv_epi32(one, simde_mm256_sub_epi32(p, base_lo)));
-        m_hi = simde_mm256_or_si256(m_hi, simde_mm256_sllv_epi32(one, simde_mm256_sub_epi32(p, base_hi)));
-    }
+    simde__m256i m_lo, m_hi;
+    bb_avx2_probe_mask(lo, k, &m_lo, &m_hi);
     const simde__m256i *half = (const simde__m256i *)(const void *)block;
     simde__m256i o_lo = simde_mm256_load_si256(half), o_hi = simde_mm256_load_si256(half + 1);
     bool all_set = simde_mm256_testc_si256(o_lo, m_lo) & simde_mm256_testc_si256(o_hi, m_hi);
