@@ -83,10 +83,7 @@ static BB_CONC_INLINE size_t BB_CFN(_set_run)(uint8_t *data, uint64_t blocks, un
 static size_t BB_CFN(_set_any)(uint8_t *data, uint64_t blocks, unsigned k, const uint64_t *h,
                                size_t n, const uint64_t *end, bool ahead) {
     switch (k) {
-    BB_CONC_CASE(1) BB_CONC_CASE(2) BB_CONC_CASE(3) BB_CONC_CASE(4) BB_CONC_CASE(5)
-    BB_CONC_CASE(6) BB_CONC_CASE(7) BB_CONC_CASE(8) BB_CONC_CASE(9) BB_CONC_CASE(10)
-    BB_CONC_CASE(11) BB_CONC_CASE(12) BB_CONC_CASE(13) BB_CONC_CASE(14) BB_CONC_CASE(15)
-    BB_CONC_CASE(16)
+    BB_EACH_K(BB_CONC_CASE)
     default: return BB_CFN(_set_run)(data, blocks, k, h, n, end, 0); /* k > BB_MAX_K is never stored */
     }
 }

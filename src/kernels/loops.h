@@ -114,9 +114,7 @@ static BB_ALWAYS_INLINE void BB_KFN(_add_k)(uint8_t *data, uint64_t blocks, unsi
 static void BB_KFN(_add_hashes)(uint8_t *data, uint64_t blocks, unsigned k,
                                 const uint64_t *hashes, size_t n) {
     switch (k) {
-    BB_ADD_CASE(1) BB_ADD_CASE(2) BB_ADD_CASE(3) BB_ADD_CASE(4) BB_ADD_CASE(5) BB_ADD_CASE(6)
-    BB_ADD_CASE(7) BB_ADD_CASE(8) BB_ADD_CASE(9) BB_ADD_CASE(10) BB_ADD_CASE(11)
-    BB_ADD_CASE(12) BB_ADD_CASE(13) BB_ADD_CASE(14) BB_ADD_CASE(15) BB_ADD_CASE(16)
+    BB_EACH_K(BB_ADD_CASE)
     default: BB_KFN(_add_k)(data, blocks, k, hashes, n); /* k > BB_MAX_K is never stored */
     }
 }

@@ -36,6 +36,12 @@ static inline bool bb_pipeline_worth(uint64_t blocks) {
     return blocks > BB_PIPELINE_MIN_BYTES / BB_BLOCK_BYTES;
 }
 
+/** X(1) X(2) ... X(16): one case per k in 1 .. BB_MAX_K, for the batch loops that keep one
+ *  copy of their loop per k so the probe loop is unrolled with k known (loops.h, conc_loops.h). */
+#define BB_EACH_K(X)                                                                           \
+    X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15) X(16)
+_Static_assert(BB_MAX_K == 16, "BB_EACH_K lists 1 .. BB_MAX_K");
+
 /** Address of the block of hash h (the line a lookup or add of h touches). */
 static inline const uint8_t *bb_block_of(const uint8_t *data, uint64_t blocks, uint64_t h) {
     return data + bb_block_index(h, blocks) * BB_BLOCK_BYTES;
