@@ -98,6 +98,7 @@ static double seconds_now(void) {
 }
 
 static char *const stdin_only[] = {(char *)"-"};
+static const char stdin_name[] = "(standard input)";
 
 void cli_keyreader_init(cli_keyreader *r, char *const *paths, size_t n_paths, bool nul_delim,
                         bool progress) {
@@ -122,7 +123,7 @@ static int open_next(cli_keyreader *r) {
     r->line = 0;
     if (strcmp(path, "-") == 0) {
         r->fd = STDIN_FILENO;
-        r->name = "(standard input)";
+        r->name = stdin_name;
         if (isatty(STDIN_FILENO)) /* else a forgotten FILE looks like a hang */
             cli_error("reading keys from standard input (a terminal); end them with Ctrl-D");
         return BB_EXIT_OK;
@@ -137,7 +138,7 @@ static int open_next(cli_keyreader *r) {
 }
 
 static void close_current(cli_keyreader *r) {
-    if (r->fd > STDIN_FILENO) close(r->fd);
+    if (r->fd >= 0 && r->name != stdin_name) close(r->fd); /* a file may be fd 0 too */
     r->fd = -1;
 }
 
