@@ -6,7 +6,7 @@
 #               keys): query -c of the same file counts every key, query -v -c counts 0
 #   binary-nul  the same bytes with -0 (NUL-terminated keys)
 # Each step prints its wall time and the peak memory of the CLI (GNU time). Documented
-# behaviour (README "Keys"): keys of any length, an empty line is the empty key, a NUL
+# behaviour (README "Keys"): keys up to --max-key-bytes long, an empty line is the empty key, a NUL
 # is an ordinary byte in line mode, bytes are hashed as they are (no text decoding).
 #   scripts/stress-cli.sh [STEP...]        (default: all four; needs ~4 GiB RAM, ~1.2 GiB disk)
 # Build directory: <prefix>stress, prefix BB_BUILD_PREFIX (default "build-"); data in its data/.
@@ -40,9 +40,11 @@ for step in "${steps[@]}"; do
   long-key)
     # 1 GiB of 'a', no newline: the whole file is one key.
     head -c $((1 << 30)) /dev/zero | tr '\0' a >"$data/long.txt"
-    timed "build, one 1 GiB key" "$cli" build -o "$data/long.bb" "$data/long.txt"
+    # Over the default key limit (16 MiB): raised to exactly the key's length.
+    timed "build, one 1 GiB key" "$cli" build --max-key-bytes $((1 << 30)) -o "$data/long.bb" "$data/long.txt"
     expect "long-key keys_added" 1 "$(info_field "$data/long.bb" keys_added)"
-    expect "long-key query -c" 1 "$(timed "query, one 1 GiB key" "$cli" query -c "$data/long.bb" "$data/long.txt")"
+    expect "long-key query -c" 1 "$(timed "query, one 1 GiB key" "$cli" query --max-key-bytes $((1 << 30)) -c "$data/long.bb" "$data/long.txt")"
+    expect "long-key over the default limit (exit 1)" 1 "$("$cli" query -c "$data/long.bb" "$data/long.txt" 2>/dev/null; echo $?)"
     rm -f "$data/long.txt"
     ;;
   empty)

@@ -16,6 +16,10 @@
  *    stripe's keys are set under that stripe's lock, taken with a try-lock in an order that
  *    starts at a random stripe and skips held ones: two writers rarely wait for each other,
  *    and one locked exchange covers ~64 keys.
+ *  - a batch of at least 4 keys per block into a filter of at most 2 MiB, while another
+ *    writer is in and nobody asked for its "new" count, is set in a private copy and ORed
+ *    in stripe by stripe: each line then moves between the cores once per batch, not once
+ *    per stripe visit (conc_loops.h, "the private path", has the measurements).
  * Writers hold the lock of every block they change, so a block's update needs no atomic
  * read-modify-write; readers run beside it with relaxed 64-bit loads, and the SIMD kernels'
  * one wide store per block gives them a state between the old and the new bits, never fewer
@@ -89,18 +93,20 @@ static bb_stripes *stripes_of(bb_filter *f) {
     return st;
 }
 
-/* Adds h[0 .. n) into f (check_add passed) and sets *fresh to how many were new: under the
+/* Adds h[0 .. n) into f (check_add passed) and, with `count`, sets *fresh to how many were
+ * new (else to any number: kernels/conc_loops.h's private path cannot tell): under the
  * stripe locks for kinds with add_striped, else key by key. Per key, a filter with one line
  * per key beyond L2 is prefetched ahead (for writing) by the kernels' rules
  * (kernels/prefetch.h): each locked RMW waits for its line and stops the core from running
  * ahead, so without prefetch the misses would not overlap at all. */
-static bb_status add_many(bb_filter *f, const uint64_t *h, size_t n, size_t *fresh) {
+static bb_status add_many(bb_filter *f, const uint64_t *h, size_t n, bool count,
+                          size_t *fresh) {
     const bb_kind_ops *row = bb_row(f);
     *fresh = 0;
     if (row->add_striped) {
         bb_stripes *st = stripes_of(f);
         if (!st) return BB_E_NOMEM;
-        *fresh = row->add_striped(f, st, h, n);
+        *fresh = row->add_striped(f, st, h, n, count);
         count_keys(f, n);
         return BB_OK;
     }
@@ -119,7 +125,7 @@ static bb_status add_many(bb_filter *f, const uint64_t *h, size_t n, size_t *fre
 bb_status bb_add_hash_concurrent(bb_filter *f, uint64_t hash, bool *was_new) {
     bb_status s = check_add(f);
     size_t fresh = 0;
-    if (s == BB_OK) s = add_many(f, &hash, 1, &fresh);
+    if (s == BB_OK) s = add_many(f, &hash, 1, was_new != NULL, &fresh);
     if (s == BB_OK && was_new) *was_new = fresh;
     return s;
 }
@@ -134,7 +140,7 @@ bb_status bb_add_hashes_concurrent(bb_filter *f, const uint64_t *hashes, size_t 
     bb_status s = check_add(f);
     if (s == BB_OK && n && !hashes) s = BB_E_INVAL;
     size_t fresh = 0;
-    if (s == BB_OK && n) s = add_many(f, hashes, n, &fresh);
+    if (s == BB_OK && n) s = add_many(f, hashes, n, n_new != NULL, &fresh);
     if (s == BB_OK && n_new) *n_new = fresh;
     return s;
 }
@@ -154,7 +160,7 @@ bb_status bb_add_batch_concurrent(bb_filter *f, const void *const *keys, const s
     for (size_t i = 0; i < n && s == BB_OK; i += BATCH_CHUNK) {
         size_t c = n - i < BATCH_CHUNK ? n - i : BATCH_CHUNK, got;
         bb_hash_keys(&src, bb_row(f)->hash, f->seed, i, c, h);
-        s = add_many(f, h, c, &got);
+        s = add_many(f, h, c, n_new != NULL, &got);
         fresh += got;
     }
     if (s == BB_OK && n_new) *n_new = fresh;

@@ -140,11 +140,12 @@ typedef struct bb_stripes {
 } bb_stripes;
 
 /** A blocked filter's concurrent add kernel: adds hashes[0 .. n) taking the stripe locks of
- *  st; returns how many keys set a bit that was clear. */
+ *  st; with `count`, returns how many keys set a bit that was clear (without, any number:
+ *  the kernel may then take paths that cannot tell). */
 typedef struct bb_conc_kernel {
     bb_isa isa;
     size_t (*add_hashes)(uint8_t *data, uint64_t blocks, unsigned k, bb_stripes *st,
-                         const uint64_t *hashes, size_t n);
+                         const uint64_t *hashes, size_t n, bool count);
 } bb_conc_kernel;
 
 extern const bb_conc_kernel bb_conc_kernel_scalar;
@@ -257,9 +258,9 @@ typedef struct bb_kind_ops {
     bool (*add_concurrent)(bb_filter *f, uint64_t h); /* (with add_striped NULL) */
     bool (*contains_concurrent)(const bb_filter *f, uint64_t h);
     /** Instead of add_concurrent, for kinds whose key touches one block: adds h[0 .. n)
-     *  under the stripe locks st ("Concurrent adds under stripe locks"); returns how many
-     *  were new. */
-    size_t (*add_striped)(bb_filter *f, bb_stripes *st, const uint64_t *h, size_t n);
+     *  under the stripe locks st ("Concurrent adds under stripe locks"); with `count`,
+     *  returns how many were new. */
+    size_t (*add_striped)(bb_filter *f, bb_stripes *st, const uint64_t *h, size_t n, bool count);
 
     /* Info and union. */
     bb_status (*info)(const bb_filter *f, bb_info *out);

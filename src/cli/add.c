@@ -18,8 +18,10 @@ static const char usage[] =
     "The filter keeps its size: adding more keys than its capacity raises its\n"
     "false-positive rate.\n"
     "\n"
-    "  -0, --null    keys end with NUL instead of newline; nothing is stripped\n"
-    "  -h, --help    show this help and exit\n"
+    "  -0, --null             keys end with NUL instead of newline; nothing is stripped\n"
+    "      --max-key-bytes=N  fail on a key longer than N bytes, as 'blockbloom build'\n"
+    "                         (default 16777216, 16 MiB)\n"
+    "  -h, --help             show this help and exit\n"
     "\n"
     "A summary goes to standard error. Exit status: 0 success, 1 error, 2 usage error.\n";
 
@@ -50,7 +52,7 @@ static int add_keys(const char *path, char *const *files, size_t n_files, bool n
 
 int bb_cmd_add(int argc, char **argv) {
     cli_simple_opts o = {0};
-    int st0 = cli_parse_simple("add", usage, "0", argc, argv, &o);
+    int st0 = cli_parse_simple("add", usage, "0m", argc, argv, &o);
     if (st0 >= 0) return st0;
     if (optind >= argc) return cli_usage_error("add", "missing FILTER (the filter file)");
     const char *path = argv[optind++];

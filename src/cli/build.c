@@ -52,6 +52,8 @@ static const char usage[] =
     "                         the block count is first rounded up to c x 2^j, c < 32\n"
     "                         (at most 1/16 more), so that it can be halved j times\n"
     "  -0, --null             keys end with NUL instead of newline; nothing is stripped\n"
+    "      --max-key-bytes=N  fail (exit 1, no file written) on a key longer than N\n"
+    "                         bytes, naming its file and line; default 16777216 (16 MiB)\n"
     "      --slice=I/N        write only slice I (0-based) of N of the blocked filter:\n"
     "                         its blocks' bytes, no header, in 1/N of the memory; needs -n.\n"
     "                         The N slice files concatenated are the filter's payload\n"
@@ -67,7 +69,7 @@ static const char usage[] =
     "A summary goes to standard error. Exit status: 0 success, 1 error, 2 usage error.\n";
 
 enum { OPT_KIND = 256, OPT_BPK, OPT_HASHES, OPT_SEED, OPT_POW2, OPT_FOLD_TO, OPT_SLICE,
-       OPT_KEYS, OPT_SKIP_INVALID };
+       OPT_KEYS, OPT_SKIP_INVALID, OPT_MAX_KEY };
 
 static const struct option long_opts[] = {
     {"output", required_argument, NULL, 'o'},   {"kind", required_argument, NULL, OPT_KIND},
@@ -78,7 +80,8 @@ static const struct option long_opts[] = {
     {"slice", required_argument, NULL, OPT_SLICE},
     {"pow2", no_argument, NULL, OPT_POW2},      {"fold-to", required_argument, NULL, OPT_FOLD_TO},
     {"help", no_argument, NULL, 'h'},           {"keys", required_argument, NULL, OPT_KEYS},
-    {"skip-invalid", no_argument, NULL, OPT_SKIP_INVALID}, {NULL, 0, NULL, 0}};
+    {"skip-invalid", no_argument, NULL, OPT_SKIP_INVALID},
+    {"max-key-bytes", required_argument, NULL, OPT_MAX_KEY}, {NULL, 0, NULL, 0}};
 
 typedef struct build_opts {
     bb_config cfg;
@@ -241,6 +244,7 @@ static int parse_value(int c, const char *arg, build_opts *o) {
     case OPT_KIND: return parse_kind(arg, &o->cfg.kind);
     case OPT_KEYS: return cli_parse_keys("build", arg, &o->keys);
     case OPT_SKIP_INVALID: o->skip_invalid = true; break;
+    case OPT_MAX_KEY: return cli_parse_max_key("build", arg);
     case 'n': ok = cli_parse_count(arg, 1, UINT64_MAX, &o->cfg.capacity); break;
     case 'p': ok = cli_parse_double(arg, 0.0, 1.0, &o->cfg.fpr); break;
     case OPT_BPK: ok = cli_parse_double(arg, 0.0, (double)BB_MAX_BITS, &o->cfg.bits_per_key); break;

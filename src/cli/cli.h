@@ -69,7 +69,8 @@ void cli_check_isa_env(void);
 /* ---- The small commands' options (common.c) ---------------------------------------------- */
 
 /** Options of add, remove, info, merge and export: -h/--help always, plus those named in
- *  `allowed`: '0' (-0/--null), 'o' (-o/--output OUT, then required), 'j' (--json). */
+ *  `allowed`: '0' (-0/--null), 'o' (-o/--output OUT, then required), 'j' (--json), 'm'
+ *  (--max-key-bytes N, see cli_parse_max_key). */
 typedef struct cli_simple_opts {
     bool nul, json;
     const char *out;
@@ -127,15 +128,37 @@ void cli_keybuf_free(cli_keybuf *kb);
 typedef struct cli_keyreader {
     char *const *paths; /* input files, "-" = stdin; none = stdin */
     size_t n_paths, next;
-    FILE *in;           /* current input or NULL */
+    int fd;             /* current input or -1 */
     const char *name;   /* its name for messages */
+    uint64_t line;      /* keys read from it: the line (or -0 key) number of the last one */
     int delim;          /* '\n' or '\0' */
+    size_t max_key;     /* longest key accepted, in bytes (after a stripped CR) */
     bool progress;      /* show "read N keys (R keys/s)" every CLI_PROGRESS_EVERY keys */
     uint64_t total;     /* keys read so far */
     double start;       /* CLOCK_MONOTONIC seconds at init, for the rate */
-    char *line;         /* getdelim's buffer */
-    size_t line_cap;
+    char *buf;          /* read buffer: CLI_READ_BYTES, bytes buf[pos .. end) not yet used */
+    size_t pos, end;
+    bool eof;           /* the current input has ended */
 } cli_keyreader;
+
+/* One read(2) of the inputs: 64 KiB, 16 pages of the page cache per system call. */
+#define CLI_READ_BYTES ((size_t)64 << 10)
+
+/* The default limit on one key (--max-key-bytes), 16 MiB. The longest keys people filter are
+ * URLs: Chrome accepts up to 2 MiB, the most of any browser (servers usually refuse more
+ * than 8-64 KiB); domain names have at most 253 bytes, npm names 214, and log lines are cut
+ * well below 1 MiB (journald at 48 KiB, Docker's json-file at 16 KiB). 16 MiB is 8 times the
+ * longest of these, and CLI_CHUNK_BYTES, so a streamed chunk stays within twice its byte
+ * bound; an endless line (/dev/zero) fails after 16 MiB of memory and a few milliseconds. */
+#define CLI_MAX_KEY_DEFAULT ((size_t)16 << 20)
+/* The largest --max-key-bytes accepted: a quarter of the address space (no real limit), so
+ * that the length arithmetic never wraps. */
+#define CLI_MAX_KEY_LIMIT ((uint64_t)(SIZE_MAX / 4))
+
+/** `--max-key-bytes N` of `cmd`: set the limit for every key reader started afterwards (one
+ *  setting per process, as one run executes one command). Returns BB_EXIT_OK, or the usage
+ *  error after its message. */
+int cli_parse_max_key(const char *cmd, const char *text);
 
 #define CLI_PROGRESS_EVERY 1000000u
 
@@ -153,7 +176,8 @@ void cli_keyreader_init(cli_keyreader *r, char *const *paths, size_t n_paths, bo
 /**
  * Empty `kb`, then append keys until it holds max_keys keys or max_bytes bytes (the key that
  * crosses max_bytes is kept whole) or the input ends. Sets *done once every input is read.
- * Returns BB_EXIT_OK, or BB_EXIT_RUNTIME after printing what failed (open, read, memory).
+ * Returns BB_EXIT_OK, or BB_EXIT_RUNTIME after printing what failed (open, read, memory, a
+ * key longer than r->max_key: "FILE:LINE: line longer than the key limit of N bytes").
  */
 int cli_keyreader_fill(cli_keyreader *r, cli_keybuf *kb, size_t max_keys, size_t max_bytes,
                        bool *done);
@@ -198,8 +222,7 @@ bool cli_keybuf_append(cli_keybuf *kb, const char *key, size_t len);
 typedef struct cli_lines {
     cli_keyreader r;
     cli_keybuf one;
-    size_t file;             /* r.next when the current file was opened */
-    unsigned long long line; /* line number in it */
+    unsigned long long line; /* line number in the current file */
     unsigned long long bad;  /* bad lines reported */
 } cli_lines;
 void cli_lines_init(cli_lines *l, char *const *paths, size_t n_paths);

@@ -168,30 +168,34 @@ bool cli_parse_count(const char *text, uint64_t min, uint64_t max, uint64_t *out
 
 int cli_parse_simple(const char *cmd, const char *usage, const char *allowed, int argc,
                      char **argv, cli_simple_opts *o) {
-    enum { OPT_JSON = 256 };
-    static const struct option all[] = {{"null", no_argument, NULL, '0'},
-                                        {"output", required_argument, NULL, 'o'},
-                                        {"json", no_argument, NULL, OPT_JSON}};
+    enum { OPT_JSON = 256, OPT_MAX_KEY };
+    static const struct { struct option opt; char letter; } all[] = {
+        {{"null", no_argument, NULL, '0'}, '0'},
+        {{"output", required_argument, NULL, 'o'}, 'o'},
+        {{"json", no_argument, NULL, OPT_JSON}, 'j'},
+        {{"max-key-bytes", required_argument, NULL, OPT_MAX_KEY}, 'm'}};
     struct option longs[sizeof all / sizeof *all + 2];
     char shorts[8] = "h";
     size_t nl = 0, ns = 1;
     for (size_t i = 0; i < sizeof all / sizeof *all; i++) {
-        char letter = all[i].val == OPT_JSON ? 'j' : (char)all[i].val;
-        if (!strchr(allowed, letter)) continue;
-        longs[nl++] = all[i];
-        if (all[i].val == OPT_JSON) continue; /* --json has no short form */
-        shorts[ns++] = letter;
-        if (all[i].has_arg == required_argument) shorts[ns++] = ':';
+        if (!strchr(allowed, all[i].letter)) continue;
+        longs[nl++] = all[i].opt;
+        if (all[i].opt.val >= OPT_JSON) continue; /* long only */
+        shorts[ns++] = all[i].letter;
+        if (all[i].opt.has_arg == required_argument) shorts[ns++] = ':';
     }
     longs[nl++] = (struct option){"help", no_argument, NULL, 'h'};
     longs[nl] = (struct option){NULL, 0, NULL, 0};
     bool help = false;
-    int c;
+    int c, st;
     while ((c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
         switch (c) {
         case '0': o->nul = true; break;
         case 'o': o->out = optarg; break;
         case OPT_JSON: o->json = true; break;
+        case OPT_MAX_KEY:
+            if ((st = cli_parse_max_key(cmd, optarg)) != BB_EXIT_OK) return st;
+            break;
         case 'h': help = true; break;
         default: return cli_bad_option(cmd);
         }

@@ -1,22 +1,47 @@
 /*
- * keys.c - the key reader shared by build, add and query: reads the input files in order
- * ("-" or no file at all = stdin) with getdelim, so a key may be of any length, and collects
- * the keys of one chunk in a cli_keybuf (one growing byte buffer plus Arrow-style 64-bit
- * offsets) that the batch API takes in one call.
+ * keys.c - the key reader shared by every command that reads keys (build, add, query,
+ * remove, redis, the network kinds' numbered lines, parquet probe, demo --data): reads the
+ * input files in order ("-" or no file at all = stdin) through one bounded read buffer,
+ * and collects the keys of one chunk in a cli_keybuf (one growing byte buffer plus
+ * Arrow-style 64-bit offsets) that the batch API takes in one call.
  *
  * Key rules (also in README "Command-line tool"): in line mode LF ends a key and one CR right before it (or
  * at the very end of the input) is dropped, so CRLF files give the same keys as LF files; an
  * empty line is the empty key; NUL bytes are ordinary key bytes. With -0 a NUL ends a key
  * and nothing is stripped. In both modes the last key needs no terminator.
+ *
+ * A key may be long but not endless: one longer than the limit (--max-key-bytes, default
+ * CLI_MAX_KEY_DEFAULT) fails the command with its file and line number. The reader copies
+ * the input's bytes straight from its read buffer to the end of the key buffer and checks
+ * the length piece by piece, so an endless line (/dev/zero) stops after the limit plus one
+ * read buffer of memory instead of growing one buffer until memory runs out, as getdelim
+ * did. That is also one copy of each key instead of getdelim's two.
  */
 #include "cli.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+/* ---- The limit on one key ------------------------------------------------------------------ */
+
+/* Process-wide, like the one command a run of the CLI executes: set while parsing options,
+ * read by every key reader started afterwards. */
+static size_t max_key_bytes = CLI_MAX_KEY_DEFAULT;
+
+int cli_parse_max_key(const char *cmd, const char *text) {
+    uint64_t v;
+    if (!cli_parse_count(text, 1, CLI_MAX_KEY_LIMIT, &v))
+        return cli_usage_error(cmd, "invalid value '%s' for --max-key-bytes: expected a whole "
+                               "number of bytes >= 1 (16777216, 16_777_216, 16M or 1.6e7)",
+                               text);
+    max_key_bytes = (size_t)v;
+    return BB_EXIT_OK;
+}
 
 /* ---- The buffer ---------------------------------------------------------------------------- */
 
@@ -47,13 +72,19 @@ static bool keybuf_reset(cli_keybuf *kb) {
     return true;
 }
 
-static bool keybuf_append(cli_keybuf *kb, const char *key, size_t len) {
-    if (len > SIZE_MAX - kb->len || kb->n > SIZE_MAX - 2) return false;
-    if (!reserve((void **)&kb->data, &kb->cap, kb->len + len, 1) ||
-        !reserve((void **)&kb->off, &kb->off_cap, kb->n + 2, sizeof *kb->off))
+/* Bytes of the key being read, after those already appended (its offset is not yet set). */
+static bool keybuf_put(cli_keybuf *kb, const char *bytes, size_t len) {
+    if (len > SIZE_MAX - kb->len || !reserve((void **)&kb->data, &kb->cap, kb->len + len, 1))
         return false;
-    if (len) memcpy(kb->data + kb->len, key, len);
+    if (len) memcpy(kb->data + kb->len, bytes, len);
     kb->len += len;
+    return true;
+}
+
+/* End the key being read at kb->len. */
+static bool keybuf_end_key(cli_keybuf *kb) {
+    if (kb->n > SIZE_MAX - 2 || !reserve((void **)&kb->off, &kb->off_cap, kb->n + 2, sizeof *kb->off))
+        return false;
     kb->off[++kb->n] = (int64_t)kb->len;
     return true;
 }
@@ -67,28 +98,38 @@ static double seconds_now(void) {
 }
 
 static char *const stdin_only[] = {(char *)"-"};
+static const char stdin_name[] = "(standard input)";
 
 void cli_keyreader_init(cli_keyreader *r, char *const *paths, size_t n_paths, bool nul_delim,
                         bool progress) {
     memset(r, 0, sizeof *r);
     r->paths = n_paths ? paths : stdin_only;
     r->n_paths = n_paths ? n_paths : 1;
+    r->fd = -1;
     r->delim = nul_delim ? '\0' : '\n';
+    r->max_key = max_key_bytes;
     r->progress = progress && (isatty(STDERR_FILENO) || getenv("BB_PROGRESS"));
     r->start = seconds_now();
 }
 
 static int open_next(cli_keyreader *r) {
     const char *path = r->paths[r->next++];
+    if (!r->buf && !(r->buf = malloc(CLI_READ_BYTES))) {
+        cli_error("out of memory");
+        return BB_EXIT_RUNTIME;
+    }
+    r->pos = r->end = 0;
+    r->eof = false;
+    r->line = 0;
     if (strcmp(path, "-") == 0) {
-        r->in = stdin;
-        r->name = "(standard input)";
+        r->fd = STDIN_FILENO;
+        r->name = stdin_name;
         if (isatty(STDIN_FILENO)) /* else a forgotten FILE looks like a hang */
             cli_error("reading keys from standard input (a terminal); end them with Ctrl-D");
         return BB_EXIT_OK;
     }
-    r->in = fopen(path, "rb");
-    if (!r->in) {
+    r->fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (r->fd < 0) {
         cli_error("cannot open '%s': %s", path, strerror(errno));
         return BB_EXIT_RUNTIME;
     }
@@ -97,28 +138,68 @@ static int open_next(cli_keyreader *r) {
 }
 
 static void close_current(cli_keyreader *r) {
-    if (r->in && r->in != stdin) fclose(r->in);
-    r->in = NULL;
+    if (r->fd >= 0 && r->name != stdin_name) close(r->fd); /* a file may be fd 0 too */
+    r->fd = -1;
 }
 
-/* Read one key into kb; *got = false at the end of the current input. */
+/* Refill the read buffer; at the end of the input it stays empty and r->eof is set. */
+static int refill(cli_keyreader *r) {
+    ssize_t got;
+    do got = read(r->fd, r->buf, CLI_READ_BYTES);
+    while (got < 0 && errno == EINTR);
+    if (got < 0) {
+        cli_error("cannot read '%s': %s", r->name, strerror(errno));
+        return BB_EXIT_RUNTIME;
+    }
+    r->pos = 0;
+    r->end = (size_t)got;
+    r->eof = got == 0;
+    return BB_EXIT_OK;
+}
+
+static int too_long(const cli_keyreader *r) {
+    if (r->delim == '\n')
+        cli_error("%s:%" PRIu64 ": line longer than the key limit of %zu bytes (raise it "
+                  "with --max-key-bytes)", r->name, r->line + 1, r->max_key);
+    else
+        cli_error("%s: key %" PRIu64 " (NUL-terminated) longer than the key limit of %zu bytes "
+                  "(raise it with --max-key-bytes)", r->name, r->line + 1, r->max_key);
+    return BB_EXIT_RUNTIME;
+}
+
+static int no_memory(const cli_keyreader *r) {
+    cli_error("out of memory reading keys from '%s'", r->name);
+    return BB_EXIT_RUNTIME;
+}
+
+/* Read one key into kb; *got = false at the end of the current input. The key's bytes go
+ * to kb as they come, a read buffer at a time, and stop once they pass the limit (plus the
+ * one CR that line mode strips). */
 static int read_key(cli_keyreader *r, cli_keybuf *kb, bool *got) {
-    errno = 0;
-    ssize_t got_len = getdelim(&r->line, &r->line_cap, r->delim, r->in);
-    if (got_len < 0) {
-        *got = false;
-        if (feof(r->in)) return BB_EXIT_OK;
-        cli_error("cannot read '%s': %s", r->name, strerror(errno ? errno : EIO));
-        return BB_EXIT_RUNTIME;
+    size_t start = kb->len, limit = r->max_key + (r->delim == '\n');
+    bool seen = false, ended = false; /* a byte or terminator of this key / its terminator */
+    while (!ended) {
+        if (r->pos == r->end) {
+            int st = r->eof ? BB_EXIT_OK : refill(r);
+            if (st != BB_EXIT_OK) return st;
+            if (r->eof) break;
+        }
+        const char *p = r->buf + r->pos;
+        size_t avail = r->end - r->pos;
+        const char *d = memchr(p, r->delim, avail);
+        size_t n = d ? (size_t)(d - p) : avail;
+        if (n > limit - (kb->len - start)) return too_long(r);
+        if (!keybuf_put(kb, p, n)) return no_memory(r);
+        r->pos += n + (d != NULL);
+        seen = true;
+        ended = d != NULL;
     }
-    size_t len = (size_t)got_len;
-    if (r->line[len - 1] == (char)r->delim) len--; /* absent only on an unterminated last key */
-    if (r->delim == '\n' && len && r->line[len - 1] == '\r') len--;
-    if (!keybuf_append(kb, r->line, len)) {
-        cli_error("out of memory reading keys from '%s'", r->name);
-        return BB_EXIT_RUNTIME;
-    }
-    *got = true;
+    *got = seen;
+    if (!seen) return BB_EXIT_OK;
+    if (r->delim == '\n' && kb->len > start && kb->data[kb->len - 1] == '\r') kb->len--;
+    if (kb->len - start > r->max_key) return too_long(r);
+    if (!keybuf_end_key(kb)) return no_memory(r);
+    r->line++;
     return BB_EXIT_OK;
 }
 
@@ -142,7 +223,7 @@ int cli_keyreader_fill(cli_keyreader *r, cli_keybuf *kb, size_t max_keys, size_t
         return BB_EXIT_RUNTIME;
     }
     while (kb->n < max_keys && kb->len < max_bytes) {
-        if (!r->in) {
+        if (r->fd < 0) {
             if (r->next == r->n_paths) {
                 *done = true;
                 return BB_EXIT_OK;
@@ -167,9 +248,8 @@ void cli_keyreader_close(cli_keyreader *r) {
         show_progress(r);
         fputc('\n', stderr);
     }
-    free(r->line);
-    r->line = NULL;
-    r->line_cap = 0;
+    free(r->buf);
+    r->buf = NULL;
 }
 
 /* ---- For the network key kinds (netkeys.c), which build their own keys ------------------ */
@@ -177,5 +257,5 @@ void cli_keyreader_close(cli_keyreader *r) {
 bool cli_keybuf_reset(cli_keybuf *kb) { return keybuf_reset(kb); }
 
 bool cli_keybuf_append(cli_keybuf *kb, const char *key, size_t len) {
-    return keybuf_append(kb, key, len);
+    return keybuf_put(kb, key, len) && keybuf_end_key(kb);
 }

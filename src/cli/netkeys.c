@@ -54,11 +54,7 @@ int cli_lines_next(cli_lines *l, const char **text, size_t *len, bool *got) {
     int st = cli_keyreader_fill(&l->r, &l->one, 1, SIZE_MAX, &done);
     *got = st == BB_EXIT_OK && l->one.n == 1;
     if (!*got) return st;
-    if (l->r.next != l->file) { /* the reader opened the next input */
-        l->file = l->r.next;
-        l->line = 0;
-    }
-    l->line++;
+    l->line = l->r.line;
     *text = l->one.data ? l->one.data : "";
     *len = (size_t)l->one.off[1];
     return BB_EXIT_OK;

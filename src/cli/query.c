@@ -31,6 +31,8 @@ static const char usage[] =
     "  -H, --with-filename  prefix each key (with -c: each file's count) with its\n"
     "                      FILE and ':'\n"
     "  -0, --null          keys end with NUL instead of newline; nothing is stripped\n"
+    "      --max-key-bytes=N  fail on a key longer than N bytes, as 'blockbloom build'\n"
+    "                      (default 16777216, 16 MiB)\n"
     "      --keys=KIND     lines are URLs, host names, addresses or 5-tuples (url,\n"
     "                      domain, cidr, 5tuple) tested as 'build --keys' stored them;\n"
     "                      default: the kind the filter was built with\n"
@@ -46,7 +48,7 @@ static const char usage[] =
     "with -q: 0 some key possibly present (with -v: some key absent), 1 none, 2 error.\n"
     "A script tests one key with: printf '%s\\n' KEY | blockbloom query -q FILTER\n";
 
-enum { OPT_KEYS = 256, OPT_PCAP, OPT_MATCH };
+enum { OPT_KEYS = 256, OPT_PCAP, OPT_MATCH, OPT_MAX_KEY };
 
 static const struct option long_opts[] = {
     {"invert-match", no_argument, NULL, 'v'}, {"count", no_argument, NULL, 'c'},
@@ -54,6 +56,7 @@ static const struct option long_opts[] = {
     {"null", no_argument, NULL, '0'},         {"help", no_argument, NULL, 'h'},
     {"keys", required_argument, NULL, OPT_KEYS}, {"show-match", no_argument, NULL, 'o'},
     {"pcap", required_argument, NULL, OPT_PCAP}, {"match", required_argument, NULL, OPT_MATCH},
+    {"max-key-bytes", required_argument, NULL, OPT_MAX_KEY},
     {NULL, 0, NULL, 0}};
 
 /* -q's exit status is grep's, so `if blockbloom query -q ...` reads as in shell scripts;
@@ -121,6 +124,7 @@ static int parse_args(int argc, char **argv, query_opts *o) {
         case OPT_KEYS: st = cli_parse_keys("query", optarg, &o->net.keys); break;
         case OPT_PCAP: o->net.pcap = optarg; break;
         case OPT_MATCH: o->net.match = optarg; break;
+        case OPT_MAX_KEY: st = cli_parse_max_key("query", optarg); break;
         default: return cli_bad_option("query");
         }
         if (st != BB_EXIT_OK) return st;

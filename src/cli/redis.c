@@ -39,6 +39,8 @@ static const char usage[] =
     "      --cluster=HOST:PORT  a Redis Cluster node (repeat for more seeds)\n"
     "  -c, --count            print only the count of 1s instead of one line per key\n"
     "  -0, --null             keys end with NUL instead of newline\n"
+    "      --max-key-bytes=N  fail on a key longer than N bytes, as 'blockbloom build'\n"
+    "                         (default 16777216, 16 MiB)\n"
     "  -o, --output=FILE      pull: the file to write (atomically)\n"
     "      --shards=N         reserve, push: number of shards (default: 4 MiB each)\n"
     "      --slice=I/N, -n N, -p P, --seed=S, --hashes=K  push --slice: the slice geometry\n"
@@ -49,7 +51,7 @@ static const char usage[] =
     "Errors name the node (HOST:PORT) or the server's reply. Exit status: 0 success, 1\n"
     "error (server, network, bad filter), 2 usage error.\n";
 
-enum { OPT_CLUSTER = 256, OPT_SHARDS, OPT_SLICE, OPT_SEED, OPT_HASHES, OPT_KEYS };
+enum { OPT_CLUSTER = 256, OPT_SHARDS, OPT_SLICE, OPT_SEED, OPT_HASHES, OPT_KEYS, OPT_MAX_KEY };
 
 static const struct option long_opts[] = {
     {"url", required_argument, NULL, 'u'},       {"cluster", required_argument, NULL, OPT_CLUSTER},
@@ -58,7 +60,7 @@ static const struct option long_opts[] = {
     {"slice", required_argument, NULL, OPT_SLICE}, {"capacity", required_argument, NULL, 'n'},
     {"fpr", required_argument, NULL, 'p'},       {"seed", required_argument, NULL, OPT_SEED},
     {"hashes", required_argument, NULL, OPT_HASHES}, {"keys", required_argument, NULL, OPT_KEYS},
-    {"help", no_argument, NULL, 'h'},
+    {"help", no_argument, NULL, 'h'},        {"max-key-bytes", required_argument, NULL, OPT_MAX_KEY},
     {NULL, 0, NULL, 0}};
 
 typedef struct redis_opts {
@@ -108,6 +110,7 @@ static int parse_opt(int c, redis_opts *o) {
         if (!cli_parse_u64(optarg, 1, BB_MAX_K, false, &v)) return bad("--hashes", optarg);
         o->cfg.k = (unsigned)v;
         break;
+    case OPT_MAX_KEY: return cli_parse_max_key("redis", optarg);
     default: return cli_bad_option("redis");
     }
     return BB_EXIT_OK;

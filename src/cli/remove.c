@@ -25,8 +25,10 @@ static const char usage[] =
     "not in the filter is skipped and counted; remove only keys that were added, or other\n"
     "keys may stop being found.\n"
     "\n"
-    "  -0, --null    keys end with NUL instead of newline; nothing is stripped\n"
-    "  -h, --help    show this help and exit\n"
+    "  -0, --null             keys end with NUL instead of newline; nothing is stripped\n"
+    "      --max-key-bytes=N  fail on a key longer than N bytes, as 'blockbloom build'\n"
+    "                         (default 16777216, 16 MiB)\n"
+    "  -h, --help             show this help and exit\n"
     "\n"
     "A summary goes to standard error. Exit status: 0 success (also when keys were\n"
     "skipped), 1 error, 2 usage error.\n";
@@ -84,7 +86,7 @@ static int remove_keys(const char *path, char *const *files, size_t n_files, boo
 
 int bb_cmd_remove(int argc, char **argv) {
     cli_simple_opts o = {0};
-    int st0 = cli_parse_simple("remove", usage, "0", argc, argv, &o);
+    int st0 = cli_parse_simple("remove", usage, "0m", argc, argv, &o);
     if (st0 >= 0) return st0;
     if (optind >= argc) return cli_usage_error("remove", "missing FILTER (the filter file)");
     const char *path = argv[optind++];

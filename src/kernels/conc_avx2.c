@@ -28,9 +28,8 @@ static inline void store_half(uint8_t *half, simde__m256i v) {
 #endif
 }
 
-static inline bool avx2_conc_set(uint8_t *block, uint32_t lo, unsigned k) {
-    simde__m256i m_lo, m_hi;
-    bb_avx2_probe_mask(lo, k, &m_lo, &m_hi);
+/* block |= (m_lo, m_hi), under the block's stripe lock; true if some bit was clear. */
+static inline bool avx2_conc_or(uint8_t *block, simde__m256i m_lo, simde__m256i m_hi) {
     const simde__m256i *half = (const simde__m256i *)(const void *)block;
     simde__m256i o_lo = simde_mm256_load_si256(half), o_hi = simde_mm256_load_si256(half + 1);
     bool all_set = simde_mm256_testc_si256(o_lo, m_lo) & simde_mm256_testc_si256(o_hi, m_hi);
@@ -39,7 +38,19 @@ static inline bool avx2_conc_set(uint8_t *block, uint32_t lo, unsigned k) {
     return !all_set;
 }
 
+static inline bool avx2_conc_set(uint8_t *block, uint32_t lo, unsigned k) {
+    simde__m256i m_lo, m_hi;
+    bb_avx2_probe_mask(lo, k, &m_lo, &m_hi);
+    return avx2_conc_or(block, m_lo, m_hi);
+}
+
+static inline void avx2_conc_or_block(uint8_t *block, const uint8_t *src) {
+    const simde__m256i *s = (const simde__m256i *)(const void *)src;
+    avx2_conc_or(block, simde_mm256_load_si256(s), simde_mm256_load_si256(s + 1));
+}
+
 #define CONC_NAME avx2
 #define CONC_ISA BB_ISA_AVX2
 #define CONC_SET avx2_conc_set
+#define CONC_OR_BLOCK avx2_conc_or_block
 #include "conc_loops.h"

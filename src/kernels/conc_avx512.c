@@ -18,4 +18,5 @@ static inline bool avx512_conc_set(uint8_t *block, uint32_t lo, unsigned k) {
 #define CONC_NAME avx512
 #define CONC_ISA BB_ISA_AVX512
 #define CONC_SET avx512_conc_set
+#define CONC_OR_BLOCK bb_conc_or512_block
 #include "conc_loops.h"

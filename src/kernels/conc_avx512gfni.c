@@ -20,4 +20,5 @@ BB_INLINE bool gfni_conc_set(uint8_t *block, uint32_t lo, unsigned k) {
 #define CONC_NAME avx512gfni
 #define CONC_ISA BB_ISA_AVX512GFNI
 #define CONC_SET gfni_conc_set
+#define CONC_OR_BLOCK bb_conc_or512_block
 #include "conc_loops.h"

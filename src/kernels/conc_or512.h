@@ -37,4 +37,9 @@ static inline bool bb_conc_or512(uint8_t *block, simde__m512i mask) {
     return simde_mm512_cmpeq_epi64_mask(old, now) != 0xff;
 }
 
+/** block |= the 64 bytes at src (the concurrent kernels' CONC_OR_BLOCK, conc_loops.h). */
+static inline void bb_conc_or512_block(uint8_t *block, const uint8_t *src) {
+    bb_conc_or512(block, simde_mm512_load_si512((const void *)src));
+}
+
 #endif /* BB_CONC_OR512_H */

@@ -42,7 +42,12 @@
  *    1.14;
  *  - read prefetch (the split kernels' choice, split_loops.h) instead of prefetchw, scalar /
  *    avx2 / avx512: 10^6 1.00 / 1.01 / 1.00, 3*10^6 1.00 / 1.01 / 1.00, 10^7 1.05 / 1.00 /
- *    1.14 (interquartile 0.90-1.28): no size gains, so adds keep prefetchw;
+ *    1.14 (interquartile 0.90-1.28): no size gains, so adds keep prefetchw. (Both sides of
+ *    that comparison were PREFETCHT0: the kernels were built without -mprfchw until
+ *    2026-12-01. With it (CMakeLists.txt), PREFETCHW against PREFETCHT0, avx512gfni
+ *    plain add, two library builds in one process, medians of 15: 10^6 keys 1.01, 10^7
+ *    0.95, 10^8 1.00; it is kept for the concurrent adds, whose lines the other writer
+ *    may hold modified: 2 threads at 10^6 0.82-0.98, 10^7 0.92-0.95);
  *  - add prefetch distance 32 or 128 keys instead of BB_PREFETCH_AHEAD (64), at 10^6 / 10^7
  *    / 3*10^7 keys: 32 gave 1.02-1.04 / 0.99-1.13 / 0.99-1.04, 128 gave 0.99-1.00 /
  *    1.03-1.05 / 0.92-1.01 (interquartiles 0.85-1.19): no consistent gain, 64 stays.

@@ -65,8 +65,9 @@ static const bb_conc_kernel *conc_kernel(void) {
     }
 }
 
-static size_t blocked_add_striped(bb_filter *f, bb_stripes *st, const uint64_t *h, size_t n) {
-    return conc_kernel()->add_hashes(f->data, f->blocks, f->k, st, h, n);
+static size_t blocked_add_striped(bb_filter *f, bb_stripes *st, const uint64_t *h, size_t n,
+                                  bool count) {
+    return conc_kernel()->add_hashes(f->data, f->blocks, f->k, st, h, n, count);
 }
 
 static bool blocked_contains_concurrent(const bb_filter *f, uint64_t h) {

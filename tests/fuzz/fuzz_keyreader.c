@@ -7,9 +7,12 @@
  *  - NUL mode (-0): NUL ends a key and nothing is stripped;
  *  - in both, the last key of each file needs no terminator, and a key never spans files;
  *  - a chunk holds at most max_keys keys, and only its last key may take it to max_bytes or
- *    beyond.
+ *    beyond;
+ *  - a key longer than the limit (r.max_key, after a stripped CR) fails the fill, after the
+ *    keys before it came out whole in the chunks already returned.
  * Input layout: byte 0 = mode (bit 0: NUL mode; bits 1-2: files - 1; bits 3-7: max_keys - 1),
- * byte 1 = max_bytes / 4, bytes 2-3 = where the rest is cut into files, the rest = content.
+ * byte 1 = max_bytes / 4, bytes 2-3 = where the rest is cut into files, byte 4 = the key
+ * limit (0: the default), the rest = content.
  * The files are memfds (no disk I/O). Build and run: scripts/fuzz.sh.
  */
 #ifndef _GNU_SOURCE /* memfd_create; scripts/fuzz.sh also defines it, for the CLI files */
@@ -37,23 +40,26 @@ static void write_file(int i, const uint8_t *p, size_t n) {
     if (ftruncate(fds[i], 0) != 0 || pwrite(fds[i], p, n, 0) != (ssize_t)n) abort();
 }
 
-/* The reference: the keys of one file, checked one by one against the reader's keys
- * (*next indexes those). Returns 0 on the first difference. */
-static int expect_file(const uint8_t *p, size_t n, int nul, const char *got, const int64_t *off,
-                       size_t n_got, size_t *next) {
+/* The reference: append the keys of one file (where each starts in p, and its length after
+ * a stripped CR) to ref[*n_ref ..]; note in *first_bad the index of the first key longer
+ * than max_key, if none was before. */
+typedef struct ref_key {
+    const uint8_t *p;
+    size_t len;
+} ref_key;
+
+static void reference_keys(const uint8_t *p, size_t n, int nul, size_t max_key, ref_key *ref,
+                           size_t *n_ref, size_t *first_bad) {
     char delim = nul ? '\0' : '\n';
     size_t pos = 0;
     while (pos < n) {
         const uint8_t *end = memchr(p + pos, delim, n - pos);
         size_t len = end ? (size_t)(end - (p + pos)) : n - pos;
         size_t keep = !nul && len && p[pos + len - 1] == '\r' ? len - 1 : len;
-        if (*next >= n_got) return 0;
-        size_t glen = (size_t)(off[*next + 1] - off[*next]);
-        if (glen != keep || memcmp(got + off[*next], p + pos, keep) != 0) return 0;
-        ++*next;
+        if (keep > max_key && *first_bad == SIZE_MAX) *first_bad = *n_ref;
+        ref[(*n_ref)++] = (ref_key){p + pos, keep};
         pos += len + (end != NULL);
     }
-    return 1;
 }
 
 /* All keys the reader returns, concatenated as in a cli_keybuf. */
@@ -75,12 +81,13 @@ static void append_chunk(all_keys *a, const cli_keybuf *kb) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    if (size < 4) return 0;
+    if (size < 5) return 0;
     int nul = data[0] & 1;
     size_t n_files = 1 + (size_t)((data[0] >> 1) & 3) % MAX_FILES;
     size_t max_keys = 1 + (size_t)(data[0] >> 3), max_bytes = 1 + (size_t)data[1] * 4;
-    const uint8_t *content = data + 4;
-    size_t n = size - 4;
+    size_t max_key = data[4] ? data[4] : CLI_MAX_KEY_DEFAULT;
+    const uint8_t *content = data + 5;
+    size_t n = size - 5;
     size_t cut[MAX_FILES + 1] = {0};
     cut[1] = n_files > 1 ? data[2] % (n + 1) : n;
     cut[2] = n_files > 2 ? cut[1] + data[3] % (n - cut[1] + 1) : n;
@@ -95,22 +102,36 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     cli_keybuf kb = {0};
     all_keys all = {0};
     cli_keyreader_init(&r, argv_paths, n_files, nul, false);
-    for (bool done = false; !done;) {
-        if (cli_keyreader_fill(&r, &kb, max_keys, max_bytes, &done) != BB_EXIT_OK) abort();
+    r.max_key = max_key;
+    int failed = 0;
+    for (bool done = false; !done && !failed;) {
+        if (cli_keyreader_fill(&r, &kb, max_keys, max_bytes, &done) != BB_EXIT_OK) {
+            failed = 1; /* the keys of this chunk are dropped with it */
+            continue;
+        }
         if (kb.n > max_keys) abort();
         if (kb.n > 1 && (size_t)kb.off[kb.n - 1] >= max_bytes) abort(); /* overfull chunk */
         if (kb.off[0] != 0 || (size_t)kb.off[kb.n] != kb.len) abort();
         append_chunk(&all, &kb);
     }
     cli_keyreader_close(&r);
-    if (r.total != all.n) abort();
+    if (!failed && r.total != all.n) abort();
 
-    size_t next = 0;
+    /* A failed run returned a prefix of the keys before the first one over the limit (the
+     * failing chunk is dropped); a run that did not fail returned every key, none too long. */
+    ref_key *ref = malloc((n + MAX_FILES) * sizeof *ref);
+    size_t n_ref = 0, first_bad = SIZE_MAX;
+    if (!ref) abort();
     for (size_t i = 0; i < n_files; i++)
-        if (!expect_file(content + cut[i], cut[i + 1] - cut[i], nul, all.data, all.off, all.n,
-                         &next))
-            abort();
-    if (next != all.n) abort(); /* the reader returned keys the rules do not give */
+        reference_keys(content + cut[i], cut[i + 1] - cut[i], nul, max_key, ref, &n_ref,
+                       &first_bad);
+    if (failed != (first_bad != SIZE_MAX)) abort();
+    if (failed ? all.n > first_bad : all.n != n_ref) abort();
+    for (size_t i = 0; i < all.n; i++) {
+        size_t glen = (size_t)(all.off[i + 1] - all.off[i]);
+        if (glen != ref[i].len || memcmp(all.data + all.off[i], ref[i].p, glen) != 0) abort();
+    }
+    free(ref);
     cli_keybuf_free(&kb);
     free(all.data);
     free(all.off);
