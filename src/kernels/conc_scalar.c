@@ -16,8 +16,8 @@
  * changed; at most 16 bytes of at most 255, no overflow). A probe's byte mask comes from a
  * 512-entry table, not from a shift: x86 takes a variable shift count in CL only, and the
  * shift cost a move of the count, an AND and a move of the 1 per probe. (The same table in
- * the plain add, measured as below: 0.77 / 0.83 / 0.85 of today's plain
- * add at 10^4 / 10^6 / 10^7; it is not applied there.)
+ * the plain add, measured as below: 0.77 / 0.83 / 0.85 of today's plain add at 10^4 / 10^6
+ * / 10^7; it is not applied there.)
  *
  * Measured on Zen 4 (AMD EPYC family 25 model 17, 3.6 GHz, 2 vCPUs shared with other
  * agents, load average 4-35), forced scalar: this kernel, the one before it (a relaxed
