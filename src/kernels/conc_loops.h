@@ -4,7 +4,8 @@
  *     static inline bool CONC_SET(uint8_t *block, uint32_t lo, unsigned k);
  * which sets the key's k probe bits in its block, reading the block with plain loads and
  * writing it with stores that readers' relaxed 64-bit loads may run beside (relaxed atomic
- * word stores, or one SIMD store: conc_or512.h), and returns true if some bit was clear; and CONC_NAME (a token) and CONC_ISA (a bb_isa). The caller holds the
+ * byte stores: conc_scalar.c, or one SIMD store: conc_or512.h), and returns true if some
+ * bit was clear; and CONC_NAME (a token) and CONC_ISA (a bb_isa). The caller holds the
  * block's stripe lock, so no other writer touches the block meanwhile (internal.h,
  * "Concurrent adds under stripe locks"; concurrent.c has the design and its measurements).
  *
