@@ -13,11 +13,9 @@
  *
  * "Some bit was clear" is tested as: the sum of the bytes after their updates differs from
  * the sum before (each byte only gains bits, so the sums are equal exactly when no byte
- * changed; at most 16 bytes of at most 255, no overflow). A probe's byte mask comes from a
- * 512-entry table, not from a shift: x86 takes a variable shift count in CL only, and the
- * shift cost a move of the count, an AND and a move of the 1 per probe. (The same table in
- * the plain add, measured as below: 0.77 / 0.83 / 0.85 of today's plain add at 10^4 / 10^6
- * / 10^7; it is not applied there.)
+ * changed; at most 16 bytes of at most 255, no overflow). A probe's byte mask comes from
+ * scalar_mask.h's table, not from a shift (measured here first, then given to the plain
+ * add).
  *
  * Measured on Zen 4 (AMD EPYC family 25 model 17, 3.6 GHz, 2 vCPUs shared with other
  * agents, load average 4-35), forced scalar: this kernel, the one before it (a relaxed
@@ -37,7 +35,12 @@
  * Since then the plain scalar add uses the same table (0.79-0.83x, scalar.c), and a batch
  * that does not ask for its "new" count skips the sum test (conc_loops.h's BB_CONC_COUNT):
  * two builds in one process, forced scalar, bb_add_hashes_concurrent(..., NULL) against
- * bb_add_hashes, medians of 21: 1.20 at 10^4 keys, 1.06 at 10^6, 1.05 at 10^7.
+ * bb_add_hashes, medians of 21: 1.20 at 10^4 keys, 1.06 at 10^6, 1.05 at 10^7. Against that
+ * faster plain add a counted batch costs more (the harness above, load average 20-36,
+ * medians of 21-31): 1.58-1.60 at 10^4, 1.61-1.66 at 10^6, 1.42-1.63 at 10^7; the loop
+ * without the test 1.05; callgrind, 10^4 / 10^6 keys: plain add 49.0 / 53.2 instructions
+ * per key, counted 82.3 / 96.9 (of which ~12 the test and ~10 at 10^6 the prefetch ring of
+ * conc_loops.h, against ~4 in loops.h).
  * Tried on the way (ratio to the plain add at 10^4 / 10^6 keys unless said):
  *  - the kernel before, with a branch skipping the store of a word that already has its
  *    bit: 1.21 on a saturated 10^4 filter, but 3.75 at 10^6 (the branch goes either way
@@ -55,8 +58,10 @@
  *  - the loop below without the test (wrong counts, a timing probe): 0.95; the test costs
  *    ~1.7 ns per key in every form tried, ~2 instructions per probe;
  *  - the same in x86-64 asm (base+index addresses, no zero-extending moves): 1.23 / 1.22 /
- *    1.23 at 10^4 / 10^6 / 10^7, against the C below in the same run 1.17 / 1.26 / 1.26:
- *    not kept (one code path, seen by ThreadSanitizer).
+ *    1.23 at 10^4 / 10^6 / 10^7, against the C below in the same run 1.17 / 1.26 / 1.26;
+ *    against the table plain add 1.52 / 1.46 / 1.45 (C 1.58 / 1.65 / 1.60); with the OR's
+ *    mask read from the table in memory (orb) 1.60-1.77. Not kept: one code path, seen by
+ *    ThreadSanitizer, for ~0.1.
  */
 #include "../internal.h"
 #include "../kinds/atomic_bits.h"
