@@ -122,6 +122,13 @@ Test(keylimit, query_stops_at_a_key_over_the_limit) {
     build_from("f.bb", "a\n");
     run_result r = RUN("a\nbbbbbb\na\n", "query", "--max-key-bytes", "5", "f.bb");
     expect_too_long(&r, "(standard input):2:", 5, "query");
+    /* README "query": the keys before the long one were printed (they share its chunk). */
+    cr_assert_str_eq(r.out, "a\n", "query: the key before the long one was not printed");
+    run_free(&r);
+    write_text("keys.txt", "a\nzz\nzz-but-far-too-long\n");
+    r = RUN(NULL, "query", "-v", "--max-key-bytes", "5", "f.bb", "keys.txt");
+    expect_too_long(&r, "keys.txt:3:", 5, "query -v");
+    cr_assert_str_eq(r.out, "zz\n", "query -v: the key before the long one was not printed");
     run_free(&r);
     /* -q: every error is exit status 2 (grep's convention), with the same message. */
     r = RUN("bbbbbb\n", "query", "-q", "--max-key-bytes", "5", "f.bb");
