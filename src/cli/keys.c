@@ -231,7 +231,7 @@ int cli_keyreader_fill(cli_keyreader *r, cli_keybuf *kb, size_t max_keys, size_t
             int st = open_next(r);
             if (st != BB_EXIT_OK) return st;
         }
-        bool got;
+        bool got = false; /* set by read_key whenever it returns BB_EXIT_OK */
         int st = read_key(r, kb, &got);
         if (st != BB_EXIT_OK) return st;
         if (got)
