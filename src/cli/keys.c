@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -142,11 +143,17 @@ static void close_current(cli_keyreader *r) {
     r->fd = -1;
 }
 
-/* Refill the read buffer; at the end of the input it stays empty and r->eof is set. */
+/* Refill the read buffer; at the end of the input it stays empty and r->eof is set. An input
+ * left non-blocking (O_NONBLOCK belongs to the pipe, so whoever else holds it may have set
+ * it) is waited for with poll, as a blocking read would wait, instead of failing on EAGAIN. */
 static int refill(cli_keyreader *r) {
     ssize_t got;
-    do got = read(r->fd, r->buf, CLI_READ_BYTES);
-    while (got < 0 && errno == EINTR);
+    while ((got = read(r->fd, r->buf, CLI_READ_BYTES)) < 0) {
+        if (errno == EINTR) continue;
+        if (errno != EAGAIN && errno != EWOULDBLOCK) break;
+        struct pollfd ready = {.fd = r->fd, .events = POLLIN};
+        if (poll(&ready, 1, -1) < 0 && errno != EINTR) break;
+    }
     if (got < 0) {
         cli_error("cannot read '%s': %s", r->name, strerror(errno));
         return BB_EXIT_RUNTIME;
