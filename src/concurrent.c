@@ -34,8 +34,9 @@
  * in one process, alternating calls, thread CPU time, medians of 21 (of 61 at 10^4-10^5):
  * concurrent / plain add, 1 thread, avx512gfni (the dispatched add): 10^4 keys 1.11-1.14,
  * 10^6 1.17-1.23, 10^7 1.02-1.19; avx512: 10^5 1.06, 10^6 1.10-1.13, 10^7 1.13 (before,
- * per-bit fetch-or: 2.7-6.8 in `blockbloom bench`); AVX2 10^4 1.23, 10^6 1.04; scalar 1.63
- * (conc_scalar.c). Calls of B keys, single-key calls: kernels/conc_loops.h. Two threads, each
+ * per-bit fetch-or: 2.7-6.8 in `blockbloom bench`); AVX2 10^4 1.23, 10^6 1.04; scalar
+ * 1.18-1.26 (conc_scalar.c; 1.63 with 64-bit word updates). Calls of B keys, single-key
+ * calls: kernels/conc_loops.h. Two threads, each
  * adding half of 10^6 keys, against one adding all, medians of per-pair ratios of 21: by the
  * slowest thread's CPU time 1.25-1.64 (the grouped path costs ~6.5 ns/key against ~4.7 for
  * the fast path, so 1.4 is the most two writers gain on this CPU); by wall time 0.8-1.25,

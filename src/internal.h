@@ -128,8 +128,8 @@ static inline const bb_kernel *bb_kernel_add_active(void) { return bb_dispatch_a
  * by stripe and updates each stripe's blocks while holding its lock: one locked instruction
  * per stripe of a chunk instead of one per new bit (concurrent.c says why and what it
  * costs). Writers hold the lock, so they may read the payload with plain loads; they store
- * its 64-bit words with relaxed atomic stores, which the readers' relaxed atomic loads may
- * run beside. */
+ * its 64-bit words (or bytes: kernels/conc_scalar.c) with relaxed atomic stores, which the
+ * readers' relaxed atomic loads may run beside. */
 #define BB_STRIPES 16u
 typedef struct bb_stripes {
     struct {

@@ -275,6 +275,65 @@ Test(kernels, keys_with_repeated_positions_set_every_bit) {
     cr_assert_eq(bb_set_isa(BB_ISA_AUTO), BB_OK);
 }
 
+/* ---- Concurrent adds at every k -------------------------------------------------------------
+ * The concurrent batch add has its own kernels (src/kernels/conc_*.c, one unrolled copy per k,
+ * a copy with prefetch past 256 KiB): on one thread, in batches of varying length (single
+ * keys, short batches, whole chunks), every kernel must make the spec's bits and report as
+ * new exactly the keys that the spec's bit array lacked before each one, key by key. Keys
+ * repeat (every fifth is an earlier one), and at ~10 bits per key the block fills to ~50%,
+ * so both answers occur; 16 probes into 64 bytes share a byte in most keys. */
+static void check_concurrent_adds(uint64_t blocks, unsigned k_step) {
+    uint64_t bits = blocks * 512;
+    size_t n = (size_t)(bits / 10), n_runs = 0;
+    const size_t lens[] = {1, 2, 31, 33, 1024, 1025, 3000};
+    /* batch lengths in order, and each batch's new keys by the spec */
+    size_t *run = malloc(n * sizeof *run), *want = malloc(n * sizeof *want);
+    uint64_t *h = malloc(n * sizeof *h), st = 77;
+    uint8_t *ref = malloc(bits / 8);
+    cr_assert(run && want && h && ref);
+    for (size_t at = 0; at < n; n_runs++) {
+        size_t len = lens[n_runs % (sizeof lens / sizeof *lens)];
+        run[n_runs] = len < n - at ? len : n - at;
+        at += run[n_runs];
+    }
+    for (size_t i = 0; i < n; i++) h[i] = i % 5 == 4 ? h[(i * 7) % i] : tu_splitmix64(&st);
+    for (unsigned k = 1; k <= BB_MAX_K; k += k_step) {
+        memset(ref, 0, bits / 8);
+        for (size_t r = 0, at = 0; r < n_runs; at += run[r++]) {
+            want[r] = 0;
+            for (size_t j = at; j < at + run[r]; j++) {
+                want[r] += !tu_ref_contains(ref, BB_BLOCKED, bits, k, h[j]);
+                tu_ref_add(ref, BB_BLOCKED, bits, k, h[j]);
+            }
+        }
+        for (size_t i = 0; i < TU_N_ISAS; i++) {
+            if (!tu_use_isa(tu_isas[i])) continue;
+            char what[80];
+            snprintf(what, sizeof what, "%s concurrent k=%u, %llu blocks",
+                     bb_isa_to_string(tu_isas[i]), k, (unsigned long long)blocks);
+            bb_filter *f = NULL;
+            cr_assert_eq(bb_create(&f, &(bb_config){.bits = bits, .k = k}), BB_OK);
+            for (size_t r = 0, at = 0; r < n_runs; at += run[r++]) {
+                size_t got = 0;
+                cr_assert_eq(bb_add_hashes_concurrent(f, h + at, run[r], &got), BB_OK);
+                cr_assert_eq(got, want[r], "%s, keys %zu+%zu: %zu new, spec %zu", what, at,
+                             run[r], got, want[r]);
+            }
+            assert_payload(f, ref, bits / 8, what);
+            bb_free(f);
+        }
+    }
+    cr_assert_eq(bb_set_isa(BB_ISA_AUTO), BB_OK);
+    free(run);
+    free(want);
+    free(h);
+    free(ref);
+}
+
+Test(kernels, concurrent_adds_every_k_7_blocks) { check_concurrent_adds(7, 1); }
+Test(kernels, concurrent_adds_every_k_1001_blocks) { check_concurrent_adds(1001, 1); }
+Test(kernels, concurrent_adds_5003_blocks_prefetched) { check_concurrent_adds(5003, 5); }
+
 /* ---- Golden vectors: XXH3-64 --------------------------------------------------------------
  * From xxHash's own self-test, XSUM_sanityCheck() in cli/xsum_sanity_check.c (xxHash 0.8;
  * the same values sit in every port's tests): the input is the first `len` bytes of a buffer

@@ -32,6 +32,13 @@ static inline _Atomic uint64_t *bb_word_at(uint8_t *data, uint64_t w) {
     return (_Atomic uint64_t *)(void *)(data + 8 * w);
 }
 
+/* Byte i of the payload, for writers that store single bytes beside readers' word loads
+ * (kernels/conc_scalar.c says why that is safe). */
+_Static_assert(ATOMIC_CHAR_LOCK_FREE == 2, "byte stores must be plain stores");
+static inline _Atomic uint8_t *bb_byte_at(uint8_t *data, uint64_t i) {
+    return (_Atomic uint8_t *)(void *)(data + i);
+}
+
 /* Mask for bits (i & 63) of word i >> 6, in the payload's byte order (see above). */
 static inline uint64_t bb_payload_mask(uint64_t little_endian_mask) {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__

@@ -28,6 +28,9 @@
  *  6. Arrow integers: native-endian Arrow int16/int32/int64 columns (src/arrow.c) give the
  *     filter of the values' little-endian bytes, written out literally, on every machine,
  *     for the blocked kind (XXH3) and the split kind (XXH64, so Parquet's PLAIN bytes).
+ *  7. concurrent "new" counts: on every kernel and every k, blocked filters built by batches
+ *     of bb_add_hashes_concurrent report, batch by batch, as many new keys as one-by-one
+ *     bb_contains_hash / bb_add_hash on a second filter, and end with its bytes.
  * It ends with "N passed, N failed" and exits 1 if any check failed, 2 on a usage error.
  */
 #include <stdio.h>
@@ -189,8 +192,9 @@ static const spec specs[] = {
 #define N_SPECS (sizeof specs / sizeof *specs)
 
 /* Keys 0..N_ADD-1 added in quarters: single calls, a pointer batch, an Arrow column, and the
- * concurrent batch add (atomic 64-bit word ORs whose masks are byte-swapped on big-endian
- * machines; kinds without it get a plain batch). */
+ * concurrent batch add (blocked: byte or SIMD stores; classic and split: atomic 64-bit word
+ * ORs whose masks are byte-swapped on big-endian machines; kinds without it get a plain
+ * batch). */
 static bb_filter *build(const spec *sp, const keyset *ks) {
     bb_filter *f = NULL;
     if (bb_create(&f, &sp->cfg) != BB_OK) return NULL;
@@ -275,6 +279,53 @@ static void check_kernels(const spec *sp, const keyset *ks, reference *ref) {
         check(memcmp(out, ref->answers, N_QUERY) == 0, "same answers as scalar", d);
         free(bytes);
         bb_free(f);
+    }
+    bb_set_isa(BB_ISA_SCALAR);
+}
+
+/* Check 7 (see the top): 4000 hashes, every fifth repeating an earlier one, in batches of
+ * 1, 7, 300 and 1100 keys, into a 64-block filter (it fills past half, so both answers
+ * occur). */
+static void check_concurrent_counts(void) {
+    enum { N = 4000 };
+    static uint64_t h[N];
+    uint64_t z = 11;
+    for (size_t i = 0; i < N; i++) {
+        z += UINT64_C(0x9E3779B97F4A7C15); /* splitmix64 (Steele, Lea, Flood 2014) */
+        uint64_t x = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+        x = (x ^ (x >> 27)) * UINT64_C(0x94D049BB133111EB);
+        h[i] = i % 5 == 4 ? h[i / 2] : x ^ (x >> 31);
+    }
+    const size_t lens[] = {1, 7, 300, 1100};
+    char d[160];
+    for (size_t i = 0; i < N_ISAS; i++) {
+        if (!bb_isa_available(all_isas[i])) continue;
+        bb_set_isa(all_isas[i]);
+        int ok = 1;
+        for (unsigned k = 1; k <= BB_MAX_K; k++) {
+            bb_filter *f = NULL, *one = NULL;
+            bb_config cfg = {.kind = BB_BLOCKED, .bits = 64 * 512, .k = k};
+            if (bb_create(&f, &cfg) != BB_OK || bb_create(&one, &cfg) != BB_OK) ok = 0;
+            for (size_t at = 0, r = 0; ok && at < N; at += lens[r++ % 4]) {
+                size_t len = lens[r % 4] < N - at ? lens[r % 4] : N - at, want = 0, got = 0;
+                for (size_t j = at; j < at + len; j++) {
+                    want += !bb_contains_hash(one, h[j]);
+                    ok &= bb_add_hash(one, h[j]) == BB_OK;
+                }
+                ok &= bb_add_hashes_concurrent(f, h + at, len, &got) == BB_OK && got == want;
+            }
+            size_t la = 0, lb = 0;
+            bb_status sa = BB_E_INVAL, sb = BB_E_INVAL;
+            unsigned char *a = ok ? serialize(f, &la, &sa) : NULL, *b = a ? serialize(one, &lb, &sb) : NULL;
+            ok &= a && b && la == lb && memcmp(a, b, la) == 0;
+            free(a);
+            free(b);
+            bb_free(f);
+            bb_free(one);
+            snprintf(d, sizeof d, "%s, k = %u", bb_isa_name(), k);
+            check(ok, "concurrent new counts and bytes = one by one", d);
+            if (!ok) break;
+        }
     }
     bb_set_isa(BB_ISA_SCALAR);
 }
@@ -427,6 +478,7 @@ int main(int argc, char **argv) {
     check_golden_hashes();
     check_split_vectors();
     check_arrow_integers();
+    check_concurrent_counts();
     keyset *ks = malloc(sizeof *ks);
     if (!ks) return 2;
     make_keys(ks);
