@@ -4,8 +4,9 @@
  * by every process that has it, and some runtimes set it), which must be waited for as a
  * blocking one, not fail with EAGAIN; and keys whose CR, LF or NUL falls at the reader's 64 KiB
  * read boundaries, from a file and through a pipe that delivers one byte per write, which must
- * give exactly the keys this file wrote (query prints each of them, CR stripped, in order).
- * Same harness as test_cli.c (cliutil.h).
+ * give exactly the keys this file wrote (query prints each of them, CR stripped, in order);
+ * and an error after the progress line ("\rblockbloom: read N keys ...", left open to be
+ * overwritten), which must start a line of its own. Same harness as test_cli.c (cliutil.h).
  */
 #include "cliutil.h"
 
@@ -148,4 +149,30 @@ Test(keyreader, terminators_at_read_boundaries_in_a_file) {
 Test(keyreader, terminators_at_read_boundaries_one_byte_at_a_time, .timeout = 120) {
     check_boundaries(false, true);
     check_boundaries(true, true);
+}
+
+/* ==== Messages after the progress line ======================================================= */
+
+/* With the progress line on (a terminal, or BB_PROGRESS), "blockbloom: read N keys ..." is
+ * left without a newline to be overwritten in place; an error after it (here a long key
+ * after a million short ones) must still start a line of its own, and the progress line must
+ * not be repeated after it. */
+Test(keyreader, an_error_after_the_progress_line_starts_its_own_line) {
+    enum { N = 1000001 };
+    FILE *f = fopen("keys.txt", "wb");
+    cr_assert_not_null(f);
+    for (int i = 0; i < N; i++) fprintf(f, "%d\n", i);
+    fputs("this-key-is-too-long\n", f);
+    cr_assert_eq(fclose(f), 0);
+    cr_assert_eq(setenv("BB_PROGRESS", "1", 1), 0);
+    run_result r = RUN(NULL, "build", "--max-key-bytes", "10", "-o", "f.bb", "keys.txt");
+    unsetenv("BB_PROGRESS");
+    cr_assert_eq(r.status, 1, "exit %d: %s", r.status, r.err);
+    cr_assert(strncmp(r.err, "\rblockbloom: read 1000000 keys (", 32) == 0,
+              "no progress line first: '%s'", r.err);
+    const char *msg = strstr(r.err, "\nblockbloom: keys.txt:1000002: line longer than");
+    cr_assert_not_null(msg, "the error does not start a line: '%s'", r.err);
+    cr_assert_eq(strchr(msg + 1, '\n'), r.err + strlen(r.err) - 1,
+                 "more after the error's line: '%s'", r.err);
+    run_free(&r);
 }

@@ -215,6 +215,7 @@ static void show_progress(const cli_keyreader *r) {
     double dt = seconds_now() - r->start;
     fprintf(stderr, "\rblockbloom: read %" PRIu64 " keys (%.0f keys/s)", r->total,
             dt > 0 ? (double)r->total / dt : 0.0);
+    cli_progress_open = true;
 }
 
 static void count_key(cli_keyreader *r) {
@@ -251,9 +252,10 @@ int cli_keyreader_fill(cli_keyreader *r, cli_keybuf *kb, size_t max_keys, size_t
 
 void cli_keyreader_close(cli_keyreader *r) {
     close_current(r);
-    if (r->progress && r->total >= CLI_PROGRESS_EVERY) {
+    if (cli_progress_open) { /* the final count, unless a message (an error) came after it */
         show_progress(r);
         fputc('\n', stderr);
+        cli_progress_open = false;
     }
     free(r->buf);
     r->buf = NULL;
