@@ -411,3 +411,27 @@ Test(keylimit, network_keys_obey_the_limit) {
     run_free(&r);
     expect_no_output_file("d.bb");
 }
+
+/* N is written as -n is (README "Keys"): suffixes are decimal, so 1K is 1000 bytes, not 1024;
+ * the largest value is 2^62 - 1, and the usage error says so. */
+Test(keylimit, values_are_written_as_for_n) {
+    char *key = letters(1001);
+    write_bytes("k1001.txt", key, 1001);
+    write_bytes("k1000.txt", key, 1000);
+    free(key);
+    run_result r = RUN(NULL, "build", "--max-key-bytes", "1K", "-o", "f.bb", "k1001.txt");
+    expect_too_long(&r, "k1001.txt:1:", 1000, "1K and 1001 bytes");
+    run_free(&r);
+    r = RUN(NULL, "build", "--max-key-bytes", "1e3", "-o", "f.bb", "k1000.txt");
+    expect_ok(&r, "1e3 and 1000 bytes");
+    run_free(&r);
+    r = RUN("a\n", "build", "--max-key-bytes", "4611686018427387903", "-o", "g.bb");
+    expect_ok(&r, "2^62 - 1");
+    run_free(&r);
+    r = RUN("a\n", "build", "--max-key-bytes", "4611686018427387904", "-o", "h.bb");
+    expect_fail(&r, 2, "2^62");
+    cr_assert(strstr(r.err, "2^62 - 1") && strstr(r.err, "16M and 1.6e7 are 16000000"),
+              "the usage error does not give the range and the suffixes: %s", r.err);
+    run_free(&r);
+    cr_assert(!exists("h.bb"));
+}

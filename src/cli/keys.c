@@ -38,8 +38,8 @@ int cli_parse_max_key(const char *cmd, const char *text) {
     uint64_t v;
     if (!cli_parse_count(text, 1, CLI_MAX_KEY_LIMIT, &v))
         return cli_usage_error(cmd, "invalid value '%s' for --max-key-bytes: expected a whole "
-                               "number of bytes >= 1 (16777216, 16_777_216, 16M or 1.6e7)",
-                               text);
+                               "number of bytes from 1 to 2^62 - 1, written as for -n "
+                               "(16777216 or 16_777_216; 16M and 1.6e7 are 16000000)", text);
     max_key_bytes = (size_t)v;
     return BB_EXIT_OK;
 }
