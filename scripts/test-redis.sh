@@ -69,6 +69,11 @@ expect_exit 1 'WRONGTYPE' $bb redis "${u[@]}" madd plain "$tmp/keys"
 [[ $($bb redis "${u[@]}" madd cli -c "$tmp/keys") == 0 ]] || fail "madd again: no key is new"
 [[ $($bb redis "${u[@]}" mexists cli -c <"$tmp/keys") == 50000 ]] || fail "mexists -c"
 [[ $(head -3 "$tmp/keys" | $bb redis "${u[@]}" mexists cli | tr -d '\n') == 111 ]] || fail "mexists"
+# A key over --max-key-bytes ends the run (exit 1) after the keys before it were answered.
+out=$(printf 'key1\nkey2\nway-too-long\nkey3\n' | $bb redis "${u[@]}" mexists cli --max-key-bytes 8 \
+  2>"$tmp/err") && fail "mexists of a key over the limit exited 0"
+[[ $(tr -d '\n' <<<"$out") == 11 ]] || fail "mexists before a key over the limit printed '$out'"
+grep -q 'key limit of 8 bytes' "$tmp/err" || fail "mexists over the limit said '$(cat "$tmp/err")'"
 fp=$($bb redis "${u[@]}" mexists cli -c "$tmp/others")
 ((fp <= 600)) || fail "false positives $fp of 50000 at p = 0.01"
 $bb redis "${u[@]}" info cli | grep -q '^Number of items inserted: 100000$' || fail "info count"

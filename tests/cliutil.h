@@ -13,6 +13,7 @@
 #include "workdir.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <spawn.h>
@@ -105,31 +106,49 @@ static inline void make_argv(const char *const *args, const char *argv[32]) {
     argv[argc] = NULL;
 }
 
-/* Run BB_CLI with args (NULL-terminated, without the program name). stdin gets in[0 .. in_len)
- * (empty when in is NULL); stdout goes to out_path (NULL: a file that is read back). */
-static inline run_result run_io(const char *in, size_t in_len, const char *out_path,
-                                const char *const *args) {
+/* Start BB_CLI with args (NULL-terminated, without the program name), stdin from in_fd
+ * (close_fd >= 0 is closed in the child: the other end of a pipe), stdout to stdout_path and
+ * stderr to .stderr; see wait_cli. */
+static inline pid_t spawn_cli(int in_fd, int close_fd, const char *stdout_path,
+                              const char *const *args) {
     const char *argv[32];
     make_argv(args, argv);
-    write_bytes(".stdin", in ? in : "", in ? in_len : 0);
-    const char *stdout_path = out_path ? out_path : ".stdout";
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 0, ".stdin", O_RDONLY, 0);
+    posix_spawn_file_actions_adddup2(&fa, in_fd, 0);
+    if (close_fd >= 0) posix_spawn_file_actions_addclose(&fa, close_fd);
     posix_spawn_file_actions_addopen(&fa, 1, stdout_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     posix_spawn_file_actions_addopen(&fa, 2, ".stderr", O_WRONLY | O_CREAT | O_TRUNC, 0644);
     pid_t pid;
     int rc = posix_spawn(&pid, BB_CLI, &fa, NULL, (char *const *)argv, environ);
     posix_spawn_file_actions_destroy(&fa);
     cr_assert_eq(rc, 0, "cannot run %s: %s", BB_CLI, strerror(rc));
+    return pid;
+}
+
+/* Wait for spawn_cli's run of command `cmd`: its exit status, stdout (read back from .stdout
+ * unless it went to out_path) and stderr. */
+static inline run_result wait_cli(pid_t pid, const char *cmd, const char *out_path) {
     int ws;
     cr_assert_eq(waitpid(pid, &ws, 0), pid);
-    cr_assert(WIFEXITED(ws), "blockbloom %s died (signal %d)", args[0],
+    cr_assert(WIFEXITED(ws), "blockbloom %s died (signal %d)", cmd,
               WIFSIGNALED(ws) ? WTERMSIG(ws) : 0);
     run_result r = {.status = WEXITSTATUS(ws)};
     r.out = out_path ? strdup("") : read_bytes(".stdout", &r.out_len);
     r.err = read_bytes(".stderr", NULL);
     return r;
+}
+
+/* Run BB_CLI with args (NULL-terminated, without the program name). stdin gets in[0 .. in_len)
+ * (empty when in is NULL); stdout goes to out_path (NULL: a file that is read back). */
+static inline run_result run_io(const char *in, size_t in_len, const char *out_path,
+                                const char *const *args) {
+    write_bytes(".stdin", in ? in : "", in ? in_len : 0);
+    int in_fd = open(".stdin", O_RDONLY);
+    cr_assert_geq(in_fd, 0, "cannot open .stdin: %s", strerror(errno));
+    pid_t pid = spawn_cli(in_fd, -1, out_path ? out_path : ".stdout", args);
+    close(in_fd);
+    return wait_cli(pid, args[0], out_path);
 }
 
 static inline size_t text_len(const char *s) { return s ? strlen(s) : 0; }

@@ -122,6 +122,13 @@ Test(keylimit, query_stops_at_a_key_over_the_limit) {
     build_from("f.bb", "a\n");
     run_result r = RUN("a\nbbbbbb\na\n", "query", "--max-key-bytes", "5", "f.bb");
     expect_too_long(&r, "(standard input):2:", 5, "query");
+    /* README "query": the keys before the long one were printed (they share its chunk). */
+    cr_assert_str_eq(r.out, "a\n", "query: the key before the long one was not printed");
+    run_free(&r);
+    write_text("keys.txt", "a\nzz\nzz-but-far-too-long\n");
+    r = RUN(NULL, "query", "-v", "--max-key-bytes", "5", "f.bb", "keys.txt");
+    expect_too_long(&r, "keys.txt:3:", 5, "query -v");
+    cr_assert_str_eq(r.out, "zz\n", "query -v: the key before the long one was not printed");
     run_free(&r);
     /* -q: every error is exit status 2 (grep's convention), with the same message. */
     r = RUN("bbbbbb\n", "query", "-q", "--max-key-bytes", "5", "f.bb");
@@ -403,4 +410,28 @@ Test(keylimit, network_keys_obey_the_limit) {
     expect_too_long(&r, "hosts.txt:2:", 12, "build --keys domain");
     run_free(&r);
     expect_no_output_file("d.bb");
+}
+
+/* N is written as -n is (README "Keys"): suffixes are decimal, so 1K is 1000 bytes, not 1024;
+ * the largest value is 2^62 - 1, and the usage error says so. */
+Test(keylimit, values_are_written_as_for_n) {
+    char *key = letters(1001);
+    write_bytes("k1001.txt", key, 1001);
+    write_bytes("k1000.txt", key, 1000);
+    free(key);
+    run_result r = RUN(NULL, "build", "--max-key-bytes", "1K", "-o", "f.bb", "k1001.txt");
+    expect_too_long(&r, "k1001.txt:1:", 1000, "1K and 1001 bytes");
+    run_free(&r);
+    r = RUN(NULL, "build", "--max-key-bytes", "1e3", "-o", "f.bb", "k1000.txt");
+    expect_ok(&r, "1e3 and 1000 bytes");
+    run_free(&r);
+    r = RUN("a\n", "build", "--max-key-bytes", "4611686018427387903", "-o", "g.bb");
+    expect_ok(&r, "2^62 - 1");
+    run_free(&r);
+    r = RUN("a\n", "build", "--max-key-bytes", "4611686018427387904", "-o", "h.bb");
+    expect_fail(&r, 2, "2^62");
+    cr_assert(strstr(r.err, "2^62 - 1") && strstr(r.err, "16M and 1.6e7 are 16000000"),
+              "the usage error does not give the range and the suffixes: %s", r.err);
+    run_free(&r);
+    cr_assert(!exists("h.bb"));
 }

@@ -41,6 +41,9 @@ int bb_cmd_parquet(int argc, char **argv); /* parquet.c: info, probe, extract, i
 
 /** Print "blockbloom: <fmt...>\n" on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/** Set (by keys.c) while the progress line "\rblockbloom: read N keys ..." is on stderr
+ *  without its newline: the next message first ends it, so it starts a line of its own. */
+extern bool cli_progress_open;
 
 /** Print "blockbloom: <fmt...>" and a hint to run `blockbloom CMD --help` on stderr; returns
  *  BB_EXIT_USAGE so that callers can `return cli_usage_error(...)`. */

@@ -20,7 +20,11 @@
 
 /* ---- Messages ------------------------------------------------------------------------------ */
 
+bool cli_progress_open;
+
 static void vmessage(const char *fmt, va_list ap) {
+    if (cli_progress_open) fputc('\n', stderr); /* not glued to the end of the progress line */
+    cli_progress_open = false;
     fputs("blockbloom: ", stderr);
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);

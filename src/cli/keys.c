@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -37,8 +38,8 @@ int cli_parse_max_key(const char *cmd, const char *text) {
     uint64_t v;
     if (!cli_parse_count(text, 1, CLI_MAX_KEY_LIMIT, &v))
         return cli_usage_error(cmd, "invalid value '%s' for --max-key-bytes: expected a whole "
-                               "number of bytes >= 1 (16777216, 16_777_216, 16M or 1.6e7)",
-                               text);
+                               "number of bytes from 1 to 2^62 - 1, written as for -n "
+                               "(16777216 or 16_777_216; 16M and 1.6e7 are 16000000)", text);
     max_key_bytes = (size_t)v;
     return BB_EXIT_OK;
 }
@@ -142,11 +143,17 @@ static void close_current(cli_keyreader *r) {
     r->fd = -1;
 }
 
-/* Refill the read buffer; at the end of the input it stays empty and r->eof is set. */
+/* Refill the read buffer; at the end of the input it stays empty and r->eof is set. An input
+ * left non-blocking (O_NONBLOCK belongs to the pipe, so whoever else holds it may have set
+ * it) is waited for with poll, as a blocking read would wait, instead of failing on EAGAIN. */
 static int refill(cli_keyreader *r) {
     ssize_t got;
-    do got = read(r->fd, r->buf, CLI_READ_BYTES);
-    while (got < 0 && errno == EINTR);
+    while ((got = read(r->fd, r->buf, CLI_READ_BYTES)) < 0) {
+        if (errno == EINTR) continue;
+        if (errno != EAGAIN && errno != EWOULDBLOCK) break;
+        struct pollfd ready = {.fd = r->fd, .events = POLLIN};
+        if (poll(&ready, 1, -1) < 0 && errno != EINTR) break;
+    }
     if (got < 0) {
         cli_error("cannot read '%s': %s", r->name, strerror(errno));
         return BB_EXIT_RUNTIME;
@@ -208,6 +215,7 @@ static void show_progress(const cli_keyreader *r) {
     double dt = seconds_now() - r->start;
     fprintf(stderr, "\rblockbloom: read %" PRIu64 " keys (%.0f keys/s)", r->total,
             dt > 0 ? (double)r->total / dt : 0.0);
+    cli_progress_open = true;
 }
 
 static void count_key(cli_keyreader *r) {
@@ -231,7 +239,7 @@ int cli_keyreader_fill(cli_keyreader *r, cli_keybuf *kb, size_t max_keys, size_t
             int st = open_next(r);
             if (st != BB_EXIT_OK) return st;
         }
-        bool got;
+        bool got = false; /* set by read_key whenever it returns BB_EXIT_OK */
         int st = read_key(r, kb, &got);
         if (st != BB_EXIT_OK) return st;
         if (got)
@@ -244,9 +252,10 @@ int cli_keyreader_fill(cli_keyreader *r, cli_keybuf *kb, size_t max_keys, size_t
 
 void cli_keyreader_close(cli_keyreader *r) {
     close_current(r);
-    if (r->progress && r->total >= CLI_PROGRESS_EVERY) {
+    if (cli_progress_open) { /* the final count, unless a message (an error) came after it */
         show_progress(r);
         fputc('\n', stderr);
+        cli_progress_open = false;
     }
     free(r->buf);
     r->buf = NULL;

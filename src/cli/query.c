@@ -92,8 +92,11 @@ static int run_query(const bb_filter *f, const query_opts *o, cli_keyreader *r, 
     int st = BB_EXIT_OK;
     bool done = false;
     while (!done && !ferror(stdout) && !(o->quiet && *count)) {
+        /* A failed fill (a key over the limit, a read error) keeps the whole keys before
+         * the failure in kb: they are answered and printed before the error ends the run,
+         * as grep prints the lines before a read error (README "query"). */
         st = cli_keyreader_fill(r, kb, CLI_CHUNK_KEYS, CLI_CHUNK_BYTES, &done);
-        if (st != BB_EXIT_OK) break;
+        if (st != BB_EXIT_OK && !kb->n) break;
         size_t hits = 0;
         bb_status s = bb_contains_arrow64(f, kb->data, kb->off, kb->n, present, &hits);
         if (s != BB_OK) {
@@ -103,6 +106,7 @@ static int run_query(const bb_filter *f, const query_opts *o, cli_keyreader *r, 
         }
         *count += o->invert ? kb->n - hits : hits;
         if (!o->count && !o->quiet) print_keys(kb, present, o->invert ? 0 : 1, r->delim, prefix);
+        if (st != BB_EXIT_OK) break;
     }
     free(present);
     return st;

@@ -160,7 +160,9 @@ static int run_keys(bb_redis *r, const redis_opts *o, const char *name, bool add
     uint64_t ones = 0;
     int st = BB_EXIT_OK;
     for (bool done = false; !done && st == BB_EXIT_OK;) {
-        st = cli_keyreader_fill(&rd, &kb, CLI_CHUNK_KEYS, CLI_CHUNK_BYTES, &done);
+        /* A failed fill (a key over the limit, a read error) keeps the keys before it: they
+         * are sent and answered before the error ends the run, as `query` does. */
+        int read_st = cli_keyreader_fill(&rd, &kb, CLI_CHUNK_KEYS, CLI_CHUNK_BYTES, &done);
         for (size_t i = 0; st == BB_EXIT_OK && i < kb.n; i += CLI_REDIS_BATCH) {
             size_t m = kb.n - i < CLI_REDIS_BATCH ? kb.n - i : CLI_REDIS_BATCH;
             bb_redis_status s = key_batch(r, name, add, &kb, i, m, out);
@@ -170,6 +172,7 @@ static int run_keys(bb_redis *r, const redis_opts *o, const char *name, bool add
                 if (!o->count) putchar(out[j] ? '1' : '0'), putchar('\n');
             }
         }
+        if (st == BB_EXIT_OK) st = read_st;
     }
     cli_keyreader_close(&rd);
     cli_keybuf_free(&kb);

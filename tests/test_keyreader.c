@@ -1,0 +1,178 @@
+/*
+ * test_keyreader.c - the CLI's key reader (src/cli/keys.c) fed the way real pipes feed it: a
+ * standard input left non-blocking by the parent (O_NONBLOCK is a property of the pipe, shared
+ * by every process that has it, and some runtimes set it), which must be waited for as a
+ * blocking one, not fail with EAGAIN; and keys whose CR, LF or NUL falls at the reader's 64 KiB
+ * read boundaries, from a file and through a pipe that delivers one byte per write, which must
+ * give exactly the keys this file wrote (query prints each of them, CR stripped, in order);
+ * and an error after the progress line ("\rblockbloom: read N keys ...", left open to be
+ * overwritten), which must start a line of its own. Same harness as test_cli.c (cliutil.h).
+ */
+#include "cliutil.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <time.h>
+
+TestSuite(keyreader, .init = enter_workdir, .fini = leave_workdir);
+
+#define READ_BYTES 65536 /* the reader's read size, CLI_READ_BYTES */
+
+static void pause_ms(long ms) {
+    struct timespec d = {ms / 1000, (ms % 1000) * 1000000L};
+    nanosleep(&d, NULL);
+}
+
+/* Write p[0 .. len) to the pipe; false once the reader has gone (EPIPE: SIGPIPE is ignored
+ * while the test writes, see feed_start), which the reader's exit status then explains. */
+static bool write_all(int fd, const char *p, size_t len) {
+    while (len) {
+        ssize_t n = write(fd, p, len);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return false;
+        p += n;
+        len -= (size_t)n;
+    }
+    return true;
+}
+
+/* Around the writes to a spawned reader (which keeps the default SIGPIPE: it was spawned
+ * before): a reader that fails early must not kill the test. */
+static void (*feed_start(void))(int) { return signal(SIGPIPE, SIG_IGN); }
+static void feed_end(void (*old)(int)) { signal(SIGPIPE, old); }
+
+/* ==== A non-blocking standard input ========================================================= */
+
+/* The keys arrive in three pieces with pauses between, so the reader finds the pipe empty
+ * (EAGAIN) at least twice; it must wait, as it does on a blocking pipe, and read them all. */
+Test(keyreader, a_non_blocking_stdin_is_waited_for) {
+    int p[2];
+    cr_assert_eq(pipe(p), 0);
+    cr_assert_eq(fcntl(p[0], F_SETFL, fcntl(p[0], F_GETFL) | O_NONBLOCK), 0);
+    pid_t pid = spawn_cli(p[0], p[1], ".stdout", ARGS("build", "-o", "f.bb"));
+    close(p[0]);
+    static const char *const pieces[] = {"alpha\nbe", "ta\ngamma", "\ndelta\n"};
+    void (*old)(int) = feed_start();
+    for (size_t i = 0; i < 3 && (pause_ms(150), write_all(p[1], pieces[i], strlen(pieces[i]))); i++)
+        continue;
+    close(p[1]);
+    feed_end(old);
+    run_result r = wait_cli(pid, "build", NULL);
+    expect_ok(&r, "build from a non-blocking pipe");
+    run_free(&r);
+    expect_info("f.bb", "keys_added", "4");
+    expect_query("f.bb", "alpha\nbeta\ngamma\ndelta\n", "alpha\nbeta\ngamma\ndelta\n");
+}
+
+/* ==== Terminators at the read boundaries ===================================================== */
+
+/* Two empty keys ("\n\r\n" or two NULs), then six long keys whose terminator lands two
+ * bytes before, one before, on, and one after a read boundary (offsets 65536 * i + shift),
+ * every other one with a CR before its LF in line mode, then an unterminated last key that
+ * ends in a CR (stripped as well). Returns the input; *want gets what query prints: each
+ * key, CR stripped, followed by the delimiter. */
+#define BOUNDARY_KEYS 9
+static char *boundary_input(char delim, size_t *len, char **want, size_t *want_len) {
+    static const int shifts[] = {-2, -1, 0, 1, 0, -1};
+    size_t cap = 8 * READ_BYTES, n = 0, w = 0;
+    char *in = malloc(cap), *out = malloc(cap);
+    cr_assert(in && out);
+    if (delim == '\n') {
+        memcpy(in, "\n\r\n", 3);
+        n = 3;
+    } else {
+        memcpy(in, "\0\0", 2);
+        n = 2;
+    }
+    out[w++] = delim;
+    out[w++] = delim;
+    for (size_t i = 0; i < sizeof shifts / sizeof *shifts; i++) {
+        size_t at = (i + 1) * READ_BYTES + (size_t)(ptrdiff_t)shifts[i], start = n;
+        bool cr = delim == '\n' && i % 2 == 0;
+        for (; n < at - cr; n++) in[n] = (char)('a' + (n + i) % 26);
+        memcpy(out + w, in + start, n - start);
+        w += n - start;
+        if (cr) in[n++] = '\r';
+        in[n++] = delim; /* at offset `at` */
+        out[w++] = delim;
+    }
+    static const char last[] = "last-key";
+    memcpy(in + n, last, sizeof last - 1);
+    memcpy(out + w, last, sizeof last - 1);
+    n += sizeof last - 1;
+    w += sizeof last - 1;
+    if (delim == '\n') in[n++] = '\r';
+    out[w++] = delim;
+    *len = n;
+    *want = out;
+    *want_len = w;
+    return in;
+}
+
+static void check_boundaries(bool nul, bool trickle) {
+    size_t len, want_len;
+    char *want, *in = boundary_input(nul ? '\0' : '\n', &len, &want, &want_len);
+    write_bytes("keys.txt", in, len);
+    const char *mode = nul ? "-0" : "--max-key-bytes=16M";
+    run_result r = RUN(NULL, "build", mode, "-o", "f.bb", "keys.txt");
+    expect_ok(&r, "build");
+    run_free(&r);
+    if (!trickle) {
+        r = RUN(NULL, "query", mode, "f.bb", "keys.txt");
+    } else { /* one byte per write through a pipe: every read gets whatever is there */
+        int p[2];
+        cr_assert_eq(pipe(p), 0);
+        pid_t pid = spawn_cli(p[0], p[1], ".stdout", ARGS("query", mode, "f.bb"));
+        close(p[0]);
+        void (*old)(int) = feed_start();
+        for (size_t i = 0; i < len && write_all(p[1], in + i, 1); i++)
+            continue;
+        close(p[1]);
+        feed_end(old);
+        r = wait_cli(pid, "query", NULL);
+    }
+    expect_ok(&r, "query");
+    cr_assert(r.out_len == want_len && memcmp(r.out, want, want_len) == 0,
+              "%s%s: query printed %zu bytes, not the %zu of the keys written", nul ? "-0" : "lines",
+              trickle ? ", trickled" : "", r.out_len, want_len);
+    run_free(&r);
+    expect_info("f.bb", "keys_added", "9");
+    free(in);
+    free(want);
+}
+
+Test(keyreader, terminators_at_read_boundaries_in_a_file) {
+    check_boundaries(false, false);
+    check_boundaries(true, false);
+}
+
+Test(keyreader, terminators_at_read_boundaries_one_byte_at_a_time, .timeout = 120) {
+    check_boundaries(false, true);
+    check_boundaries(true, true);
+}
+
+/* ==== Messages after the progress line ======================================================= */
+
+/* With the progress line on (a terminal, or BB_PROGRESS), "blockbloom: read N keys ..." is
+ * left without a newline to be overwritten in place; an error after it (here a long key
+ * after a million short ones) must still start a line of its own, and the progress line must
+ * not be repeated after it. */
+Test(keyreader, an_error_after_the_progress_line_starts_its_own_line) {
+    enum { N = 1000001 };
+    FILE *f = fopen("keys.txt", "wb");
+    cr_assert_not_null(f);
+    for (int i = 0; i < N; i++) fprintf(f, "%d\n", i);
+    fputs("this-key-is-too-long\n", f);
+    cr_assert_eq(fclose(f), 0);
+    cr_assert_eq(setenv("BB_PROGRESS", "1", 1), 0);
+    run_result r = RUN(NULL, "build", "--max-key-bytes", "10", "-o", "f.bb", "keys.txt");
+    unsetenv("BB_PROGRESS");
+    cr_assert_eq(r.status, 1, "exit %d: %s", r.status, r.err);
+    cr_assert(strncmp(r.err, "\rblockbloom: read 1000000 keys (", 32) == 0,
+              "no progress line first: '%s'", r.err);
+    const char *msg = strstr(r.err, "\nblockbloom: keys.txt:1000002: line longer than");
+    cr_assert_not_null(msg, "the error does not start a line: '%s'", r.err);
+    cr_assert_eq(strchr(msg + 1, '\n'), r.err + strlen(r.err) - 1,
+                 "more after the error's line: '%s'", r.err);
+    run_free(&r);
+}
