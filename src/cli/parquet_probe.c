@@ -232,9 +232,12 @@ static int probe_all(probe_file *files, size_t n_files, const probe_args *a) {
         cli_keyreader r;
         cli_keyreader_init(&r, NULL, 0, a->nul, false);
         for (bool done = false; !done && st == BB_EXIT_OK && !ferror(stdout);) {
-            st = cli_keyreader_fill(&r, &values, CLI_CHUNK_KEYS, CLI_CHUNK_BYTES, &done);
-            for (size_t i = 0; i < n_files && st == BB_EXIT_OK; i++)
+            /* As query does: the values read before a failed fill (a value over the key
+             * limit, a read error) are still probed and printed, then the error ends the run. */
+            int fill = cli_keyreader_fill(&r, &values, CLI_CHUNK_KEYS, CLI_CHUNK_BYTES, &done);
+            for (size_t i = 0; i < n_files && st == BB_EXIT_OK && (fill == BB_EXIT_OK || values.n); i++)
                 st = probe_chunk(&files[i], &values, &e);
+            if (st == BB_EXIT_OK) st = fill;
         }
         cli_keyreader_close(&r);
     }

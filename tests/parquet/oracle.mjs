@@ -442,6 +442,12 @@ if (want('errors')) {
   check(!fs.existsSync(out), 'a failed index left its output');
   expectFail(['parquet', 'probe', src, '--column', 'i32', 'x12'], /'x12' is not a value of column 'i32' \(INT32 INT\)/, 'bad INT32 value');
   expectFail(['parquet', 'probe', src, 'x'], /missing --column NAME/, 'probe usage', 2);
+  // Values on stdin: those before a value over the 16 MiB key limit are answered, then the
+  // error (exit 1), as `query` does; they were dropped with their whole chunk.
+  r = run(['parquet', 'probe', src, '--column', 's'], 'a\n' + 'x'.repeat((16 << 20) + 1) + '\n');
+  check(r.status === 1 && /longer than the key limit/.test(r.stderr) &&
+        r.stdout.split('\n').some((l) => l.split('\t')[2] === 'a'),
+        `probe before a too-long value: status ${r.status}, stdout ${r.stdout.slice(0, 200)}, stderr ${r.stderr}`);
   expectFail(['parquet', 'extract', src, '--column', 'k', '--row-group', '0', '-o', out], /column 'k': no Bloom filter/, 'extract of an unfiltered chunk');
   check(!fs.existsSync(out), 'a failed extract left its output');
 }
