@@ -135,6 +135,10 @@ Test(keylimit, query_stops_at_a_key_over_the_limit) {
     cr_assert_eq(r.status, 2, "query -q: exit %d; stderr: %s", r.status, r.err);
     cr_assert(strstr(r.err, "blockbloom: (standard input):1:"), "query -q: %s", r.err);
     run_free(&r);
+    /* -q after a found key: exit 0, as grep -q, whether or not the long key shares its chunk. */
+    r = RUN("a\nbbbbbb\n", "query", "-q", "--max-key-bytes", "5", "f.bb");
+    cr_assert_eq(r.status, 0, "query -q, a found key before the long one: exit %d; %s", r.status, r.err);
+    run_free(&r);
 }
 
 Test(keylimit, null_mode_names_the_key_number) {

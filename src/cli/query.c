@@ -201,6 +201,8 @@ int bb_cmd_query(int argc, char **argv) {
     bb_free(f);
     if (st == BB_EXIT_OK && o.count && !o.quiet && !o.with_name) printf("%" PRIu64 "\n", count);
     st = cli_finish_stdout(st);
-    if (o.quiet) return st != BB_EXIT_OK ? QUIET_ERROR : count ? QUIET_FOUND : QUIET_NONE;
+    /* As grep -q: a key found is exit 0 even if an error came after it (POSIX grep, -q), so
+     * the answer does not depend on whether the error fell in the found key's chunk. */
+    if (o.quiet) return count ? QUIET_FOUND : st != BB_EXIT_OK ? QUIET_ERROR : QUIET_NONE;
     return st;
 }
