@@ -177,13 +177,20 @@ static inline void BB_CFN(_or_words)(uint8_t *block, const uint8_t *src) {
 #endif
 
 /* Stripe s of the filter |= stripe s of the private build. Its lines most likely sit in the
- * other writer's cache, so all are asked for, owned, before the first is needed. */
+ * other writer's cache, so they are asked for, owned, BB_PREFETCH_AHEAD blocks before they
+ * are needed (all of a small filter's stripe at once). Against prefetching the whole stripe
+ * first, two library builds in one process, 2 threads, medians of 21 (Zen 4): 10^6 keys
+ * (1220 blocks per stripe) 0.96, 10^4 (16 per stripe, the same code but a compare) 1.02. */
 static BB_CONC_INLINE size_t BB_CFN(_merge_stripe)(const BB_CFN(_work) *w, unsigned s) {
     uint64_t b0 = (uint64_t)s << w->sh, b1 = b0 + (UINT64_C(1) << w->sh);
     if (b1 > w->blocks) b1 = w->blocks;
-    for (uint64_t b = b0; b < b1; b++) __builtin_prefetch(w->data + b * BB_BLOCK_BYTES, 1);
-    for (uint64_t b = b0; b < b1; b++)
+    for (uint64_t b = b0; b < b1 && b < b0 + BB_PREFETCH_AHEAD; b++)
+        __builtin_prefetch(w->data + b * BB_BLOCK_BYTES, 1);
+    for (uint64_t b = b0; b < b1; b++) {
+        if (b + BB_PREFETCH_AHEAD < b1)
+            __builtin_prefetch(w->data + (b + BB_PREFETCH_AHEAD) * BB_BLOCK_BYTES, 1);
         CONC_OR_BLOCK(w->data + b * BB_BLOCK_BYTES, w->mine + b * BB_BLOCK_BYTES);
+    }
     return 0;
 }
 
