@@ -15,8 +15,8 @@
  * "Some bit was clear" is tested as: the sum of the bytes after their updates differs from
  * the sum before (each byte only gains bits, so the sums are equal exactly when no byte
  * changed; at most 16 bytes of at most 255, no overflow). A probe's byte mask comes from
- * scalar_mask.h's table, not from a shift (measured here first, then given to the plain
- * add).
+ * bb_probe_masks (internal.h), not from a shift (measured here first, then given to the
+ * plain add, bb_block_set).
  *
  * Measured on Zen 4 (AMD EPYC family 25 model 17, 3.6 GHz, 2 vCPUs shared with other
  * agents, load average 4-35), forced scalar: this kernel's C loop, the kernel before it (a
@@ -71,7 +71,6 @@
  */
 #include "../internal.h"
 #include "../kinds/atomic_bits.h"
-#include "scalar_mask.h"
 
 /* Byte p >> 3 of the block |= position p's mask; *old and *now get the byte before and after.
  * On x86-64 in asm: for the relaxed byte load and store GCC puts the address in a register
@@ -88,13 +87,13 @@ static inline void scalar_conc_byte(uint8_t *block, uint32_t p, uint32_t *old, u
             "orl %[old], %[now]\n\t"
             "movb %b[now], (%[blk],%[i])"
             : [old] "=&r"(*old), [now] "=&r"(*now), "+m"(*(uint8_t(*)[BB_BLOCK_BYTES])block)
-            : [blk] "r"(block), [i] "r"((uint64_t)(p >> 3)), [tab] "r"(bb_scalar_mask),
-              [p] "r"((uint64_t)p), "m"(bb_scalar_mask)
+            : [blk] "r"(block), [i] "r"((uint64_t)(p >> 3)), [tab] "r"(bb_probe_masks),
+              [p] "r"((uint64_t)p), "m"(bb_probe_masks)
             : "cc");
 #else
     _Atomic uint8_t *b = bb_byte_at(block, p >> 3);
     *old = atomic_load_explicit(b, memory_order_relaxed);
-    *now = *old | bb_scalar_mask[p];
+    *now = *old | bb_probe_masks[p];
     atomic_store_explicit(b, (uint8_t)*now, memory_order_relaxed);
 #endif
 }
