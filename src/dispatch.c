@@ -140,12 +140,15 @@ static const cpu_row *cpu_row_here(void) {
  * One constant bb_dispatch per single kernel (what BB_ISA and bb_set_isa select), and the
  * automatic one, filled exactly once (the first caller fills it, any other waits for it), so
  * the pointer published always points to a filled table and no two threads write it. */
-static const bb_dispatch only_scalar = {&bb_kernel_scalar, &bb_kernel_scalar};
-static const bb_dispatch only_neon = {&bb_kernel_neon, &bb_kernel_neon};
+static const bb_dispatch only_scalar = {&bb_kernel_scalar, &bb_kernel_scalar, &bb_conc_kernel_scalar};
+/* No NEON concurrent kernel: the scalar one (byte updates) serves AArch64. */
+static const bb_dispatch only_neon = {&bb_kernel_neon, &bb_kernel_neon, &bb_conc_kernel_scalar};
 #if defined(__x86_64__) || defined(__i386__)
-static const bb_dispatch only_avx2 = {&bb_kernel_avx2, &bb_kernel_avx2};
-static const bb_dispatch only_avx512 = {&bb_kernel_avx512, &bb_kernel_avx512};
-static const bb_dispatch only_avx512gfni = {&bb_kernel_avx512gfni, &bb_kernel_avx512gfni};
+static const bb_dispatch only_avx2 = {&bb_kernel_avx2, &bb_kernel_avx2, &bb_conc_kernel_avx2};
+static const bb_dispatch only_avx512 = {&bb_kernel_avx512, &bb_kernel_avx512,
+                                        &bb_conc_kernel_avx512};
+static const bb_dispatch only_avx512gfni = {&bb_kernel_avx512gfni, &bb_kernel_avx512gfni,
+                                            &bb_conc_kernel_avx512gfni};
 #endif
 static bb_dispatch automatic;
 static atomic_int automatic_state; /* 0: not filled, 1: being filled, 2: filled */
@@ -170,6 +173,7 @@ static const bb_dispatch *automatic_choice(void) {
         const cpu_row *r = cpu_row_here();
         automatic.contains = r ? kernel_of(r->contains) : widest_kernel();
         automatic.add = r ? kernel_of(r->add) : widest_kernel();
+        automatic.conc = single_of(automatic.add->isa)->conc; /* follows the add's ISA */
         atomic_store_explicit(&automatic_state, 2, memory_order_release);
     }
     while (atomic_load_explicit(&automatic_state, memory_order_acquire) != 2) {

@@ -124,9 +124,12 @@ extern const bb_kernel bb_kernel_neon;
 
 /** The kernels that run each operation (dispatch.c): chosen once, on first use, then one
  *  acquire load. `contains` also runs the single-key tests. */
+struct bb_conc_kernel;
 typedef struct bb_dispatch {
     const bb_kernel *contains;
     const bb_kernel *add;
+    /** Concurrent adds of blocked filters: the add kernel's ISA (kernels/conc_*.c). */
+    const struct bb_conc_kernel *conc;
 } bb_dispatch;
 
 extern _Atomic(const bb_dispatch *) bb_active_dispatch;
@@ -170,6 +173,8 @@ extern const bb_conc_kernel bb_conc_kernel_scalar;
 #if defined(__x86_64__) || defined(__i386__)
 extern const bb_conc_kernel bb_conc_kernel_avx2, bb_conc_kernel_avx512, bb_conc_kernel_avx512gfni;
 #endif
+/** The kernel of concurrent batch adds. */
+static inline const bb_conc_kernel *bb_conc_kernel_active(void) { return bb_dispatch_active()->conc; }
 
 /* ---- The filter object ------------------------------------------------------------------- */
 typedef enum bb_storage {

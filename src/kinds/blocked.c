@@ -54,20 +54,9 @@ static void blocked_prefetch_lines(const bb_filter *f, const uint64_t *h, size_t
 
 /* Concurrent adds: under stripe locks, on the concurrent kernel of the plain add's ISA (so
  * BB_ISA and dispatch.c's per-CPU rows choose both; kernels/conc_loops.h). */
-static const bb_conc_kernel *conc_kernel(void) {
-    switch (bb_kernel_add_active()->isa) {
-#if defined(__x86_64__) || defined(__i386__)
-    case BB_ISA_AVX512GFNI: return &bb_conc_kernel_avx512gfni;
-    case BB_ISA_AVX512: return &bb_conc_kernel_avx512;
-    case BB_ISA_AVX2: return &bb_conc_kernel_avx2;
-#endif
-    default: return &bb_conc_kernel_scalar;
-    }
-}
-
 static size_t blocked_add_striped(bb_filter *f, bb_stripes *st, const uint64_t *h, size_t n,
                                   bool count) {
-    return conc_kernel()->add_hashes(f->data, f->blocks, f->k, st, h, n, count);
+    return bb_conc_kernel_active()->add_hashes(f->data, f->blocks, f->k, st, h, n, count);
 }
 
 static bool blocked_contains_concurrent(const bb_filter *f, uint64_t h) {
