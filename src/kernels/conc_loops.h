@@ -130,6 +130,11 @@ static inline unsigned BB_CFN(_stripe_shift)(uint64_t blocks) {
     return bits > 4 ? bits - 4 : 0;
 }
 
+/* Stripes that hold blocks: 0 .. used - 1. */
+static inline unsigned BB_CFN(_stripes_used)(uint64_t blocks, unsigned sh) {
+    return (unsigned)((blocks - 1) >> sh) + 1;
+}
+
 /* The fast path: when this batch is the only writer (st->writers is 1), take every stripe
  * (used stripes 0 .. used) and set the chunk in its own order, with no grouping; false
  * (nothing held) if one was taken. */
@@ -267,11 +272,13 @@ static inline bool BB_CFN(_private_worth)(uint64_t blocks, size_t n, const bb_st
 
 static bool BB_CFN(_private)(uint8_t *data, uint64_t blocks, unsigned k, bb_stripes *st,
                              const uint64_t *h, size_t n, unsigned sh) {
+    /* Heap memory, not bb_mem_alloc's: at 2 MiB that would be a fresh mapping on every call,
+     * every page of it faulted in. */
     uint8_t *mine = aligned_alloc(BB_BLOCK_BYTES, blocks * BB_BLOCK_BYTES);
     if (!mine) return false;
     memset(mine, 0, blocks * BB_BLOCK_BYTES);
     BB_CFN(_set_any)(mine, blocks, k, h, n, h + n, bb_prefetch_worth(blocks) ? BB_CONC_AHEAD : 0);
-    unsigned used = (unsigned)((blocks - 1) >> sh) + 1;
+    unsigned used = BB_CFN(_stripes_used)(blocks, sh);
     BB_CFN(_work) w = {.data = data, .blocks = blocks, .sh = sh, .mine = mine};
     BB_CFN(_each_stripe)(st, (unsigned)((UINT64_C(1) << used) - 1), (unsigned)(h[0] % used), &w,
                          BB_CFN(_merge_stripe));
@@ -301,7 +308,7 @@ static size_t BB_CFN(_one)(uint8_t *data, uint64_t blocks, unsigned k, bb_stripe
 static size_t BB_CFN(_chunk)(uint8_t *data, uint64_t blocks, unsigned k, bb_stripes *st,
                              const uint64_t *h, size_t n, const uint64_t *end, unsigned sh,
                              unsigned mode, bool fast) {
-    unsigned used = (unsigned)((blocks - 1) >> sh) + 1;
+    unsigned used = BB_CFN(_stripes_used)(blocks, sh);
     if (!fast || !BB_CFN(_take_all)(st, used)) {
         if (n >= BB_CONC_GROUP_MIN) return BB_CFN(_grouped)(data, blocks, k, st, h, n, sh, mode);
         size_t fresh = 0;
@@ -313,23 +320,31 @@ static size_t BB_CFN(_chunk)(uint8_t *data, uint64_t blocks, unsigned k, bb_stri
     return fresh;
 }
 
-static size_t BB_CFN(_add_hashes)(uint8_t *data, uint64_t blocks, unsigned k, bb_stripes *st,
-                                  const uint64_t *hashes, size_t n, bool count) {
-    unsigned sh = BB_CFN(_stripe_shift)(blocks);
-    if (n == 1) return BB_CFN(_one)(data, blocks, k, st, hashes[0], sh);
-    bool ahead = bb_prefetch_worth(blocks), fast = n >= BB_CONC_FAST_MIN;
-    unsigned mode = (ahead ? BB_CONC_AHEAD : 0) | (count ? BB_CONC_COUNT : 0);
-    if (fast) atomic_fetch_add_explicit(&st->writers, 1, memory_order_relaxed);
+/* The batch in chunks of BB_CONC_CHUNK keys, each by the fast or the grouped path. */
+static size_t BB_CFN(_chunks)(uint8_t *data, uint64_t blocks, unsigned k, bb_stripes *st,
+                              const uint64_t *hashes, size_t n, unsigned sh, unsigned mode,
+                              bool fast) {
     size_t fresh = 0;
-    if (!count && BB_CFN(_private_worth)(blocks, n, st) &&
-        BB_CFN(_private)(data, blocks, k, st, hashes, n, sh))
-        n = 0; /* done */
-    for (size_t i = 0; ahead && i < n && i < BB_PREFETCH_AHEAD; i++)
+    for (size_t i = 0; (mode & BB_CONC_AHEAD) && i < n && i < BB_PREFETCH_AHEAD; i++)
         __builtin_prefetch(bb_block_of(data, blocks, hashes[i]), 1);
     for (size_t i = 0; i < n; i += BB_CONC_CHUNK) {
         size_t c = n - i < BB_CONC_CHUNK ? n - i : BB_CONC_CHUNK;
         fresh += BB_CFN(_chunk)(data, blocks, k, st, hashes + i, c, hashes + n, sh, mode, fast);
     }
+    return fresh;
+}
+
+static size_t BB_CFN(_add_hashes)(uint8_t *data, uint64_t blocks, unsigned k, bb_stripes *st,
+                                  const uint64_t *hashes, size_t n, bool count) {
+    unsigned sh = BB_CFN(_stripe_shift)(blocks);
+    if (n == 1) return BB_CFN(_one)(data, blocks, k, st, hashes[0], sh);
+    bool fast = n >= BB_CONC_FAST_MIN;
+    unsigned mode = (bb_prefetch_worth(blocks) ? BB_CONC_AHEAD : 0) | (count ? BB_CONC_COUNT : 0);
+    if (fast) atomic_fetch_add_explicit(&st->writers, 1, memory_order_relaxed);
+    size_t fresh = 0;
+    if (count || !BB_CFN(_private_worth)(blocks, n, st) ||
+        !BB_CFN(_private)(data, blocks, k, st, hashes, n, sh))
+        fresh = BB_CFN(_chunks)(data, blocks, k, st, hashes, n, sh, mode, fast);
     if (fast) atomic_fetch_sub_explicit(&st->writers, 1, memory_order_relaxed);
     return fresh;
 }
