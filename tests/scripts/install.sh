@@ -51,13 +51,28 @@ complete_words() { # complete_words WORD... : the completions of the last word
 # text's words (here "-c:") become options of the completion and of the man page's tag.
 [[ $(complete_words blockbloom query -c) == -c ]] || fail "completion of query -c: $(complete_words blockbloom query -c)"
 grep -qx '\\fB\\-H, \\-\\-with\\-filename\\fR' "$man1" || fail "man page tag of query -H"
-# Commands of subcommands: the subcommands, then each parquet subcommand's own options.
-[[ $(complete_words blockbloom parquet '') == "extract index info probe" ]] ||
-  fail "completion of parquet: $(complete_words blockbloom parquet '')"
-[[ $(complete_words blockbloom redis me) == mexists ]] || fail "completion of redis me"
-[[ $(complete_words blockbloom parquet extract --row) == --row-group ]] ||
-  fail "completion of parquet extract --row"
-[[ $(complete_words blockbloom redis reserve --sh) == --shards ]] || fail "completion of redis reserve --sh"
+# Commands of subcommands: the subcommands, then each subcommand's own options, for the
+# bindings this build has (section 6 finds them the same way); a build without one must not
+# offer its command.
+parts=()
+for part in parquet redis; do
+  [[ -f $build/libblockbloom_$part.so || -f $build/libblockbloom_$part.a ]] && parts+=("$part")
+done
+has_part() { [[ " ${parts[*]} " == *" $1 "* ]]; }
+if has_part parquet; then
+  [[ $(complete_words blockbloom parquet '') == "extract index info probe" ]] ||
+    fail "completion of parquet: $(complete_words blockbloom parquet '')"
+  [[ $(complete_words blockbloom parquet extract --row) == --row-group ]] ||
+    fail "completion of parquet extract --row"
+else
+  [[ $(complete_words blockbloom pa) != *parquet* ]] || fail "completion offers parquet, not built"
+fi
+if has_part redis; then
+  [[ $(complete_words blockbloom redis me) == mexists ]] || fail "completion of redis me"
+  [[ $(complete_words blockbloom redis reserve --sh) == --shards ]] || fail "completion of redis reserve --sh"
+else
+  [[ $(complete_words blockbloom re) != *redis* ]] || fail "completion offers redis, not built"
+fi
 
 # 3. No installed program has a path into the build or source tree in its data (debug info
 #    aside; sanitizer builds also keep source file names in .rodata, for their reports, so
@@ -114,15 +129,11 @@ printf 'cmake_minimum_required(VERSION 3.25)\nproject(ex C)\nfind_package(blockb
   fail "README example does not build with find_package: $(tail -5 cmake.log)"
 b/ex >out-cm && cmp -s out-pc out-cm || fail "README example (find_package) printed: $(cat out-cm)"
 
-# 6. The bindings built here (libblockbloom_parquet, libblockbloom_redis) are in the package
-#    too: a consumer finds each through its own .pc file and as a find_package component,
+# 6. The bindings built here (libblockbloom_parquet, libblockbloom_redis: `parts`, above) are
+#    in the package too: a consumer finds each through its own .pc file and as a find_package component,
 #    links it and runs (the parquet call refuses a buffer that is not Parquet; the redis one
 #    fails to reach port 1: both go through the installed shared libraries and their
 #    dependencies), and asking for a component that does not exist fails find_package.
-parts=()
-for part in parquet redis; do
-  [[ -f $build/libblockbloom_$part.so || -f $build/libblockbloom_$part.a ]] && parts+=("$part")
-done
 cat >parquet.c <<'C'
 #include <stdio.h>
 #include <blockbloom_parquet.h>
