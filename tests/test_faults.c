@@ -10,7 +10,8 @@
  *    (root with CAP_SYS_ADMIN); without it they are skipped, and say so;
  *  - a capacity that cannot be allocated, with and without an address-space limit
  *    (RLIMIT_AS, what `ulimit -v` sets), in the CLI and the library: "out of memory", exit 1,
- *    no crash; a capacity beyond 2^56 bits: usage error, exit 2;
+ *    no crash; a capacity beyond 2^56 bits: usage error, exit 2; keys held in memory
+ *    (build without -n, network entries) beyond a quarter of that limit: exit 1, a message;
  *  - small versions of scripts/stress-cli.sh: many empty lines, non-UTF-8 bytes and NUL bytes
  *    in line mode, a 4 MiB single-line key.
  * Expected filters are the files of complete runs of the same commands (the CLI's output is
@@ -458,6 +459,57 @@ Test(faults, address_space_limit_gives_out_of_memory) {
     }
     cr_expect_eq(finish(pid), 0, "library under RLIMIT_AS: 101-103 = kind that did not report "
                  "BB_E_NOMEM, 110 = a small filter failed");
+#endif
+}
+
+/* Addresses 10.x.y.z, one per line, for i < n. */
+static void write_addresses(const char *path, size_t n) {
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    for (size_t i = 0; i < n; i++)
+        fprintf(f, "10.%zu.%zu.%zu\n", (i >> 16) & 255, (i >> 8) & 255, i & 255);
+    cr_assert_eq(fclose(f), 0);
+}
+
+/* Without -n every key is held until the last one is read, and network entries always are.
+ * Past a quarter of the memory available (here of a 128 MiB address-space limit: 32 MiB)
+ * the build fails with a message, naming -n for plain keys, instead of growing until the
+ * OOM killer ends it (overcommit would let it grow past the machine's memory): an endless
+ * input of empty keys (-0 from /dev/zero), 3M CIDR entries. Under the same limit 1M empty
+ * keys and 1M entries still build. */
+Test(faults, held_keys_beyond_the_memory_budget_fail_with_a_message, .timeout = 120) {
+#ifdef BB_ASAN
+    tu_skip("faults: RLIMIT_AS checks need a build without AddressSanitizer");
+#else
+    const rlim_t limit = 128u << 20;
+    char *err;
+    int st = run(&err, (run_opts){.in = "/dev/zero", .as_limit = limit},
+                 ARGV("build", "-0", "-o", "f.bb"));
+    expect_error(st, err, "the keys read so far take more than ", "build -0 < /dev/zero");
+    cr_expect(strstr(err, "give -n") != NULL, "no hint of -n: %s", err);
+    free(err);
+    cr_expect_eq(access("f.bb", F_OK), -1, "a file was written");
+    cr_expect_eq(count_prefixed(".", "f.bb.tmp"), 0, "a temporary file was left behind");
+
+    write_addresses("many.txt", 3000000);
+    st = run(&err, (run_opts){.as_limit = limit}, ARGV("build", "--keys", "cidr", "-o", "f.bb",
+                                                       "many.txt"));
+    expect_error(st, err, "the entries read so far take more than ", "build --keys cidr");
+    free(err);
+    cr_expect_eq(access("f.bb", F_OK), -1, "a file was written");
+
+    FILE *z = fopen("empty-keys", "w");
+    cr_assert_not_null(z);
+    for (int i = 0; i < 1000000; i++) fputc('\0', z);
+    cr_assert_eq(fclose(z), 0);
+    st = run(&err, (run_opts){.as_limit = limit}, ARGV("build", "-0", "-o", "f.bb", "empty-keys"));
+    cr_expect_eq(st, 0, "1M empty keys under the limit: exit %d; %s", st, err);
+    free(err);
+    write_addresses("some.txt", 1000000);
+    st = run(&err, (run_opts){.as_limit = limit}, ARGV("build", "--keys", "cidr", "-o", "g.bb",
+                                                       "some.txt"));
+    cr_expect_eq(st, 0, "1M entries under the limit: exit %d; %s", st, err);
+    free(err);
 #endif
 }
 

@@ -35,10 +35,10 @@ static const char usage[] =
     "                         scalable (grows past its capacity; FPR stays below -p) or\n"
     "                         split (Apache Parquet's split-block filter, bit for bit;\n"
     "                         keys hashed with XXH64 as Parquet does, seed 0)\n"
-    "  -n, --capacity=N       size for N keys (default: the number of keys read); with -n\n"
-    "                         keys are streamed instead of held in memory. N may be\n"
-    "                         written 1000000, 1_000_000, 1M (k, M, G, T: 10^3..10^12)\n"
-    "                         or 1e6\n"
+    "  -n, --capacity=N       size for N keys (default: the number of keys read, held in\n"
+    "                         memory first: at most a quarter of the memory available);\n"
+    "                         with -n keys are streamed. N may be written 1000000,\n"
+    "                         1_000_000, 1M (k, M, G, T: 10^3..10^12) or 1e6\n"
     "  -p, --fpr=P            target false-positive rate, 0 < P < 1 (default 0.01)\n"
     "      --bits-per-key=B   size as B bits per key instead of by -p\n"
     "      --hashes=K         probes per key, 1..16 (default: best for the size)\n"
@@ -349,11 +349,18 @@ static int create_foldable(const bb_config *cfg, bb_filter **f) {
     return create(&c, f);
 }
 
-/* No -n: read every key, size the filter for their number, add them in one batch. */
+/* No -n: read every key, size the filter for their number, add them in one batch. Keys
+ * that outgrow the memory they may take (cli_held_keys_budget) fail the build, with -n as
+ * the way out, rather than grow until the OOM killer ends it. */
 static int build_from_all(build_opts *o, cli_keyreader *r, cli_keybuf *kb, bb_filter **f) {
     bool done;
-    int st = cli_keyreader_fill(r, kb, SIZE_MAX, SIZE_MAX, &done);
+    size_t budget = cli_held_keys_budget();
+    int st = cli_keyreader_fill(r, kb, budget / sizeof *kb->off, budget, &done);
     if (st != BB_EXIT_OK) return st;
+    if (!done) {
+        cli_held_keys_error("the keys", "; give -n N (--capacity) to stream them instead");
+        return BB_EXIT_RUNTIME;
+    }
     o->cfg.capacity = kb->n ? kb->n : 1;
     st = o->fold_to != 0.0 ? create_foldable(&o->cfg, f) : create(&o->cfg, f);
     return st == BB_EXIT_OK ? add_chunk(*f, kb) : st;

@@ -128,6 +128,17 @@ typedef struct cli_keybuf {
 /** Release the buffer's memory and zero it. */
 void cli_keybuf_free(cli_keybuf *kb);
 
+/** The most memory (key bytes plus 8-byte offsets) that keys held all at once may take: a
+ *  quarter of the smaller of MemAvailable and RLIMIT_AS, read once; SIZE_MAX if unknown. */
+size_t cli_held_keys_budget(void);
+
+/** Whether kb's keys take cli_held_keys_budget() or more. */
+bool cli_keybuf_over_budget(const cli_keybuf *kb);
+
+/** Print "WHAT read so far take more than N MiB, ...: nothing written" followed by `hint`
+ *  (e.g. "; give -n ..."). */
+void cli_held_keys_error(const char *what, const char *hint);
+
 typedef struct cli_keyreader {
     char *const *paths; /* input files, "-" = stdin; none = stdin */
     size_t n_paths, next;

@@ -15,7 +15,9 @@
  * the input's bytes straight from its read buffer to the end of the key buffer and checks
  * the length piece by piece, so an endless line (/dev/zero) stops after the limit plus one
  * read buffer of memory instead of growing one buffer until memory runs out, as getdelim
- * did. That is also one copy of each key instead of getdelim's two.
+ * did. That is also one copy of each key instead of getdelim's two. Commands that hold all
+ * their keys at once (build without -n, network entries) check them against a memory budget
+ * (cli_held_keys_budget) instead of letting the OOM killer end them.
  */
 #include "cli.h"
 
@@ -23,8 +25,10 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -42,6 +46,46 @@ int cli_parse_max_key(const char *cmd, const char *text) {
                                "(16777216 or 16_777_216; 16M and 1.6e7 are 16000000)", text);
     max_key_bytes = (size_t)v;
     return BB_EXIT_OK;
+}
+
+/* ---- The memory held keys may take ---------------------------------------------------------- */
+
+/* MemAvailable from /proc/meminfo in bytes, 0 if unknown. */
+static uint64_t mem_available(void) {
+    FILE *f = fopen("/proc/meminfo", "r");
+    if (!f) return 0;
+    char line[128];
+    unsigned long long kib = 0;
+    while (fgets(line, sizeof line, f) && sscanf(line, "MemAvailable: %llu kB", &kib) != 1) {}
+    fclose(f);
+    return kib <= UINT64_MAX / 1024 ? (uint64_t)kib * 1024 : 0;
+}
+
+/* Linux lets a buffer grow past the machine's memory (overcommit), so holding every key of an
+ * endless or huge input would not fail with an error: the OOM killer would end this process,
+ * or another one. A quarter of the smaller of the memory available at the start and the
+ * address-space limit (`ulimit -v`) leaves room for the buffers' doubling (2x) and for the
+ * filter that is built from them. */
+size_t cli_held_keys_budget(void) {
+    static size_t budget;
+    if (budget) return budget;
+    uint64_t b = mem_available();
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+        (b == 0 || (uint64_t)rl.rlim_cur < b))
+        b = (uint64_t)rl.rlim_cur;
+    budget = b == 0 || b / 4 > SIZE_MAX ? SIZE_MAX : (size_t)(b / 4);
+    return budget;
+}
+
+bool cli_keybuf_over_budget(const cli_keybuf *kb) {
+    size_t budget = cli_held_keys_budget();
+    return kb->len >= budget || kb->n >= (budget - kb->len) / sizeof *kb->off;
+}
+
+void cli_held_keys_error(const char *what, const char *hint) {
+    cli_error("%s read so far take more than %zu MiB, a quarter of the memory available to "
+              "this process: nothing written%s", what, cli_held_keys_budget() >> 20, hint);
 }
 
 /* ---- The buffer ---------------------------------------------------------------------------- */

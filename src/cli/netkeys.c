@@ -297,6 +297,10 @@ static int read_entries(cli_netctx *c, cli_lines *l, cli_keybuf *kb, bool skip_i
         if (tl == 0) continue;
         const char *why = cli_net_entry(c, t, tl, kb);
         if (why) cli_line_error(l, skip_invalid, why, t, tl);
+        if (cli_keybuf_over_budget(kb)) { /* entries are all held, with or without -n */
+            cli_held_keys_error("the entries", "");
+            return BB_EXIT_RUNTIME;
+        }
     }
     cli_lines_summary(l, skip_invalid);
     if (st == BB_EXIT_OK && l->bad && !skip_invalid) {
