@@ -6,7 +6,9 @@
  * read boundaries, from a file and through a pipe that delivers one byte per write, which must
  * give exactly the keys this file wrote (query prints each of them, CR stripped, in order);
  * and an error after the progress line ("\rblockbloom: read N keys ...", left open to be
- * overwritten), which must start a line of its own. Same harness as test_cli.c (cliutil.h).
+ * overwritten), which must start a line of its own; and a standard output and error left
+ * non-blocking, whose writes must wait while the pipe is full. Same harness as test_cli.c
+ * (cliutil.h).
  */
 #include "cliutil.h"
 
@@ -62,6 +64,79 @@ Test(keyreader, a_non_blocking_stdin_is_waited_for) {
     run_free(&r);
     expect_info("f.bb", "keys_added", "4");
     expect_query("f.bb", "alpha\nbeta\ngamma\ndelta\n", "alpha\nbeta\ngamma\ndelta\n");
+}
+
+/* ==== A non-blocking standard output and error ============================================= */
+
+/* Run `blockbloom args` with stdin from /dev/null, stdout and stderr both the write end `w`
+ * of a pipe (dup2: the same open file, so its O_NONBLOCK flag with it). */
+static pid_t spawn_into(int w, int r, const char *const *args) {
+    const char *argv[32];
+    make_argv(args, argv);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_adddup2(&fa, w, 1);
+    posix_spawn_file_actions_adddup2(&fa, w, 2);
+    posix_spawn_file_actions_addclose(&fa, r);
+    pid_t pid;
+    int rc = posix_spawn(&pid, BB_CLI, &fa, NULL, (char *const *)argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    cr_assert_eq(rc, 0, "cannot run %s: %s", BB_CLI, strerror(rc));
+    return pid;
+}
+
+/* 30,000 keys (330,000 bytes of output, five times a pipe's 64 KiB) found by query into a
+ * pipe left non-blocking that nobody reads for 300 ms: stdio's writes meet a full pipe
+ * (EAGAIN) and must wait, so the reader gets every key in order, then exit 0, where they
+ * used to end with "write error on standard output: Resource temporarily unavailable". Then
+ * a missing file, so the message on the same non-blocking stderr arrives whole. */
+Test(keyreader, a_non_blocking_stdout_is_waited_for, .timeout = 60) {
+    enum { N = 30000 };
+    size_t cap = (size_t)N * 11 + 1, len = 0;
+    char *keys = malloc(cap);
+    cr_assert_not_null(keys);
+    for (int i = 0; i < N; i++) len += (size_t)snprintf(keys + len, cap - len, "key-%06d\n", i);
+    write_bytes("keys.txt", keys, len);
+    run_result b = RUN(NULL, "build", "-o", "f.bb", "keys.txt");
+    expect_ok(&b, "build");
+    run_free(&b);
+    static const struct {
+        const char *args[5], *want;
+        int status;
+    } runs[] = {{{"query", "f.bb", "keys.txt"}, NULL, 0},
+                {{"query", "f.bb", "no-such-file"}, "blockbloom: ", 1}};
+    for (size_t i = 0; i < 2; i++) {
+        int p[2];
+        cr_assert_eq(pipe(p), 0);
+        cr_assert_eq(fcntl(p[1], F_SETFL, fcntl(p[1], F_GETFL) | O_NONBLOCK), 0);
+        pid_t pid = spawn_into(p[1], p[0], runs[i].args);
+        close(p[1]);
+        pause_ms(300);
+        size_t got = 0, gcap = len + 4096;
+        char *out = malloc(gcap);
+        cr_assert_not_null(out);
+        for (ssize_t n; got < gcap && (n = read(p[0], out + got, gcap - got)) != 0;) {
+            cr_assert(n > 0 || errno == EINTR, "read: %s", strerror(errno));
+            if (n > 0) got += (size_t)n;
+        }
+        close(p[0]);
+        int ws;
+        cr_assert_eq(waitpid(pid, &ws, 0), pid);
+        cr_assert(WIFEXITED(ws), "blockbloom died");
+        cr_assert_eq(WEXITSTATUS(ws), runs[i].status, "%s: exit %d; output ends '%.*s'",
+                     runs[i].args[2], WEXITSTATUS(ws), (int)(got < 200 ? got : 200),
+                     out + (got < 200 ? 0 : got - 200));
+        if (!runs[i].want)
+            cr_assert(got == len && memcmp(out, keys, len) == 0,
+                      "query printed %zu bytes, not the %zu of the keys", got, len);
+        else
+            cr_assert(got > 12 && memcmp(out, runs[i].want, 12) == 0 && out[got - 1] == '\n' &&
+                          memmem(out, got, "no-such-file", 12),
+                      "message: '%.*s'", (int)got, out);
+        free(out);
+    }
+    free(keys);
 }
 
 /* ==== Terminators at the read boundaries ===================================================== */

@@ -58,6 +58,12 @@ int cli_bad_option(const char *cmd);
  *  Returns BB_EXIT_RUNTIME. */
 int cli_lib_error(const char *what, const char *path, bb_status s, int err);
 
+/** A standard output or error left non-blocking (O_NONBLOCK belongs to the pipe, shared with
+ *  every process that has it, so it is not ours to clear; some runtimes set it) would fail
+ *  stdio's writes with EAGAIN once the pipe is full, and stdio would drop what it held: such
+ *  a stream is replaced by one that waits (poll) as a blocking one would. Call first. */
+void cli_stdio_wait(void);
+
 /** Flush stdout and report a write error on it (full disk, closed pipe, /dev/full); returns
  *  `status` when all went well, BB_EXIT_RUNTIME otherwise. Call once, at the end. */
 int cli_finish_stdout(int status);

@@ -1,8 +1,8 @@
 /*
  * common.c - what every blockbloom subcommand shares apart from the key reader: messages on
  * stderr (always "blockbloom: ..."), the usage-error convention (exit 2 with a pointer to
- * --help), the final write check on stdout, the BB_ISA warning, and strict parsers for option
- * values. The parsers accept the whole text or nothing: strtoull alone would take " 12",
+ * --help), standard output and error that wait on a non-blocking pipe, the final write check
+ * on stdout, the BB_ISA warning, and strict parsers for option values. The parsers accept the whole text or nothing: strtoull alone would take " 12",
  * "-1" (as 2^64 - 1) and "12abc", and strtod would take "nan" and "0x1p-3".
  */
 #include "cli.h"
@@ -11,7 +11,10 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
+#include <poll.h>
 #include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
@@ -78,6 +81,45 @@ int cli_lib_error(const char *what, const char *path, bb_status s, int err) {
     else
         cli_error("%s '%s': %s", what, path, bb_strerror(s));
     return BB_EXIT_RUNTIME;
+}
+
+/* ---- Standard output and error on a non-blocking pipe -------------------------------------- */
+
+/* A cookie stream's write: all of buf to fd `cookie`, waiting (poll) while the pipe is full
+ * instead of failing with EAGAIN; the bytes written, or -1 on a real error (errno set). */
+static ssize_t write_waiting(void *cookie, const char *buf, size_t len) {
+    int fd = (int)(intptr_t)cookie;
+    size_t done = 0;
+    while (done < len) {
+        ssize_t n = write(fd, buf + done, len - done);
+        if (n > 0) {
+            done += (size_t)n;
+            continue;
+        }
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            struct pollfd p = {.fd = fd, .events = POLLOUT};
+            if (poll(&p, 1, -1) >= 0 || errno == EINTR) continue;
+        }
+        return done ? (ssize_t)done : -1;
+    }
+    return (ssize_t)done;
+}
+
+/* *stream, writing to fd, replaced by a stream that waits as a blocking one would when fd is
+ * non-blocking; left as it is otherwise or if the new stream cannot be had. */
+static void wait_when_non_blocking(FILE **stream, int fd, bool unbuffered) {
+    int fl = fcntl(fd, F_GETFL);
+    if (fl < 0 || !(fl & O_NONBLOCK)) return;
+    FILE *f = fopencookie((void *)(intptr_t)fd, "w", (cookie_io_functions_t){.write = write_waiting});
+    if (!f) return;
+    setvbuf(f, NULL, unbuffered ? _IONBF : isatty(fd) ? _IOLBF : _IOFBF, 0); /* as stdio's own */
+    *stream = f;
+}
+
+void cli_stdio_wait(void) {
+    wait_when_non_blocking(&stdout, STDOUT_FILENO, false);
+    wait_when_non_blocking(&stderr, STDERR_FILENO, true);
 }
 
 int cli_finish_stdout(int status) {
