@@ -513,6 +513,67 @@ Test(faults, held_keys_beyond_the_memory_budget_fail_with_a_message, .timeout = 
 #endif
 }
 
+/* Build without -n under a 128 MiB address-space limit, held-keys budget 32 MiB = 33554432
+ * bytes of key bytes plus 8 per offset (n keys have n + 1). Exit 0 expected, or exit 1
+ * with the budget's message, an old f.bb byte for byte as it was and no temporary file. */
+static void expect_held_build(bool fits, const char *what, const char *in,
+                              const char *const *argv) {
+    static const char old[] = "not a filter, and must stay so\n";
+    write_bytes("f.bb", old, sizeof old - 1);
+    char *err;
+    int st = run(&err, (run_opts){.in = in, .as_limit = 128u << 20}, argv);
+    if (fits) {
+        cr_expect_eq(st, 0, "%s: exit %d; %s", what, st, err);
+    } else {
+        expect_error(st, err, "the keys read so far take more than 32 MiB", what);
+        cr_expect(same_file("f.bb", old, sizeof old - 1), "%s: f.bb was changed", what);
+    }
+    cr_expect_eq(count_prefixed(".", "f.bb.tmp"), 0, "%s: a temporary file was left", what);
+    free(err);
+}
+
+/* A sparse file of `len` zero bytes: in line mode one key of `len` NUL bytes. */
+static void write_zeros(const char *path, off_t len) {
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    cr_assert(fd >= 0 && ftruncate(fd, len) == 0 && close(fd) == 0, "%s", path);
+}
+
+/* The budget bounds every byte held, the key being read included, at its exact edge: one key
+ * of 33554416 bytes (+ 2 offsets = the budget) builds and one byte more fails; so does an
+ * endless line with the key limit raised past the budget (it was "out of memory" once
+ * realloc failed, and without a limit it would have grown to the machine's memory). Keys of
+ * 7 bytes take 15 each, plus the first offset: 2236961 of them fit (33554423 bytes), 2236962
+ * do not (33554438; they were let grow to 4194304 keys, 60 MiB, as if offsets took no
+ * memory). -0 empty keys take 8 each: 4194303 fit, 4194304 do not. */
+Test(faults, the_held_keys_budget_counts_every_byte_held, .timeout = 120) {
+#ifdef BB_ASAN
+    tu_skip("faults: RLIMIT_AS checks need a build without AddressSanitizer");
+#else
+    write_zeros("edge", 33554416);
+    write_zeros("edge+1", 33554417);
+    expect_held_build(true, "a key at the budget", NULL,
+                      ARGV("build", "--max-key-bytes", "1G", "-o", "f.bb", "edge"));
+    expect_held_build(false, "a key 1 byte over the budget", NULL,
+                      ARGV("build", "--max-key-bytes", "1G", "-o", "f.bb", "edge+1"));
+    expect_held_build(false, "an endless line, key limit 1G", "/dev/zero",
+                      ARGV("build", "--max-key-bytes", "1G", "-o", "f.bb"));
+    FILE *f = fopen("seven.txt", "w");
+    cr_assert_not_null(f);
+    for (size_t i = 0; i < 2236961; i++) fprintf(f, "%07zu\n", i);
+    cr_assert_eq(fclose(f), 0);
+    write_bytes("one-more.txt", "abcdefg\n", 8);
+    expect_held_build(true, "2236961 keys of 7 bytes", NULL,
+                      ARGV("build", "-o", "f.bb", "seven.txt"));
+    expect_held_build(false, "2236962 keys of 7 bytes", NULL,
+                      ARGV("build", "-o", "f.bb", "seven.txt", "one-more.txt"));
+    write_zeros("empties", 4194303);
+    write_zeros("one-empty", 1);
+    expect_held_build(true, "4194303 empty keys", NULL, ARGV("build", "-0", "-o", "f.bb", "empties"));
+    expect_held_build(false, "4194304 empty keys", NULL,
+                      ARGV("build", "-0", "-o", "f.bb", "empties", "one-empty"));
+#endif
+}
+
 /* ============================================================================================
  * Unusual key input (small versions of scripts/stress-cli.sh)
  * ========================================================================================== */

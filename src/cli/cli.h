@@ -138,7 +138,7 @@ void cli_keybuf_free(cli_keybuf *kb);
  *  quarter of the smaller of MemAvailable and RLIMIT_AS, read once; SIZE_MAX if unknown. */
 size_t cli_held_keys_budget(void);
 
-/** Whether kb's keys take cli_held_keys_budget() or more. */
+/** Whether kb's keys (their bytes and n + 1 offsets) take more than cli_held_keys_budget(). */
 bool cli_keybuf_over_budget(const cli_keybuf *kb);
 
 /** Print "WHAT read so far take more than N MiB, ...: nothing written" followed by `hint`
@@ -154,6 +154,9 @@ typedef struct cli_keyreader {
     int delim;          /* '\n' or '\0' */
     size_t max_key;     /* longest key accepted, in bytes (after a stripped CR) */
     bool progress;      /* show "read N keys (R keys/s)" every CLI_PROGRESS_EVERY keys */
+    const char *held;   /* set when every key is held at once (build without -n): the read
+                         * fails once they take more than cli_held_keys_budget(), with
+                         * cli_held_keys_error("the keys", held) */
     uint64_t total;     /* keys read so far */
     double start;       /* CLOCK_MONOTONIC seconds at init, for the rate */
     char *buf;          /* read buffer: CLI_READ_BYTES, bytes buf[pos .. end) not yet used */

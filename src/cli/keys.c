@@ -78,10 +78,13 @@ size_t cli_held_keys_budget(void) {
     return budget;
 }
 
-bool cli_keybuf_over_budget(const cli_keybuf *kb) {
+/* Whether `len` key bytes and the n + 1 offsets of n keys take more than the budget. */
+static bool held_over(size_t len, size_t n) {
     size_t budget = cli_held_keys_budget();
-    return kb->len >= budget || kb->n >= (budget - kb->len) / sizeof *kb->off;
+    return len > budget || n >= (budget - len) / sizeof(int64_t);
 }
+
+bool cli_keybuf_over_budget(const cli_keybuf *kb) { return held_over(kb->len, kb->n); }
 
 void cli_held_keys_error(const char *what, const char *hint) {
     cli_error("%s read so far take more than %zu MiB, a quarter of the memory available to "
@@ -218,6 +221,11 @@ static int too_long(const cli_keyreader *r) {
     return BB_EXIT_RUNTIME;
 }
 
+static int held_too_much(const cli_keyreader *r) {
+    cli_held_keys_error("the keys", r->held);
+    return BB_EXIT_RUNTIME;
+}
+
 static int no_memory(const cli_keyreader *r) {
     cli_error("out of memory reading keys from '%s'", r->name);
     return BB_EXIT_RUNTIME;
@@ -225,9 +233,11 @@ static int no_memory(const cli_keyreader *r) {
 
 /* Read one key into kb; *got = false at the end of the current input. The key's bytes go
  * to kb as they come, a read buffer at a time, and stop once they pass the limit (plus the
- * one CR that line mode strips). */
+ * one CR that line mode strips), or, when keys are held (r->held), once all bytes held pass
+ * the budget: checked on each piece (less the CR it may end with) so that one huge key is
+ * never held past it, and exactly once the key has ended. */
 static int read_key(cli_keyreader *r, cli_keybuf *kb, bool *got) {
-    size_t start = kb->len, limit = r->max_key + (r->delim == '\n');
+    size_t cr = r->delim == '\n', start = kb->len, limit = r->max_key + cr;
     bool seen = false, ended = false; /* a byte or terminator of this key / its terminator */
     while (!ended) {
         if (r->pos == r->end) {
@@ -240,6 +250,7 @@ static int read_key(cli_keyreader *r, cli_keybuf *kb, bool *got) {
         const char *d = memchr(p, r->delim, avail);
         size_t n = d ? (size_t)(d - p) : avail;
         if (n > limit - (kb->len - start)) return too_long(r);
+        if (r->held && n > cr && held_over(kb->len + n - cr, kb->n + 1)) return held_too_much(r);
         if (!keybuf_put(kb, p, n)) return no_memory(r);
         r->pos += n + (d != NULL);
         seen = true;
@@ -249,6 +260,7 @@ static int read_key(cli_keyreader *r, cli_keybuf *kb, bool *got) {
     if (!seen) return BB_EXIT_OK;
     if (r->delim == '\n' && kb->len > start && kb->data[kb->len - 1] == '\r') kb->len--;
     if (kb->len - start > r->max_key) return too_long(r);
+    if (r->held && held_over(kb->len, kb->n + 1)) return held_too_much(r);
     if (!keybuf_end_key(kb)) return no_memory(r);
     r->line++;
     return BB_EXIT_OK;
