@@ -86,6 +86,23 @@ static pid_t spawn_into(int w, int r, const char *const *args) {
     return pid;
 }
 
+/* Close our write end p[1], leave the pipe unread for 300 ms, then read p[0] to its end (at
+ * most cap bytes) into *out (*got bytes) and close it; the wait status of pid. */
+static int read_late(const int p[2], pid_t pid, size_t cap, char **out, size_t *got) {
+    close(p[1]);
+    pause_ms(300);
+    *got = 0;
+    cr_assert_not_null(*out = malloc(cap));
+    for (ssize_t n; *got < cap && (n = read(p[0], *out + *got, cap - *got)) != 0;) {
+        cr_assert(n > 0 || errno == EINTR, "read: %s", strerror(errno));
+        if (n > 0) *got += (size_t)n;
+    }
+    close(p[0]);
+    int ws;
+    cr_assert_eq(waitpid(pid, &ws, 0), pid);
+    return ws;
+}
+
 /* 30,000 keys (330,000 bytes of output, five times a pipe's 64 KiB) found by query into a
  * pipe left non-blocking that nobody reads for 300 ms: stdio's writes meet a full pipe
  * (EAGAIN) and must wait, so the reader gets every key in order, then exit 0, where they
@@ -111,18 +128,9 @@ Test(keyreader, a_non_blocking_stdout_is_waited_for, .timeout = 60) {
         cr_assert_eq(pipe(p), 0);
         cr_assert_eq(fcntl(p[1], F_SETFL, fcntl(p[1], F_GETFL) | O_NONBLOCK), 0);
         pid_t pid = spawn_into(p[1], p[0], runs[i].args);
-        close(p[1]);
-        pause_ms(300);
-        size_t got = 0, gcap = len + 4096;
-        char *out = malloc(gcap);
-        cr_assert_not_null(out);
-        for (ssize_t n; got < gcap && (n = read(p[0], out + got, gcap - got)) != 0;) {
-            cr_assert(n > 0 || errno == EINTR, "read: %s", strerror(errno));
-            if (n > 0) got += (size_t)n;
-        }
-        close(p[0]);
-        int ws;
-        cr_assert_eq(waitpid(pid, &ws, 0), pid);
+        size_t got;
+        char *out;
+        int ws = read_late(p, pid, len + 4096, &out, &got);
         cr_assert(WIFEXITED(ws), "blockbloom died");
         cr_assert_eq(WEXITSTATUS(ws), runs[i].status, "%s: exit %d; output ends '%.*s'",
                      runs[i].args[2], WEXITSTATUS(ws), (int)(got < 200 ? got : 200),
@@ -137,6 +145,35 @@ Test(keyreader, a_non_blocking_stdout_is_waited_for, .timeout = 60) {
         free(out);
     }
     free(keys);
+}
+
+/* The message itself into a full pipe: standard output and error the write end of a pipe left
+ * non-blocking that this test first fills (to EAGAIN) and then leaves unread for 300 ms. An
+ * unbuffered stderr's one write of the message meets the full pipe: it must wait and arrive
+ * whole after the filler, where it used to be lost (exit 1 and nothing said). The test above
+ * never fills the pipe before its message. */
+Test(keyreader, a_message_into_a_full_non_blocking_stderr_is_waited_for, .timeout = 60) {
+    write_text("keys.txt", "alpha\n");
+    run_result b = RUN(NULL, "build", "-o", "f.bb", "keys.txt");
+    expect_ok(&b, "build");
+    run_free(&b);
+    int p[2];
+    cr_assert_eq(pipe(p), 0);
+    cr_assert_eq(fcntl(p[1], F_SETFL, fcntl(p[1], F_GETFL) | O_NONBLOCK), 0);
+    static const char fill[4096];
+    size_t filled = 0;
+    for (ssize_t n; (n = write(p[1], fill, sizeof fill)) > 0;) filled += (size_t)n;
+    cr_assert(errno == EAGAIN && filled > 0, "filling the pipe: %s", strerror(errno));
+    static const char *const args[] = {"query", "f.bb", "no-such-file", NULL};
+    pid_t pid = spawn_into(p[1], p[0], args);
+    size_t got;
+    char *out;
+    int ws = read_late(p, pid, filled + 4096, &out, &got);
+    cr_assert(WIFEXITED(ws) && WEXITSTATUS(ws) == 1, "query: status 0x%x", ws);
+    static const char want[] = "blockbloom: cannot open 'no-such-file': No such file or directory\n";
+    cr_assert(got == filled + strlen(want) && memcmp(out + filled, want, strlen(want)) == 0,
+              "after the %zu filler bytes: '%.*s'", filled, (int)(got - filled), out + filled);
+    free(out);
 }
 
 /* ==== Terminators at the read boundaries ===================================================== */
