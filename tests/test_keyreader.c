@@ -170,7 +170,8 @@ Test(keyreader, a_message_into_a_full_non_blocking_stderr_is_waited_for, .timeou
     char *out;
     int ws = read_late(p, pid, filled + 4096, &out, &got);
     cr_assert(WIFEXITED(ws) && WEXITSTATUS(ws) == 1, "query: status 0x%x", ws);
-    static const char want[] = "blockbloom: cannot open 'no-such-file': No such file or directory\n";
+    static const char want[] =
+        "blockbloom: cannot open 'no-such-file': No such file or directory\n";
     cr_assert(got == filled + strlen(want) && memcmp(out + filled, want, strlen(want)) == 0,
               "after the %zu filler bytes: '%.*s'", filled, (int)(got - filled), out + filled);
     free(out);

@@ -226,8 +226,10 @@ static int held_too_much(const cli_keyreader *r) {
     return BB_EXIT_RUNTIME;
 }
 
+/* Held keys can also run out of memory below the budget (a small `ulimit -v`, most of it
+ * taken by the libraries, and the buffers' doubling): the way out is named all the same. */
 static int no_memory(const cli_keyreader *r) {
-    cli_error("out of memory reading keys from '%s'", r->name);
+    cli_error("out of memory reading keys from '%s'%s", r->name, r->held ? r->held : "");
     return BB_EXIT_RUNTIME;
 }
 

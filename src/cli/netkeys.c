@@ -177,6 +177,8 @@ static bool hosts_builtin(const char *s, size_t len) {
     return false;
 }
 
+const char cli_net_no_memory[] = "out of memory";
+
 /* One name of a domain line, normalised, into kb; the reason names the bad name. */
 static const char *add_domain(cli_netctx *c, const char *f, size_t fl, cli_keybuf *kb) {
     char buf[BB_DOMAIN_MAX_LEN + 1];
@@ -188,7 +190,7 @@ static const char *add_domain(cli_netctx *c, const char *f, size_t fl, cli_keybu
     else if (st != BB_OK) why = "not a valid domain name";
     else if (bb_domain_public_suffix(c->psl, buf, n, &ps) == BB_OK && ps.off == 0)
         why = "a public suffix (it would match every name under it)";
-    else if (!cli_keybuf_append(kb, buf, n)) return "out of memory";
+    else if (!cli_keybuf_append(kb, buf, n)) return cli_net_no_memory;
     if (!why) return NULL;
     snprintf(c->why, sizeof c->why, "'%.*s' is %s", (int)(fl > 100 ? 100 : fl), f,
              why);
@@ -227,19 +229,19 @@ const char *cli_net_entry(cli_netctx *c, const char *s, size_t len, cli_keybuf *
     size_t n;
     switch (c->keys) {
     case BB_KEYS_URL:
-        if (!cli_net_reserve(c, BB_URL_CANON_BOUND(len))) return "out of memory";
+        if (!cli_net_reserve(c, BB_URL_CANON_BOUND(len))) return cli_net_no_memory;
         if (bb_url_expressions(s, len, c->buf, c->cap, ex, &n) != BB_OK) return "not a valid URL";
-        return cli_keybuf_append(kb, c->buf + ex[0].off, ex[0].len) ? NULL : "out of memory";
+        return cli_keybuf_append(kb, c->buf + ex[0].off, ex[0].len) ? NULL : cli_net_no_memory;
     case BB_KEYS_DOMAIN: return domain_entry(c, s, len, kb);
     case BB_KEYS_CIDR:
         if (bb_cidr_parse(s, len, a, &plen, &why) != BB_OK) return why;
         bb_cidr_range_keys(a, plen, c->prefixes, ranges, lens, &n);
         for (size_t i = 0; i < n; i++)
-            if (!cli_keybuf_append(kb, (char *)ranges[i], lens[i])) return "out of memory";
+            if (!cli_keybuf_append(kb, (char *)ranges[i], lens[i])) return cli_net_no_memory;
         return NULL;
     case BB_KEYS_5TUPLE:
         if ((why = cli_net_5tuple(s, len, key))) return why;
-        return cli_keybuf_append(kb, (char *)key, BB_5TUPLE_KEY_BYTES) ? NULL : "out of memory";
+        return cli_keybuf_append(kb, (char *)key, BB_5TUPLE_KEY_BYTES) ? NULL : cli_net_no_memory;
     case BB_KEYS_PLAIN: break;
     }
     return "internal error: no key kind";
@@ -296,6 +298,11 @@ static int read_entries(cli_netctx *c, cli_lines *l, cli_keybuf *kb, bool skip_i
         cli_net_trim(&t, &tl, c->keys != BB_KEYS_URL);
         if (tl == 0) continue;
         const char *why = cli_net_entry(c, t, tl, kb);
+        if (why == cli_net_no_memory) { /* not a bad line: skipping it would lose an entry */
+            cli_error("%s:%llu: out of memory holding the entries read so far: nothing written",
+                      l->r.name, l->line);
+            return BB_EXIT_RUNTIME;
+        }
         if (why) cli_line_error(l, skip_invalid, why, t, tl);
         if (cli_keybuf_over_budget(kb)) { /* entries are all held, with or without -n */
             cli_held_keys_error("the entries", "");
