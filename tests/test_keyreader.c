@@ -7,7 +7,8 @@
  * give exactly the keys this file wrote (query prints each of them, CR stripped, in order);
  * and an error after the progress line ("\rblockbloom: read N keys ...", left open to be
  * overwritten), which must start a line of its own; and a standard output and error left
- * non-blocking, whose writes must wait while the pipe is full. Same harness as test_cli.c
+ * non-blocking, whose writes must wait while the pipe is full (query's lines, a binary
+ * filter from build -o -, a message into a pipe already full). Same harness as test_cli.c
  * (cliutil.h).
  */
 #include "cliutil.h"
@@ -175,6 +176,36 @@ Test(keyreader, a_message_into_a_full_non_blocking_stderr_is_waited_for, .timeou
     cr_assert(got == filled + strlen(want) && memcmp(out + filled, want, strlen(want)) == 0,
               "after the %zu filler bytes: '%.*s'", filled, (int)(got - filled), out + filled);
     free(out);
+}
+
+/* A binary filter (build -o -: one fwrite of about 1.5 MB, 23 pipes full) into a pipe left
+ * non-blocking and unread for 300 ms: the bytes must be those `build -o FILE` writes, then
+ * the summary line (standard error is the same pipe, written after standard output is
+ * flushed), exit 0. */
+Test(keyreader, a_filter_to_a_non_blocking_stdout_is_whole, .timeout = 60) {
+    free(make_keys("keys.txt", "k", 300000));
+    run_result b = RUN(NULL, "build", "--kind", "counting", "-o", "f.bb", "keys.txt");
+    expect_ok(&b, "build -o f.bb");
+    run_free(&b);
+    size_t len;
+    char *want = read_bytes("f.bb", &len);
+    int p[2];
+    cr_assert_eq(pipe(p), 0);
+    cr_assert_eq(fcntl(p[1], F_SETFL, fcntl(p[1], F_GETFL) | O_NONBLOCK), 0);
+    static const char *const args[] = {"build", "--kind", "counting", "-o", "-", "keys.txt", NULL};
+    pid_t pid = spawn_into(p[1], p[0], args);
+    size_t got;
+    char *out;
+    int ws = read_late(p, pid, len + 4096, &out, &got);
+    cr_assert(WIFEXITED(ws) && WEXITSTATUS(ws) == 0, "build -o -: status 0x%x", ws);
+    static const char summary[] = "blockbloom: wrote (standard output): counting filter";
+    cr_assert(got > len && memcmp(out, want, len) == 0, "build -o - wrote %zu bytes, not the "
+              "%zu of build -o f.bb (first)", got, len);
+    cr_assert(got - len > strlen(summary) && memcmp(out + len, summary, strlen(summary)) == 0 &&
+                  out[got - 1] == '\n',
+              "then: '%.*s'", (int)(got - len), out + len);
+    free(out);
+    free(want);
 }
 
 /* ==== Terminators at the read boundaries ===================================================== */
