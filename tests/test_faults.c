@@ -13,7 +13,8 @@
  *    no crash; a capacity beyond 2^56 bits: usage error, exit 2; keys held in memory
  *    (build without -n, network entries) beyond a quarter of that limit, every byte counted,
  *    or beyond what the smallest limits leave: exit 1, a message naming the way out, no file,
- *    never an entry skipped as a bad line;
+ *    never an entry skipped as a bad line; one streamed key (a raised --max-key-bytes) past
+ *    that quarter: the same;
  *  - small versions of scripts/stress-cli.sh: many empty lines, non-UTF-8 bytes and NUL bytes
  *    in line mode, a 4 MiB single-line key.
  * Expected filters are the files of complete runs of the same commands (the CLI's output is
@@ -574,6 +575,40 @@ Test(faults, the_held_keys_budget_counts_every_byte_held, .timeout = 120) {
                       ARGV("build", "-0", "-o", "f.bb", "empties"));
     expect_held_build(false, "4194304 empty keys", NULL,
                       ARGV("build", "-0", "-o", "f.bb", "empties", "one-empty"));
+#endif
+}
+
+/* Commands that stream their keys hold one key at a time, but with --max-key-bytes raised past
+ * the memory that key alone could outgrow it: an endless line (/dev/zero) under a 128 MiB
+ * limit, key limit 1G, stops at the budget (32 MiB) with a message naming the line, instead
+ * of "out of memory" once realloc failed (and, without a limit, the OOM killer). add and
+ * remove leave the (counting) filter as it was. */
+Test(faults, a_streamed_key_past_the_budget_fails_with_a_message, .timeout = 120) {
+#ifdef BB_ASAN
+    tu_skip("faults: RLIMIT_AS checks need a build without AddressSanitizer");
+#else
+    write_bytes("one.txt", "a\n", 2);
+    cr_assert_eq(RUN(NULL, "build", "--kind", "counting", "-o", "f.bb", "one.txt"), 0);
+    size_t len;
+    char *old = read_file("f.bb", &len);
+    cr_assert_not_null(old);
+    static const char *const what[] = {"query", "add", "build -n", "remove"};
+    for (int i = 0; i < 4; i++) {
+        const char *const *argv =
+            i == 0   ? ARGV("query", "--max-key-bytes", "1G", "f.bb")
+            : i == 1 ? ARGV("add", "--max-key-bytes", "1G", "f.bb")
+            : i == 2 ? ARGV("build", "-n", "10", "--max-key-bytes", "1G", "-o", "g.bb")
+                     : ARGV("remove", "--max-key-bytes", "1G", "f.bb");
+        char *err;
+        int st = run(&err, (run_opts){.in = "/dev/zero", .as_limit = 128u << 20}, argv);
+        expect_error(st, err, "(standard input):1: line longer than 32 MiB, a quarter of the "
+                     "memory available to this process", what[i]);
+        free(err);
+        cr_expect(same_file("f.bb", old, len), "%s: f.bb was changed", what[i]);
+        cr_expect_eq(access("g.bb", F_OK), -1, "%s: g.bb was written", what[i]);
+        cr_expect_eq(count_prefixed(".", "f.bb.tmp"), 0, "%s: a temporary file", what[i]);
+    }
+    free(old);
 #endif
 }
 

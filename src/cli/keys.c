@@ -221,8 +221,18 @@ static int too_long(const cli_keyreader *r) {
     return BB_EXIT_RUNTIME;
 }
 
-static int held_too_much(const cli_keyreader *r) {
-    cli_held_keys_error("the keys", r->held);
+/* Past the budget: all the keys held, or, when they are streamed, the one being read (a
+ * --max-key-bytes above the memory; an endless line would otherwise grow to the OOM killer). */
+static int over_budget(const cli_keyreader *r) {
+    size_t mib = cli_held_keys_budget() >> 20;
+    if (r->held)
+        cli_held_keys_error("the keys", r->held);
+    else if (r->delim == '\n')
+        cli_error("%s:%" PRIu64 ": line longer than %zu MiB, a quarter of the memory available "
+                  "to this process", r->name, r->line + 1, mib);
+    else
+        cli_error("%s: key %" PRIu64 " (NUL-terminated) longer than %zu MiB, a quarter of the "
+                  "memory available to this process", r->name, r->line + 1, mib);
     return BB_EXIT_RUNTIME;
 }
 
@@ -235,11 +245,12 @@ static int no_memory(const cli_keyreader *r) {
 
 /* Read one key into kb; *got = false at the end of the current input. The key's bytes go
  * to kb as they come, a read buffer at a time, and stop once they pass the limit (plus the
- * one CR that line mode strips), or, when keys are held (r->held), once all bytes held pass
- * the budget: checked on each piece (less the CR it may end with) so that one huge key is
- * never held past it, and exactly once the key has ended. */
+ * one CR that line mode strips), or once they pass the budget, with every key before them
+ * when keys are held (r->held): checked on each piece (less the CR it may end with), so that
+ * no key, streamed or held, grows past it, and for held keys exactly once the key has ended. */
 static int read_key(cli_keyreader *r, cli_keybuf *kb, bool *got) {
     size_t cr = r->delim == '\n', start = kb->len, limit = r->max_key + cr;
+    size_t from = r->held ? 0 : start; /* the budget counts kb from here: all held, or this key */
     bool seen = false, ended = false; /* a byte or terminator of this key / its terminator */
     while (!ended) {
         if (r->pos == r->end) {
@@ -252,7 +263,8 @@ static int read_key(cli_keyreader *r, cli_keybuf *kb, bool *got) {
         const char *d = memchr(p, r->delim, avail);
         size_t n = d ? (size_t)(d - p) : avail;
         if (n > limit - (kb->len - start)) return too_long(r);
-        if (r->held && n > cr && held_over(kb->len + n - cr, kb->n + 1)) return held_too_much(r);
+        if (n > cr && held_over(kb->len - from + n - cr, r->held ? kb->n + 1 : 0))
+            return over_budget(r);
         if (!keybuf_put(kb, p, n)) return no_memory(r);
         r->pos += n + (d != NULL);
         seen = true;
@@ -262,7 +274,7 @@ static int read_key(cli_keyreader *r, cli_keybuf *kb, bool *got) {
     if (!seen) return BB_EXIT_OK;
     if (r->delim == '\n' && kb->len > start && kb->data[kb->len - 1] == '\r') kb->len--;
     if (kb->len - start > r->max_key) return too_long(r);
-    if (r->held && held_over(kb->len, kb->n + 1)) return held_too_much(r);
+    if (r->held && held_over(kb->len, kb->n + 1)) return over_budget(r);
     if (!keybuf_end_key(kb)) return no_memory(r);
     r->line++;
     return BB_EXIT_OK;
