@@ -132,6 +132,7 @@ static int count_prefixed(const char *dir, const char *prefix) {
 typedef struct run_opts {
     const char *in;         /* stdin file; NULL = /dev/null */
     rlim_t as_limit;        /* RLIMIT_AS in bytes; 0 = unchanged */
+    rlim_t data_limit;      /* RLIMIT_DATA (`ulimit -d`) in bytes; 0 = unchanged */
 } run_opts;
 
 /* Start BB_CLI argv[] with stdout to /dev/null and stderr to "err.txt"; returns its pid. */
@@ -148,6 +149,10 @@ static pid_t start(const char *const *argv, run_opts o) {
         if (o.as_limit) {
             struct rlimit rl = {o.as_limit, o.as_limit};
             if (setrlimit(RLIMIT_AS, &rl) != 0) _exit(126);
+        }
+        if (o.data_limit) {
+            struct rlimit rl = {o.data_limit, o.data_limit};
+            if (setrlimit(RLIMIT_DATA, &rl) != 0) _exit(126);
         }
         execv(BB_CLI, (char *const *)argv);
         _exit(127);
@@ -609,6 +614,25 @@ Test(faults, a_streamed_key_past_the_budget_fails_with_a_message, .timeout = 120
         cr_expect_eq(count_prefixed(".", "f.bb.tmp"), 0, "%s: a temporary file", what[i]);
     }
     free(old);
+#endif
+}
+
+/* `ulimit -d` (RLIMIT_DATA, which also bounds malloc's mmap since Linux 4.7) limits the
+ * held keys as `ulimit -v` does: under 128 MiB the budget is 32 MiB. It used to be ignored:
+ * realloc failed first, "out of memory", as if the limit were unknown. */
+Test(faults, a_data_limit_bounds_the_held_keys_too, .timeout = 120) {
+#ifdef BB_ASAN
+    tu_skip("faults: RLIMIT_DATA checks need a build without AddressSanitizer");
+#else
+    const char *const *argv[] = {ARGV("build", "-0", "-o", "f.bb"),
+                                 ARGV("build", "--max-key-bytes", "1G", "-o", "f.bb")};
+    for (int i = 0; i < 2; i++) {
+        char *err;
+        int st = run(&err, (run_opts){.in = "/dev/zero", .data_limit = 128u << 20}, argv[i]);
+        expect_error(st, err, "the keys read so far take more than 32 MiB", argv[i][2]);
+        free(err);
+        cr_expect_eq(access("f.bb", F_OK), -1, "a file was written");
+    }
 #endif
 }
 

@@ -135,7 +135,8 @@ typedef struct cli_keybuf {
 void cli_keybuf_free(cli_keybuf *kb);
 
 /** The most memory (key bytes plus 8-byte offsets) that keys held all at once may take: a
- *  quarter of the smaller of MemAvailable and RLIMIT_AS, read once; SIZE_MAX if unknown. */
+ *  quarter of the smallest of MemAvailable, RLIMIT_AS and RLIMIT_DATA, read once; SIZE_MAX
+ *  if unknown. */
 size_t cli_held_keys_budget(void);
 
 /** Whether kb's keys (their bytes and n + 1 offsets) take more than cli_held_keys_budget(). */

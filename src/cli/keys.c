@@ -63,17 +63,21 @@ static uint64_t mem_available(void) {
 
 /* Linux lets a buffer grow past the machine's memory (overcommit), so holding every key of an
  * endless or huge input would not fail with an error: the OOM killer would end this process,
- * or another one. A quarter of the smaller of the memory available at the start and the
- * address-space limit (`ulimit -v`) leaves room for the buffers' doubling (2x) and for the
- * filter that is built from them. */
+ * or another one. A quarter of the smallest of the memory available at the start, the
+ * address-space limit (`ulimit -v`) and the data limit (`ulimit -d`, which bounds malloc's
+ * mmap too since Linux 4.7) leaves room for the buffers' doubling (2x) and for the filter
+ * that is built from them. */
 size_t cli_held_keys_budget(void) {
     static size_t budget;
     if (budget) return budget;
     uint64_t b = mem_available();
-    struct rlimit rl;
-    if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
-        (b == 0 || (uint64_t)rl.rlim_cur < b))
-        b = (uint64_t)rl.rlim_cur;
+    static const int limits[] = {RLIMIT_AS, RLIMIT_DATA};
+    for (size_t i = 0; i < sizeof limits / sizeof *limits; i++) {
+        struct rlimit rl;
+        if (getrlimit(limits[i], &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+            (b == 0 || (uint64_t)rl.rlim_cur < b))
+            b = (uint64_t)rl.rlim_cur;
+    }
     budget = b == 0 || b / 4 > SIZE_MAX ? SIZE_MAX : (size_t)(b / 4);
     return budget;
 }
