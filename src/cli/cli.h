@@ -271,10 +271,10 @@ typedef struct cli_netctx {
 bool cli_net_reserve(cli_netctx *c, size_t bytes);
 void cli_netctx_free(cli_netctx *c);
 /** One trimmed, non-empty blocklist line into keys of kb (all or none); NULL, or the reason. */
+const char *cli_net_entry(cli_netctx *c, const char *s, size_t len, cli_keybuf *kb);
 /** cli_net_entry's reason when memory ran out: not a bad line, so never skipped (the entry
  *  would be lost); the command fails. */
 extern const char cli_net_no_memory[];
-const char *cli_net_entry(cli_netctx *c, const char *s, size_t len, cli_keybuf *kb);
 /** "PROTO SRC SRC_PORT DST DST_PORT" into a 5-tuple key; NULL, or the reason. */
 const char *cli_net_5tuple(const char *s, size_t len, uint8_t key[BB_5TUPLE_KEY_BYTES]);
 /** An address as text: dotted quad for IPv4 (mapped), else RFC 5952 IPv6. */
