@@ -357,6 +357,10 @@ static int build_from_all(build_opts *o, cli_keyreader *r, cli_keybuf *kb, bb_fi
     r->held = "; give -n N (--capacity) to stream them instead";
     int st = cli_keyreader_fill(r, kb, SIZE_MAX, SIZE_MAX, &done);
     if (st != BB_EXIT_OK) return st;
+    if (cli_keybuf_over_budget(kb)) { /* the reader checks at each read buffer, this exactly */
+        cli_held_keys_error("the keys", r->held);
+        return BB_EXIT_RUNTIME;
+    }
     o->cfg.capacity = kb->n ? kb->n : 1;
     st = o->fold_to != 0.0 ? create_foldable(&o->cfg, f) : create(&o->cfg, f);
     return st == BB_EXIT_OK ? add_chunk(*f, kb) : st;

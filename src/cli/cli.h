@@ -156,7 +156,8 @@ typedef struct cli_keyreader {
     size_t max_key;     /* longest key accepted, in bytes (after a stripped CR) */
     bool progress;      /* show "read N keys (R keys/s)" every CLI_PROGRESS_EVERY keys */
     const char *held;   /* set when every key is held at once (build without -n): the read
-                         * fails once they take more than cli_held_keys_budget(), with
+                         * fails once they take more than cli_held_keys_budget() (checked
+                         * per read buffer: the holder checks the end), with
                          * cli_held_keys_error("the keys", held) */
     uint64_t total;     /* keys read so far */
     double start;       /* CLOCK_MONOTONIC seconds at init, for the rate */

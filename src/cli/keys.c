@@ -67,8 +67,9 @@ static uint64_t mem_available(void) {
  * address-space limit (`ulimit -v`) and the data limit (`ulimit -d`, which bounds malloc's
  * mmap too since Linux 4.7) leaves room for the buffers' doubling (2x) and for the filter
  * that is built from them. */
+static size_t budget; /* 0 until first asked for */
+
 size_t cli_held_keys_budget(void) {
-    static size_t budget;
     if (budget) return budget;
     uint64_t b = mem_available();
     static const int limits[] = {RLIMIT_AS, RLIMIT_DATA};
@@ -84,8 +85,8 @@ size_t cli_held_keys_budget(void) {
 
 /* Whether `len` key bytes and the n + 1 offsets of n keys take more than the budget. */
 static bool held_over(size_t len, size_t n) {
-    size_t budget = cli_held_keys_budget();
-    return len > budget || n >= (budget - len) / sizeof(int64_t);
+    size_t b = budget ? budget : cli_held_keys_budget();
+    return len > b || n >= (b - len) / sizeof(int64_t);
 }
 
 bool cli_keybuf_over_budget(const cli_keybuf *kb) { return held_over(kb->len, kb->n); }
@@ -250,14 +251,16 @@ static int no_memory(const cli_keyreader *r) {
 /* Read one key into kb; *got = false at the end of the current input. The key's bytes go
  * to kb as they come, a read buffer at a time, and stop once they pass the limit (plus the
  * one CR that line mode strips), or once they pass the budget, with every key before them
- * when keys are held (r->held): checked on each piece (less the CR it may end with), so that
- * no key, streamed or held, grows past it, and for held keys exactly once the key has ended. */
+ * when keys are held (r->held). The budget is checked on each piece that does not end the
+ * key (less the CR it may end with), so that no key, streamed or held, grows past it by more
+ * than a read buffer, and for held keys before each refill; never once per key, which would
+ * slow every read (the holder checks kb exactly at the end: cli_keybuf_over_budget). */
 static int read_key(cli_keyreader *r, cli_keybuf *kb, bool *got) {
     size_t cr = r->delim == '\n', start = kb->len, limit = r->max_key + cr;
-    size_t from = r->held ? 0 : start; /* the budget counts kb from here: all held, or this key */
     bool seen = false, ended = false; /* a byte or terminator of this key / its terminator */
     while (!ended) {
         if (r->pos == r->end) {
+            if (r->held && !r->eof && held_over(kb->len, kb->n)) return over_budget(r);
             int st = r->eof ? BB_EXIT_OK : refill(r);
             if (st != BB_EXIT_OK) return st;
             if (r->eof) break;
@@ -267,7 +270,8 @@ static int read_key(cli_keyreader *r, cli_keybuf *kb, bool *got) {
         const char *d = memchr(p, r->delim, avail);
         size_t n = d ? (size_t)(d - p) : avail;
         if (n > limit - (kb->len - start)) return too_long(r);
-        if (n > cr && held_over(kb->len - from + n - cr, r->held ? kb->n + 1 : 0))
+        if (!d && n > cr &&
+            held_over(kb->len - (r->held ? 0 : start) + n - cr, r->held ? kb->n + 1 : 0))
             return over_budget(r);
         if (!keybuf_put(kb, p, n)) return no_memory(r);
         r->pos += n + (d != NULL);
@@ -278,7 +282,6 @@ static int read_key(cli_keyreader *r, cli_keybuf *kb, bool *got) {
     if (!seen) return BB_EXIT_OK;
     if (r->delim == '\n' && kb->len > start && kb->data[kb->len - 1] == '\r') kb->len--;
     if (kb->len - start > r->max_key) return too_long(r);
-    if (r->held && held_over(kb->len, kb->n + 1)) return over_budget(r);
     if (!keybuf_end_key(kb)) return no_memory(r);
     r->line++;
     return BB_EXIT_OK;
