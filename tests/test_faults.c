@@ -617,6 +617,29 @@ Test(faults, a_streamed_key_past_the_budget_fails_with_a_message, .timeout = 120
 #endif
 }
 
+/* add to a filter built with --keys holds its entries as build --keys does: the 3M CIDR
+ * entries that fail that build under a 128 MiB limit (above) fail the add with the budget's
+ * message and leave the filter byte for byte as it was, no temporary file. */
+Test(faults, add_of_too_many_entries_leaves_the_filter, .timeout = 120) {
+#ifdef BB_ASAN
+    tu_skip("faults: RLIMIT_AS checks need a build without AddressSanitizer");
+#else
+    write_bytes("one.txt", "10.0.0.0/8\n", 11);
+    cr_assert_eq(RUN(NULL, "build", "--keys", "cidr", "-o", "f.bb", "one.txt"), 0);
+    size_t len;
+    char *old = read_file("f.bb", &len);
+    cr_assert_not_null(old);
+    write_addresses("many.txt", 3000000);
+    char *err;
+    int st = run(&err, (run_opts){.as_limit = 128u << 20}, ARGV("add", "f.bb", "many.txt"));
+    expect_error(st, err, "the entries read so far take more than 32 MiB", "add of 3M entries");
+    free(err);
+    cr_expect(same_file("f.bb", old, len), "add of 3M entries changed f.bb");
+    cr_expect_eq(count_prefixed(".", "f.bb.tmp"), 0, "a temporary file was left");
+    free(old);
+#endif
+}
+
 /* `ulimit -d` (RLIMIT_DATA, which also bounds malloc's mmap since Linux 4.7) limits the
  * held keys as `ulimit -v` does: under 128 MiB the budget is 32 MiB. It used to be ignored:
  * realloc failed first, "out of memory", as if the limit were unknown. */
@@ -674,14 +697,15 @@ Test(faults, held_keys_out_of_memory_names_the_way_out, .timeout = 120) {
  * --skip-invalid` under the smallest limits used to warn "out of memory" for each entry past
  * the first realloc that failed, skip them and write a filter without them (exit 0: false
  * negatives); without --skip-invalid it tried every remaining line and blamed them as "bad
- * lines". 600000 entries hold at least 17 + 8 bytes each, 15 MB, more than a quarter of any
- * of these limits: exit 1, never a "bad line", no file. */
+ * lines". 1.2M IPv4 entries hold 5 + 8 bytes each (README, CIDR keys), 15.6 MB, more than a
+ * quarter of any limit below 59 MiB: exit 1, never a "bad line", no file. */
 Test(faults, entries_out_of_memory_fail_the_build, .timeout = 120) {
 #ifdef BB_ASAN
     tu_skip("faults: RLIMIT_AS checks need a build without AddressSanitizer");
 #else
-    write_addresses("entries.txt", 600000);
+    write_addresses("entries.txt", 1200000);
     rlim_t mib = smallest_start_mib();
+    cr_assert_lt(mib + 12, 59, "the CLI needs %u MiB to start", (unsigned)mib);
     for (rlim_t end = mib + 12; mib <= end; mib += 3) {
         for (int skip = 0; skip < 2; skip++) {
             char *err;
