@@ -659,6 +659,82 @@ Test(faults, a_data_limit_bounds_the_held_keys_too, .timeout = 120) {
 #endif
 }
 
+/* ---- Control groups laid out for BB_CGROUP_ROOT -------------------------------------------- */
+
+/* mkdir -p, then `text` into dir/name. */
+static void put_cgroup_file(const char *dir, const char *name, const char *text) {
+    char path[4096];
+    for (size_t i = 1; dir[i - 1]; i++) /* each prefix that ends before a '/' or at the end */
+        if (dir[i] == '/' || dir[i] == '\0') {
+            snprintf(path, sizeof path, "%.*s", (int)i, dir);
+            cr_assert(mkdir(path, 0755) == 0 || errno == EEXIST, "mkdir %s: %s", path,
+                      strerror(errno));
+        }
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    write_bytes(path, text, strlen(text));
+}
+
+/* In a container or a systemd unit with MemoryMax, the control group's limit ends the process
+ * (the cgroup OOM killer), whatever MemAvailable says of the machine: it bounds the held keys
+ * as ulimit -v does. The groups this process is in (/proc/self/cgroup; the CLI run from here
+ * is in the same ones) are laid out under cg/ (BB_CGROUP_ROOT, as tests cannot create
+ * control groups) with a 128 MiB limit, for cgroup v2 (memory.max) and v1
+ * (memory/.../memory.limit_in_bytes), in the group itself and, with no limit of its own
+ * ("max", v1's 2^63 - 4096), in its parent: the budget is 32 MiB each time. A 1 GiB
+ * RLIMIT_AS keeps a run that ignored the groups at 256 MiB (it used to). */
+Test(faults, a_control_group_limit_bounds_the_held_keys, .timeout = 120) {
+#ifdef BB_ASAN
+    tu_skip("faults: RLIMIT_AS checks need a build without AddressSanitizer");
+#else
+    FILE *f = fopen("/proc/self/cgroup", "r");
+    if (!f) {
+        tu_skip("faults: no /proc/self/cgroup, no control groups to lay out");
+        return;
+    }
+    char cwd[1024], root[1100], line[4096];
+    cr_assert_not_null(getcwd(cwd, sizeof cwd));
+    snprintf(root, sizeof root, "%s/cg", cwd);
+    cr_assert_eq(setenv("BB_CGROUP_ROOT", root, 1), 0);
+    int cases = 0;
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = '\0';
+        char *c = strchr(line, ':'), *path = c ? strchr(c + 1, ':') + 1 : NULL;
+        bool v2 = c && c + 1 == path - 1 && line[0] == '0';
+        if (!path || (!v2 && !strstr(c, "memory")) || path[0] != '/') continue;
+        const char *file = v2 ? "memory.max" : "memory.limit_in_bytes";
+        const char *none = v2 ? "max\n" : "9223372036854771712\n";
+        char group[4096], parent[4096];
+        snprintf(group, sizeof group, "%s%s%s", root, v2 ? "" : "/memory",
+                 strcmp(path, "/") == 0 ? "" : path);
+        snprintf(parent, sizeof parent, "%s", group);
+        char *slash = strrchr(parent + strlen(root), '/');
+        for (int where = 0; where < 2; where++) {
+            if (where == 1 && !(slash && slash > parent + strlen(root) + (v2 ? 0 : 7)))
+                continue; /* the group is the root: no parent */
+            nftw(root, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+            put_cgroup_file(group, file, where == 0 ? "134217728\n" : none);
+            if (where == 1) {
+                *slash = '\0';
+                put_cgroup_file(parent, file, "134217728\n");
+                *slash = '/';
+            }
+            char *err;
+            int st = run(&err, (run_opts){.in = "/dev/zero", .as_limit = 1u << 30},
+                         ARGV("build", "-0", "-o", "f.bb"));
+            char what[200];
+            snprintf(what, sizeof what, "cgroup %s, limit on the %s", v2 ? "v2" : "v1 memory",
+                     where ? "parent" : "group");
+            expect_error(st, err, "the keys read so far take more than 32 MiB", what);
+            free(err);
+            cases++;
+        }
+    }
+    fclose(f);
+    cr_log_info("control groups: %d layouts", cases);
+    cr_assert_gt(cases, 0, "no v2 or v1 memory group in /proc/self/cgroup");
+#endif
+}
+
 /* The smallest address-space limit, in MiB, that `build` starts under. */
 static rlim_t smallest_start_mib(void) {
     write_bytes("one.txt", "a\n", 2);

@@ -135,9 +135,13 @@ typedef struct cli_keybuf {
 void cli_keybuf_free(cli_keybuf *kb);
 
 /** The most memory (key bytes plus 8-byte offsets) that keys held all at once may take: a
- *  quarter of the smallest of MemAvailable, RLIMIT_AS and RLIMIT_DATA, read once; SIZE_MAX
- *  if unknown. */
+ *  quarter of the smallest of MemAvailable, RLIMIT_AS, RLIMIT_DATA and the control group's
+ *  memory limit, read once; SIZE_MAX if unknown. */
 size_t cli_held_keys_budget(void);
+
+/** The memory limit of this process's control group in bytes (cgroup.c: v2 memory.max or
+ *  v1 memory.limit_in_bytes, the smallest up the group's path), 0 if none is found. */
+uint64_t cli_cgroup_memory_limit(void);
 
 /** Whether kb's keys (their bytes and n + 1 offsets) take more than cli_held_keys_budget(). */
 bool cli_keybuf_over_budget(const cli_keybuf *kb);

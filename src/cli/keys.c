@@ -63,15 +63,17 @@ static uint64_t mem_available(void) {
 
 /* Linux lets a buffer grow past the machine's memory (overcommit), so holding every key of an
  * endless or huge input would not fail with an error: the OOM killer would end this process,
- * or another one. A quarter of the smallest of the memory available at the start, the
- * address-space limit (`ulimit -v`) and the data limit (`ulimit -d`, which bounds malloc's
- * mmap too since Linux 4.7) leaves room for the buffers' doubling (2x) and for the filter
- * that is built from them. */
+ * or another one (in a container, the control group's). A quarter of the smallest of the
+ * memory available at the start, the control group's limit (cgroup.c), the address-space
+ * limit (`ulimit -v`) and the data limit (`ulimit -d`, which bounds malloc's mmap too since
+ * Linux 4.7) leaves room for the buffers' doubling (2x) and for the filter that is built
+ * from them. */
 static size_t budget; /* 0 until first asked for */
 
 size_t cli_held_keys_budget(void) {
     if (budget) return budget;
-    uint64_t b = mem_available();
+    uint64_t b = mem_available(), cg = cli_cgroup_memory_limit();
+    if (cg && (b == 0 || cg < b)) b = cg;
     static const int limits[] = {RLIMIT_AS, RLIMIT_DATA};
     for (size_t i = 0; i < sizeof limits / sizeof *limits; i++) {
         struct rlimit rl;
