@@ -27,7 +27,7 @@ cc=clang-14
 
 scripts/setup.sh clang-14 libclang-rt-14-dev libsnappy-dev libzstd-dev zlib1g-dev
 
-# The library (and, for the key reader, two CLI files) with coverage instrumentation
+# The library (and, for the key reader, three CLI files) with coverage instrumentation
 # (fuzzer-no-link) and the sanitizers; each target links libFuzzer's main.
 san=address,undefined
 cflags="-g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,$san -fno-sanitize-recover=all"
@@ -37,7 +37,7 @@ cmake -S . -B "$dir/lib" -DCMAKE_C_COMPILER="$cc" -DCMAKE_BUILD_TYPE=None \
 cmake --build "$dir/lib" -j2 --target blockbloom blockbloom_parquet >/dev/null
 for t in "${targets[@]}"; do
   extra=()
-  [[ $t == fuzz_keyreader ]] && extra=(src/cli/keys.c src/cli/common.c)
+  [[ $t == fuzz_keyreader ]] && extra=(src/cli/keys.c src/cli/common.c src/cli/cgroup.c)
   [[ $t == fuzz_parquet ]] && extra=(-Isrc/parquet "$dir/lib/libblockbloom_parquet.a" -lsnappy -lzstd -lz)
   # shellcheck disable=SC2086 # cflags is a list of words
   "$cc" $cflags -fsanitize=fuzzer -std=c11 -D_GNU_SOURCE -DBB_STATIC_DEFINE -Iinclude \
