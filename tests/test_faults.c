@@ -521,6 +521,26 @@ Test(faults, held_keys_beyond_the_memory_budget_fail_with_a_message, .timeout = 
 #endif
 }
 
+/* demo --data holds every name of the file, as build without -n holds its keys: 3M names
+ * (13 bytes + 8 each, more than the 32 MiB budget of a 128 MiB limit) fail part 2 with the
+ * budget's message, exit 1; --quick reads only the first 200,000 and passes under the same
+ * limit. */
+Test(faults, demo_names_beyond_the_memory_budget_fail_with_a_message, .timeout = 120) {
+#ifdef BB_ASAN
+    tu_skip("faults: RLIMIT_AS checks need a build without AddressSanitizer");
+#else
+    write_keys("names.txt", "name", 3000000);
+    char *err;
+    int st = run(&err, (run_opts){.as_limit = 128u << 20},
+                 ARGV("demo", "--quick", "--data", "names.txt"));
+    cr_expect_eq(st, 0, "demo --quick under the limit: exit %d; %s", st, err);
+    free(err);
+    st = run(&err, (run_opts){.as_limit = 128u << 20}, ARGV("demo", "--data", "names.txt"));
+    expect_error(st, err, "read so far take more than 32 MiB", "demo --data of 3M names");
+    free(err);
+#endif
+}
+
 /* Build without -n under a 128 MiB address-space limit, held-keys budget 32 MiB = 33554432
  * bytes of key bytes plus 8 per offset (n keys have n + 1). Exit 0 expected, or exit 1
  * with the budget's message, an old f.bb byte for byte as it was and no temporary file. */
