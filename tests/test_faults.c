@@ -541,6 +541,25 @@ Test(faults, demo_names_beyond_the_memory_budget_fail_with_a_message, .timeout =
 #endif
 }
 
+/* f.bb built from the one key line `keys` with option `opt` `val`; returns its bytes (*len). */
+static char *built_filter(const char *keys, const char *opt, const char *val, size_t *len) {
+    write_bytes("one.txt", keys, strlen(keys));
+    cr_assert_eq(RUN(NULL, "build", opt, val, "-o", "f.bb", "one.txt"), 0);
+    char *old = read_file("f.bb", len);
+    cr_assert_not_null(old);
+    return old;
+}
+
+/* The run (status st, stderr err, freed here) failed with `reason`, f.bb still holds
+ * old[0 .. len) and no temporary file of it was left. */
+static void expect_failed_unchanged(int st, char *err, const char *reason, const char *old,
+                                    size_t len, const char *what) {
+    expect_error(st, err, reason, what);
+    free(err);
+    cr_expect(same_file("f.bb", old, len), "%s: f.bb was changed", what);
+    cr_expect_eq(count_prefixed(".", "f.bb.tmp"), 0, "%s: a temporary file was left", what);
+}
+
 /* Build without -n under a 128 MiB address-space limit, held-keys budget 32 MiB = 33554432
  * bytes of key bytes plus 8 per offset (n keys have n + 1). Exit 0 expected, or exit 1
  * with the budget's message, an old f.bb byte for byte as it was and no temporary file. */
@@ -550,12 +569,12 @@ static void expect_held_build(bool fits, const char *what, const char *in,
     write_bytes("f.bb", old, sizeof old - 1);
     char *err;
     int st = run(&err, (run_opts){.in = in, .as_limit = 128u << 20}, argv);
-    if (fits) {
-        cr_expect_eq(st, 0, "%s: exit %d; %s", what, st, err);
-    } else {
-        expect_error(st, err, "the keys read so far take more than 32 MiB", what);
-        cr_expect(same_file("f.bb", old, sizeof old - 1), "%s: f.bb was changed", what);
+    if (!fits) {
+        expect_failed_unchanged(st, err, "the keys read so far take more than 32 MiB", old,
+                                sizeof old - 1, what);
+        return;
     }
+    cr_expect_eq(st, 0, "%s: exit %d; %s", what, st, err);
     cr_expect_eq(count_prefixed(".", "f.bb.tmp"), 0, "%s: a temporary file was left", what);
     free(err);
 }
@@ -612,11 +631,8 @@ Test(faults, a_streamed_key_past_the_budget_fails_with_a_message, .timeout = 120
 #ifdef BB_ASAN
     tu_skip("faults: RLIMIT_AS checks need a build without AddressSanitizer");
 #else
-    write_bytes("one.txt", "a\n", 2);
-    cr_assert_eq(RUN(NULL, "build", "--kind", "counting", "-o", "f.bb", "one.txt"), 0);
     size_t len;
-    char *old = read_file("f.bb", &len);
-    cr_assert_not_null(old);
+    char *old = built_filter("a\n", "--kind", "counting", &len);
     static const char *const what[] = {"query", "add", "build -n", "remove"};
     for (int i = 0; i < 4; i++) {
         const char *const *argv =
@@ -626,12 +642,10 @@ Test(faults, a_streamed_key_past_the_budget_fails_with_a_message, .timeout = 120
                      : ARGV("remove", "--max-key-bytes", "1G", "f.bb");
         char *err;
         int st = run(&err, (run_opts){.in = "/dev/zero", .as_limit = 128u << 20}, argv);
-        expect_error(st, err, "(standard input):1: line longer than 32 MiB, a quarter of the "
-                     "memory available to this process", what[i]);
-        free(err);
-        cr_expect(same_file("f.bb", old, len), "%s: f.bb was changed", what[i]);
+        expect_failed_unchanged(st, err, "(standard input):1: line longer than 32 MiB, a "
+                                "quarter of the memory available to this process", old, len,
+                                what[i]);
         cr_expect_eq(access("g.bb", F_OK), -1, "%s: g.bb was written", what[i]);
-        cr_expect_eq(count_prefixed(".", "f.bb.tmp"), 0, "%s: a temporary file", what[i]);
     }
     free(old);
 #endif
@@ -644,18 +658,13 @@ Test(faults, add_of_too_many_entries_leaves_the_filter, .timeout = 120) {
 #ifdef BB_ASAN
     tu_skip("faults: RLIMIT_AS checks need a build without AddressSanitizer");
 #else
-    write_bytes("one.txt", "10.0.0.0/8\n", 11);
-    cr_assert_eq(RUN(NULL, "build", "--keys", "cidr", "-o", "f.bb", "one.txt"), 0);
     size_t len;
-    char *old = read_file("f.bb", &len);
-    cr_assert_not_null(old);
+    char *old = built_filter("10.0.0.0/8\n", "--keys", "cidr", &len);
     write_addresses("many.txt", 3000000);
     char *err;
     int st = run(&err, (run_opts){.as_limit = 128u << 20}, ARGV("add", "f.bb", "many.txt"));
-    expect_error(st, err, "the entries read so far take more than 32 MiB", "add of 3M entries");
-    free(err);
-    cr_expect(same_file("f.bb", old, len), "add of 3M entries changed f.bb");
-    cr_expect_eq(count_prefixed(".", "f.bb.tmp"), 0, "a temporary file was left");
+    expect_failed_unchanged(st, err, "the entries read so far take more than 32 MiB", old, len,
+                            "add of 3M entries");
     free(old);
 #endif
 }

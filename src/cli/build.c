@@ -353,14 +353,9 @@ static int create_foldable(const bb_config *cfg, bb_filter **f) {
  * that outgrow the memory they may take (cli_held_keys_budget) fail the build, with -n as
  * the way out, rather than grow until the OOM killer ends it. */
 static int build_from_all(build_opts *o, cli_keyreader *r, cli_keybuf *kb, bb_filter **f) {
-    bool done;
-    r->held = "; give -n N (--capacity) to stream them instead";
-    int st = cli_keyreader_fill(r, kb, SIZE_MAX, SIZE_MAX, &done);
+    int st = cli_keyreader_fill_held(r, kb, SIZE_MAX,
+                                     "; give -n N (--capacity) to stream them instead");
     if (st != BB_EXIT_OK) return st;
-    if (cli_keybuf_over_budget(kb)) { /* the reader checks at each read buffer, this exactly */
-        cli_held_keys_error("the keys", r->held);
-        return BB_EXIT_RUNTIME;
-    }
     o->cfg.capacity = kb->n ? kb->n : 1;
     st = o->fold_to != 0.0 ? create_foldable(&o->cfg, f) : create(&o->cfg, f);
     return st == BB_EXIT_OK ? add_chunk(*f, kb) : st;

@@ -159,9 +159,9 @@ typedef struct cli_keyreader {
     int delim;          /* '\n' or '\0' */
     size_t max_key;     /* longest key accepted, in bytes (after a stripped CR) */
     bool progress;      /* show "read N keys (R keys/s)" every CLI_PROGRESS_EVERY keys */
-    const char *held;   /* set when every key is held at once (build without -n): the read
-                         * fails once they take more than cli_held_keys_budget() (checked
-                         * per read buffer: the holder checks the end), with
+    const char *held;   /* set by cli_keyreader_fill_held when every key is held at once: the
+                         * read fails once they take more than cli_held_keys_budget()
+                         * (checked per read buffer, exactly at the end), with
                          * cli_held_keys_error("the keys", held) */
     uint64_t total;     /* keys read so far */
     double start;       /* CLOCK_MONOTONIC seconds at init, for the rate */
@@ -210,6 +210,11 @@ void cli_keyreader_init(cli_keyreader *r, char *const *paths, size_t n_paths, bo
  */
 int cli_keyreader_fill(cli_keyreader *r, cli_keybuf *kb, size_t max_keys, size_t max_bytes,
                        bool *done);
+
+/** cli_keyreader_fill of up to max_keys keys that are all held at once (build without -n,
+ *  demo --data): fails once they take more than cli_held_keys_budget(), with
+ *  cli_held_keys_error("the keys", hint). */
+int cli_keyreader_fill_held(cli_keyreader *r, cli_keybuf *kb, size_t max_keys, const char *hint);
 
 /** Close the current input and end the progress line. */
 void cli_keyreader_close(cli_keyreader *r);

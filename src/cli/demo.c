@@ -415,16 +415,10 @@ static int part1(demo *d) {
 static int read_names(const demo *d, size_t max, cli_keybuf *all) {
     char *const paths[] = {(char *)d->data_path};
     cli_keyreader r;
-    bool done;
     memset(all, 0, sizeof *all);
     cli_keyreader_init(&r, paths, 1, false, true);
-    r.held = ""; /* every name is held, as by build without -n: the same memory budget */
-    int st = cli_keyreader_fill(&r, all, max, SIZE_MAX, &done);
+    int st = cli_keyreader_fill_held(&r, all, max, ""); /* every name held, as by build */
     cli_keyreader_close(&r);
-    if (st == BB_EXIT_OK && cli_keybuf_over_budget(all)) {
-        cli_held_keys_error("the names", "");
-        st = BB_EXIT_RUNTIME;
-    }
     if (st == BB_EXIT_OK && all->n < 2) {
         cli_error("demo: '%s' holds fewer than 2 names", d->data_path);
         st = BB_EXIT_RUNTIME;

@@ -70,28 +70,42 @@ static uint64_t mem_available(void) {
  * from them. */
 static size_t budget; /* 0 until first asked for */
 
+/* The smaller of two limits, 0 meaning unknown. */
+static uint64_t least_known(uint64_t a, uint64_t b) { return !a || (b && b < a) ? b : a; }
+
+/* rlim_cur of `resource`, 0 if unlimited or unknown. */
+static uint64_t rlimit_of(int resource) {
+    struct rlimit rl;
+    return getrlimit(resource, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY ? (uint64_t)rl.rlim_cur
+                                                                          : 0;
+}
+
 size_t cli_held_keys_budget(void) {
     if (budget) return budget;
-    uint64_t b = mem_available(), cg = cli_cgroup_memory_limit();
-    if (cg && (b == 0 || cg < b)) b = cg;
-    static const int limits[] = {RLIMIT_AS, RLIMIT_DATA};
-    for (size_t i = 0; i < sizeof limits / sizeof *limits; i++) {
-        struct rlimit rl;
-        if (getrlimit(limits[i], &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
-            (b == 0 || (uint64_t)rl.rlim_cur < b))
-            b = (uint64_t)rl.rlim_cur;
-    }
+    uint64_t b = least_known(least_known(mem_available(), cli_cgroup_memory_limit()),
+                             least_known(rlimit_of(RLIMIT_AS), rlimit_of(RLIMIT_DATA)));
     budget = b == 0 || b / 4 > SIZE_MAX ? SIZE_MAX : (size_t)(b / 4);
     return budget;
 }
 
 /* Whether `len` key bytes and the n + 1 offsets of n keys take more than the budget. */
 static bool held_over(size_t len, size_t n) {
-    size_t b = budget ? budget : cli_held_keys_budget();
+    size_t b = cli_held_keys_budget();
     return len > b || n >= (b - len) / sizeof(int64_t);
 }
 
 bool cli_keybuf_over_budget(const cli_keybuf *kb) { return held_over(kb->len, kb->n); }
+
+int cli_keyreader_fill_held(cli_keyreader *r, cli_keybuf *kb, size_t max_keys, const char *hint) {
+    bool done;
+    r->held = hint;
+    int st = cli_keyreader_fill(r, kb, max_keys, SIZE_MAX, &done);
+    if (st == BB_EXIT_OK && cli_keybuf_over_budget(kb)) { /* exact: the reader checks per buffer */
+        cli_held_keys_error("the keys", hint);
+        st = BB_EXIT_RUNTIME;
+    }
+    return st;
+}
 
 void cli_held_keys_error(const char *what, const char *hint) {
     cli_error("%s read so far take more than %zu MiB, a quarter of the memory available to "
