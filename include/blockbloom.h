@@ -783,9 +783,10 @@ BB_API bb_status bb_union(bb_filter *dst, const bb_filter *src);
  * instruction per run per 1024 keys of a batch; a batch that is the only writer takes all
  * of them), so a batch costs about what bb_add_hashes does; a thread that holds a lock and
  * is descheduled delays the others that need it. A batch into a blocked filter of at most
- * 2 MiB that passes n_new = NULL while another batch runs, with at least 4 keys per block,
- * is built in a private copy (malloc'd for the call, the filter's size) and ORed in, one run
- * at a time: its keys reach readers when the call merges them, still before it returns.
+ * 2 MiB that passes n_new = NULL while another batch runs, with at least as many keys as
+ * the filter has blocks, is built (from the point where it sees the other writer on) in a
+ * private copy (malloc'd for the call, the filter's size) and ORed in, one run at a time:
+ * those keys reach readers when the call merges them, still before it returns.
  * Classic and split filters set each new bit
  * with an atomic fetch-or on the aligned 64-bit word that holds it: one locked
  * read-modify-write per new bit (src/concurrent.c has the measurements).

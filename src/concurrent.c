@@ -16,7 +16,7 @@
  *    stripe's keys are set under that stripe's lock, taken with a try-lock in an order that
  *    starts at a random stripe and skips held ones: two writers rarely wait for each other,
  *    and one locked exchange covers ~64 keys.
- *  - a batch of at least 4 keys per block into a filter of at most 2 MiB, while another
+ *  - a batch of at least 1 key per block into a filter of at most 2 MiB, while another
  *    writer is in and nobody asked for its "new" count, is set in a private copy and ORed
  *    in stripe by stripe: each line then moves between the cores once per batch, not once
  *    per stripe visit (conc_loops.h, "the private path", has the measurements).

@@ -1,7 +1,7 @@
 /*
  * test_conc_private.c - the concurrent adds' private path under attack (kernels/conc_loops.h,
  * blockbloom.h "Concurrent build"): an uncounted batch into a blocked filter of at most 2 MiB
- * beside another writer, with >= 4 keys per block, is set in a malloc'd private copy and ORed
+ * beside another writer, with >= 1 key per block, is set in a malloc'd private copy and ORed
  * in stripe by stripe before the call returns. Two to four writers mix such batches with
  * counted batches, single-key calls and tiny batches, each publishing (release) how many of
  * its keys its returned calls added; two readers beside them (acquire) must find every
@@ -10,7 +10,8 @@
  * more blocks than the 16 stripes) and of exactly 2 MiB, on every kernel; the private copy's
  * allocation is watched through this program's own aligned_alloc, which proves the path was
  * taken (and never for 2 MiB + 64 bytes), and made to fail: the batch must then fall back to
- * the locking path and lose nothing. test_concurrent.c has the single-writer reader test and
+ * the locking path and lose nothing; and a long batch that began alone must switch to it
+ * when another writer comes in. test_concurrent.c has the single-writer reader test and
  * the counted paths. Built as a plain program under ThreadSanitizer too (tests/CMakeLists.txt,
  * BB_THREAD_TESTS), so it uses only the macros tests/plain_criterion.h provides.
  */
@@ -288,4 +289,88 @@ Test(conc_private, two_mib_is_the_limit) {
     race_until_private(32768, 7, 2, false);
     cr_assert_eq(race_once(32769, 7, 2, false, 1), 0,
                  "a private copy of a filter over 2 MiB was asked for");
+}
+
+/* ---- A batch joined by another writer ------------------------------------------------------
+ * A long uncounted batch that begins as the only writer takes the fast path; once another
+ * writer comes in, the rest of it goes by the private path (checked before each chunk of
+ * 1024 keys). The other writer (this thread, with counted batches, which never go private)
+ * starts only after the batch's keys past its second chunk are visible, so the batch surely
+ * began alone: a private copy is then asked for only if the batch switched. */
+#define JOIN_BLOCKS 1024u
+#define JOIN_DISTINCT 4096u /* 4 keys per block, so the filter stays far from full */
+#define JOIN_KEYS (UINT64_C(1) << 22)
+#define JOIN_TRIES 10
+
+typedef struct joined {
+    bb_filter *f;
+    const uint64_t *h;
+    _Atomic bool done;
+    bb_status status;
+} joined;
+
+static void *long_batch(void *arg) {
+    joined *j = arg;
+    j->status = bb_add_hashes_concurrent(j->f, j->h, JOIN_KEYS, NULL);
+    atomic_store(&j->done, true);
+    return NULL;
+}
+
+/* Until keys 2048 .. 2111 of the batch (its third chunk) are all visible, or it is done. */
+static void wait_past_second_chunk(joined *j) {
+    for (;;) {
+        bool seen = true;
+        for (size_t i = 2048; i < 2112 && seen; i++) seen = bb_contains_hash_concurrent(j->f, j->h[i]);
+        if (seen || atomic_load(&j->done)) return;
+        sched_yield();
+    }
+}
+
+/* One try: true if the batch asked for a private copy; the bytes must equal a single-thread
+ * build either way. */
+static bool join_once(const uint64_t *h, const bb_filter *ref, uint64_t tag) {
+    bb_config cfg = {.kind = BB_BLOCKED, .bits = JOIN_BLOCKS * 512, .k = 7, .seed = tag};
+    bb_filter *f = NULL;
+    cr_assert_eq(bb_create(&f, &cfg), BB_OK);
+    cr_assert_eq(bb_add_hash_concurrent(f, h[0], NULL), BB_OK); /* stripe locks, before the watch */
+    joined j = {.f = f, .h = h};
+    atomic_store(&watched_calls, 0);
+    atomic_store(&watch_bytes, (size_t)JOIN_BLOCKS * 64);
+    pthread_t t;
+    cr_assert_eq(pthread_create(&t, NULL, long_batch, &j), 0);
+    wait_past_second_chunk(&j);
+    bb_status hs = BB_OK;
+    while (!atomic_load(&j.done)) {
+        size_t fresh;
+        hs |= bb_add_hashes_concurrent(f, h, JOIN_DISTINCT, &fresh);
+    }
+    pthread_join(t, NULL);
+    atomic_store(&watch_bytes, 0);
+    cr_assert_eq(j.status, BB_OK, "the long batch failed");
+    cr_assert_eq(hs, BB_OK, "the joining writer failed");
+    bb_view vf, vr;
+    cr_assert_eq(bb_get_view(f, &vf), BB_OK);
+    cr_assert_eq(bb_get_view(ref, &vr), BB_OK);
+    cr_assert(memcmp(vf.data, vr.data, JOIN_BLOCKS * 64) == 0,
+              "%s: bytes differ from a single-thread build", bb_isa_name());
+    bb_free(f);
+    return atomic_load(&watched_calls) > 0;
+}
+
+Test(conc_private, a_batch_that_began_alone_switches_when_joined) {
+    uint64_t *h = malloc(JOIN_KEYS * sizeof *h);
+    cr_assert_not_null(h);
+    for (size_t i = 0; i < JOIN_KEYS; i++) h[i] = mix(UINT64_C(0x70696e) << 32 ^ (i % JOIN_DISTINCT));
+    bool switched = false;
+    for (unsigned i = 0; i < JOIN_TRIES && !switched; i++) {
+        bb_config cfg = {.kind = BB_BLOCKED, .bits = JOIN_BLOCKS * 512, .k = 7, .seed = 77 + i};
+        bb_filter *ref = NULL;
+        cr_assert_eq(bb_create(&ref, &cfg), BB_OK);
+        cr_assert_eq(bb_add_hashes(ref, h, JOIN_DISTINCT), BB_OK);
+        switched = join_once(h, ref, 77 + i);
+        bb_free(ref);
+    }
+    free(h);
+    cr_assert(switched, "a batch that began alone never went private in %u tries with another "
+              "writer in", JOIN_TRIES);
 }

@@ -262,8 +262,16 @@ static size_t BB_CFN(_grouped)(uint8_t *data, uint64_t blocks, unsigned k, bb_st
  * 2.99-3.13 against 3.49-3.58 (grouped 3.16-3.20 against 3.09-3.24 on a quieter run), and
  * in three noisier runs private 3.83-4.34 / grouped 4.37-5.70; at 2 * 10^6 - 10^7 keys
  * (2.4 - 12 MiB) the two paths went either way (private 0.75-1.27x the grouped), so the
- * limit is 2 MiB. */
-#define BB_CONC_PRIVATE_PER_BLOCK 4u
+ * limit is 2 MiB. The keys per block it needs were 4 until measured again (2026-12-01, same
+ * CPU, /work/lab/conc2.c, not kept): two threads each adding half of N keys in calls of C
+ * keys, against one thread adding all, every variant alternating in one process, wall time,
+ * medians of 31-201 per-round ratios; 2-thread speedup, grouped -> private:
+ *   10^4 keys (194 blocks), C = 714 (3.7 keys/block) 0.81 -> 1.20, C = 500 (2.6) 0.36 ->
+ *   0.64, C = 384 (2.0) 0.31 -> 0.50;
+ *   10^6 keys (19531 blocks), C = 41666 (2.1) 0.81 -> 1.11, C = 20000 (1.0) 0.47 -> 0.79,
+ *   C = 10000 (0.5) 0.64 against 0.57-0.60 (within the noise).
+ * So 1 key per block is enough: below it the copy and the merge are most of the work. */
+#define BB_CONC_PRIVATE_PER_BLOCK 1u
 #define BB_CONC_PRIVATE_MAX (2u << 20)
 static inline bool BB_CFN(_private_worth)(uint64_t blocks, size_t n, const bb_stripes *st) {
     return blocks <= BB_CONC_PRIVATE_MAX / BB_BLOCK_BYTES && n >= BB_CONC_PRIVATE_PER_BLOCK * blocks &&
@@ -320,14 +328,23 @@ static size_t BB_CFN(_chunk)(uint8_t *data, uint64_t blocks, unsigned k, bb_stri
     return fresh;
 }
 
-/* The batch in chunks of BB_CONC_CHUNK keys, each by the fast or the grouped path. */
+/* The batch in chunks of BB_CONC_CHUNK keys, each by the fast or the grouped path; with
+ * may_private, the rest of the batch goes by the private path as soon as that is worth it,
+ * checked before each chunk, so a batch that began alone switches when another writer comes
+ * in. Measured as at BB_CONC_PRIVATE_PER_BLOCK below (2 threads each adding half of 10^4 / 10^6 keys
+ * in one call, where one thread always starts first): speedup against one thread 1.34 ->
+ * 1.77 / 1.14 -> 1.36 against deciding once, at the start of the call. */
 static size_t BB_CFN(_chunks)(uint8_t *data, uint64_t blocks, unsigned k, bb_stripes *st,
                               const uint64_t *hashes, size_t n, unsigned sh, unsigned mode,
-                              bool fast) {
+                              bool fast, bool may_private) {
     size_t fresh = 0;
     for (size_t i = 0; (mode & BB_CONC_AHEAD) && i < n && i < BB_PREFETCH_AHEAD; i++)
         __builtin_prefetch(bb_block_of(data, blocks, hashes[i]), 1);
     for (size_t i = 0; i < n; i += BB_CONC_CHUNK) {
+        if (may_private && BB_CFN(_private_worth)(blocks, n - i, st)) {
+            if (BB_CFN(_private)(data, blocks, k, st, hashes + i, n - i, sh)) break;
+            may_private = false; /* no memory for the copy: the locking path, to the end */
+        }
         size_t c = n - i < BB_CONC_CHUNK ? n - i : BB_CONC_CHUNK;
         fresh += BB_CFN(_chunk)(data, blocks, k, st, hashes + i, c, hashes + n, sh, mode, fast);
     }
@@ -341,10 +358,7 @@ static size_t BB_CFN(_add_hashes)(uint8_t *data, uint64_t blocks, unsigned k, bb
     bool fast = n >= BB_CONC_FAST_MIN;
     unsigned mode = (bb_prefetch_worth(blocks) ? BB_CONC_AHEAD : 0) | (count ? BB_CONC_COUNT : 0);
     if (fast) atomic_fetch_add_explicit(&st->writers, 1, memory_order_relaxed);
-    size_t fresh = 0;
-    if (count || !BB_CFN(_private_worth)(blocks, n, st) ||
-        !BB_CFN(_private)(data, blocks, k, st, hashes, n, sh))
-        fresh = BB_CFN(_chunks)(data, blocks, k, st, hashes, n, sh, mode, fast);
+    size_t fresh = BB_CFN(_chunks)(data, blocks, k, st, hashes, n, sh, mode, fast, !count);
     if (fast) atomic_fetch_sub_explicit(&st->writers, 1, memory_order_relaxed);
     return fresh;
 }
