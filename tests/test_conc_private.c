@@ -10,7 +10,7 @@
  * more blocks than the 16 stripes) and of exactly 2 MiB, on every kernel; the private copy's
  * allocation is watched through this program's own aligned_alloc, which proves the path was
  * taken (and never for 2 MiB + 64 bytes), and made to fail: the batch must then fall back to
- * the locking path and lose nothing; and a long batch that began alone must switch to it
+ * the locking path and lose nothing; and a long batch that began alone must go private
  * when another writer comes in. test_concurrent.c has the single-writer reader test and
  * the counted paths. Built as a plain program under ThreadSanitizer too (tests/CMakeLists.txt,
  * BB_THREAD_TESTS), so it uses only the macros tests/plain_criterion.h provides.
