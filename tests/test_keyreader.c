@@ -8,7 +8,8 @@
  * and an error after the progress line ("\rblockbloom: read N keys ...", left open to be
  * overwritten), which must start a line of its own; and a standard output and error left
  * non-blocking, whose writes must wait while the pipe is full (query's lines, a binary
- * filter from build -o -, a message into a pipe already full). Same harness as test_cli.c
+ * filter from build -o -, a message into a pipe already full), and a stderr nobody reads,
+ * which must not keep a filter file's lock from its other writers. Same harness as test_cli.c
  * (cliutil.h).
  */
 #include "cliutil.h"
@@ -69,21 +70,33 @@ Test(keyreader, a_non_blocking_stdin_is_waited_for) {
 
 /* ==== A non-blocking standard output and error ============================================= */
 
-/* Run `blockbloom args` with stdin from /dev/null, stdout and stderr both the write end `w`
- * of a pipe (dup2: the same open file, so its O_NONBLOCK flag with it). */
-static pid_t spawn_into(int w, int r, const char *const *args) {
+/* `blockbloom args` with stdin from in_fd and stdout and stderr both out_fd (dup2: the same
+ * open file, so its O_NONBLOCK flag with it); the child closes c1 and c2 (-1: none), the
+ * test's ends of the pipes. */
+static pid_t spawn_piped(int in_fd, int out_fd, int c1, int c2, const char *const *args) {
     const char *argv[32];
     make_argv(args, argv);
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_adddup2(&fa, w, 1);
-    posix_spawn_file_actions_adddup2(&fa, w, 2);
-    posix_spawn_file_actions_addclose(&fa, r);
+    posix_spawn_file_actions_adddup2(&fa, in_fd, 0);
+    posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
+    posix_spawn_file_actions_adddup2(&fa, out_fd, 2);
+    if (c1 >= 0) posix_spawn_file_actions_addclose(&fa, c1);
+    if (c2 >= 0) posix_spawn_file_actions_addclose(&fa, c2);
     pid_t pid;
     int rc = posix_spawn(&pid, BB_CLI, &fa, NULL, (char *const *)argv, environ);
     posix_spawn_file_actions_destroy(&fa);
     cr_assert_eq(rc, 0, "cannot run %s: %s", BB_CLI, strerror(rc));
+    return pid;
+}
+
+/* Run `blockbloom args` with stdin from /dev/null, stdout and stderr both the write end `w`
+ * of a pipe whose read end is r. */
+static pid_t spawn_into(int w, int r, const char *const *args) {
+    int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    cr_assert_geq(devnull, 0, "/dev/null: %s", strerror(errno));
+    pid_t pid = spawn_piped(devnull, w, r, -1, args);
+    close(devnull);
     return pid;
 }
 
@@ -206,6 +219,83 @@ Test(keyreader, a_filter_to_a_non_blocking_stdout_is_whole, .timeout = 60) {
               "then: '%.*s'", (int)(got - len), out + len);
     free(out);
     free(want);
+}
+
+/* A stderr that nobody reads must not keep a filter file's lock from its other writers. The
+ * first `add` reads its key from a pipe this test holds open, so it holds the lock as long as
+ * the test wants; its standard output and error are a blocking pipe this test has filled, so
+ * its summary line blocks. A second `add` of the same file is started and seen waiting for
+ * the lock (/proc/locks lists blocked flock requests with "->"); then the first gets its key,
+ * replaces the file and blocks on its summary. The second must then finish within 10 s: messages
+ * wait in memory while the lock is held, where the lock used to stay held until this test
+ * read the pipe. Both keys must then be in the file, and the first run's summary must arrive
+ * after the filler. */
+static bool exited_within(pid_t pid, long ms, int *ws) {
+    for (long t = 0; t < ms; t += 10, pause_ms(10))
+        if (waitpid(pid, ws, WNOHANG) == pid) return true;
+    return false;
+}
+
+/* Whether /proc/locks has an flock of process pid: held, or with `waiting` requested. */
+static bool has_flock(pid_t pid, bool waiting) {
+    FILE *f = fopen("/proc/locks", "r");
+    cr_assert_not_null(f, "/proc/locks: %s", strerror(errno));
+    char line[256], want[64];
+    snprintf(want, sizeof want, "%sFLOCK  ADVISORY  WRITE %ld ", waiting ? "-> " : "", (long)pid);
+    bool found = false;
+    while (!found && fgets(line, sizeof line, f)) {
+        char *p = strchr(line, ':');
+        found = p && strncmp(p + 2, want, strlen(want)) == 0;
+    }
+    fclose(f);
+    return found;
+}
+
+static void wait_for_flock(pid_t pid, bool waiting, const char *who) {
+    for (long t = 0; t < 20000 && !has_flock(pid, waiting); t += 10) pause_ms(10);
+    cr_assert(has_flock(pid, waiting), "%s never %s the lock", who, waiting ? "waited for" : "took");
+}
+
+Test(keyreader, a_stalled_stderr_does_not_hold_the_file_lock, .timeout = 120) {
+    write_text("b.txt", "beta\n");
+    run_result r = RUN(NULL, "build", "-n", "100", "-o", "f.bb");
+    expect_ok(&r, "build");
+    run_free(&r);
+    int p[2], q[2]; /* close-on-exec: the second add must not hold the first one's stdin open */
+    cr_assert_eq(pipe2(p, O_CLOEXEC), 0);
+    cr_assert_eq(pipe2(q, O_CLOEXEC), 0);
+    int fl = fcntl(p[1], F_GETFL);
+    cr_assert_eq(fcntl(p[1], F_SETFL, fl | O_NONBLOCK), 0);
+    static const char fill[4096];
+    size_t filled = 0;
+    for (ssize_t n; (n = write(p[1], fill, sizeof fill)) > 0;) filled += (size_t)n;
+    cr_assert(errno == EAGAIN && filled > 0, "filling the pipe: %s", strerror(errno));
+    cr_assert_eq(fcntl(p[1], F_SETFL, fl), 0); /* blocking again: the writer just waits */
+    pid_t a = spawn_piped(q[0], p[1], p[0], q[1], ARGS("add", "f.bb", "-"));
+    close(q[0]);
+    wait_for_flock(a, false, "the first add");
+    int devnull = open("/dev/null", O_RDONLY);
+    pid_t b = spawn_cli(devnull, p[0], ".stdout", ARGS("add", "f.bb", "b.txt"));
+    close(devnull);
+    wait_for_flock(b, true, "the second add");
+    void (*old)(int) = feed_start();
+    cr_assert(write_all(q[1], "alpha\n", 6), "the first add did not take its key");
+    close(q[1]);
+    feed_end(old);
+    int wb;
+    bool b_done = exited_within(b, 10000, &wb);
+    size_t got;
+    char *out;
+    int wa = read_late(p, a, filled + 4096, &out, &got);
+    if (!b_done) cr_assert_eq(waitpid(b, &wb, 0), b);
+    cr_assert(b_done, "the second add waited for the first, stalled on its full stderr");
+    cr_assert(WIFEXITED(wa) && WEXITSTATUS(wa) == 0, "first add: status 0x%x", wa);
+    cr_assert(WIFEXITED(wb) && WEXITSTATUS(wb) == 0, "second add: status 0x%x", wb);
+    static const char summary[] = "blockbloom: wrote f.bb: blocked filter, 1 keys";
+    cr_assert(got > filled + strlen(summary) && memcmp(out + filled, summary, strlen(summary)) == 0,
+              "after the %zu filler bytes: '%.*s'", filled, (int)(got - filled), out + filled);
+    free(out);
+    expect_query("f.bb", "alpha\nbeta\n", "alpha\nbeta\n");
 }
 
 /* ==== Terminators at the read boundaries ===================================================== */

@@ -134,7 +134,7 @@ static void print_summary(const bb_filter *f, const char *path) {
     double model = 0.0;
     if (bb_fpr_model(in.kind, n, in.bits, in.k, &model) != BB_OK)
         model = in.fpr_estimate; /* scalable: no single geometry, use its estimate */
-    fprintf(stderr,
+    fprintf(cli_messages(),
             "blockbloom: wrote %s: %s filter, %" PRIu64 " keys%s, %" PRIu64 " bits (%.1f KiB), "
             "k=%u, %.2f bits/key, model FPR %.3g, isa %s\n",
             path, bb_kind_name(in.kind), in.keys_added, distinct, in.bits,

@@ -95,7 +95,8 @@ int cli_parse_simple(const char *cmd, const char *usage, const char *allowed, in
 /** Take an exclusive flock(2) on the filter file `path` for a load-add-replace cycle (add,
  *  remove), so that two such runs on one file take turns instead of the later rename dropping
  *  the other's keys. Retries when the file was replaced while waiting. *fd_out holds the lock
- *  until closed (after the save). Returns BB_EXIT_OK, or BB_EXIT_RUNTIME after a message. */
+ *  until closed (after the save); messages wait until then (cli_messages). Returns
+ *  BB_EXIT_OK, or BB_EXIT_RUNTIME after a message. */
 int cli_lock_filter(const char *path, int *fd_out);
 
 /** The same lock for a command that writes `path` without reading it first (build -o, merge
@@ -104,8 +105,13 @@ int cli_lock_filter(const char *path, int *fd_out);
  *  does not. Returns as cli_lock_filter. */
 int cli_lock_output(const char *path, int *fd_out);
 
-/** Release a lock of cli_lock_filter / cli_lock_output (fd -1: none was taken). */
+/** Release a lock of cli_lock_filter / cli_lock_output (fd -1: none was taken), then write
+ *  the messages kept while it was held. */
 void cli_unlock(int fd);
+
+/** Where a message line goes: stderr, or while a lock is held a buffer that cli_unlock
+ *  writes to stderr (a stalled stderr must not keep the lock from the file's other writers). */
+FILE *cli_messages(void);
 
 /* ---- Option values (common.c): usage error unless the whole text is a valid number ------ */
 

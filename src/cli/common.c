@@ -25,12 +25,36 @@
 
 bool cli_progress_open;
 
+/* While a filter file's lock is held (cli_lock_filter), messages are kept in memory and
+ * written when it is released (cli_unlock): a stderr that nobody reads (a full pipe) then
+ * stalls only this run, never the other writers of that file waiting for its lock. NULL:
+ * messages go straight to stderr (no lock held, or no memory for the buffer). */
+static FILE *held;
+static char *held_text;
+static size_t held_len;
+
+FILE *cli_messages(void) { return held ? held : stderr; }
+
+static void hold_messages(void) {
+    if (!held) held = open_memstream(&held_text, &held_len);
+}
+
+static void release_messages(void) {
+    if (!held) return;
+    bool ok = fclose(held) == 0;
+    held = NULL;
+    if (ok) fwrite(held_text, 1, held_len, stderr);
+    free(held_text);
+    held_text = NULL;
+}
+
 static void vmessage(const char *fmt, va_list ap) {
     if (cli_progress_open) fputc('\n', stderr); /* not glued to the end of the progress line */
     cli_progress_open = false;
-    fputs("blockbloom: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    FILE *to = cli_messages();
+    fputs("blockbloom: ", to);
+    vfprintf(to, fmt, ap);
+    fputc('\n', to);
 }
 
 void cli_error(const char *fmt, ...) {
@@ -271,6 +295,7 @@ int cli_lock_filter(const char *path, int *fd_out) {
          * is the old inode, so take the lock again on the file the path names now. */
         if (stat(path, &now) == 0 && now.st_ino == locked.st_ino && now.st_dev == locked.st_dev) {
             *fd_out = fd;
+            hold_messages();
             return BB_EXIT_OK;
         }
         close(fd);
@@ -286,5 +311,7 @@ int cli_lock_output(const char *path, int *fd_out) {
 }
 
 void cli_unlock(int fd) {
-    if (fd >= 0) close(fd);
+    if (fd < 0) return;
+    close(fd);
+    release_messages();
 }
