@@ -298,6 +298,44 @@ Test(keyreader, a_stalled_stderr_does_not_hold_the_file_lock, .timeout = 120) {
     expect_query("f.bb", "alpha\nbeta\n", "alpha\nbeta\n");
 }
 
+/* A terminal on stdin is announced ("reading keys from standard input (a terminal) ...")
+ * before the reader waits on it, also by `add`, which reads its keys under the filter file's
+ * lock, while messages wait in memory: the prompt must be on stderr while add still waits
+ * for its keys, not only after them (the run would look hung). The terminal is a
+ * pseudo-terminal this test holds the master of; its keys end with ^D (VEOF). */
+static bool stderr_shows_within(const char *text, long ms) {
+    for (long t = 0;; t += 10, pause_ms(10)) {
+        char *err = read_bytes(".stderr", NULL);
+        bool seen = strstr(err, text) != NULL;
+        free(err);
+        if (seen || t >= ms) return seen;
+    }
+}
+
+Test(keyreader, the_terminal_prompt_comes_before_the_keys_under_a_lock, .timeout = 60) {
+    run_result r = RUN(NULL, "build", "-n", "100", "-o", "f.bb");
+    expect_ok(&r, "build");
+    run_free(&r);
+    int m = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+    cr_assert_geq(m, 0, "posix_openpt: %s", strerror(errno));
+    cr_assert(grantpt(m) == 0 && unlockpt(m) == 0, "pseudo-terminal: %s", strerror(errno));
+    int s = open(ptsname(m), O_RDWR | O_NOCTTY | O_CLOEXEC);
+    cr_assert_geq(s, 0, "%s: %s", ptsname(m), strerror(errno));
+    pid_t pid = spawn_cli(s, m, ".stdout", ARGS("add", "f.bb"));
+    close(s);
+    bool prompted = stderr_shows_within("blockbloom: reading keys from standard input (a "
+                                        "terminal); end them with Ctrl-D\n", 10000);
+    cr_assert(write_all(m, "alpha\n\004", 7), "the terminal: %s", strerror(errno));
+    r = wait_cli(pid, "add", NULL);
+    close(m);
+    cr_assert(prompted, "no prompt while add waited for its keys; after them: '%s'", r.err);
+    expect_ok(&r, "add from a terminal");
+    cr_assert_not_null(strstr(r.err, "Ctrl-D\nblockbloom: wrote f.bb: blocked filter, 1 keys"),
+                       "the prompt, then the summary: '%s'", r.err);
+    run_free(&r);
+    expect_query("f.bb", "alpha\n", "alpha\n");
+}
+
 /* ==== Terminators at the read boundaries ===================================================== */
 
 /* Two empty keys ("\n\r\n" or two NULs), then six long keys whose terminator lands two

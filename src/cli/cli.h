@@ -41,6 +41,9 @@ int bb_cmd_parquet(int argc, char **argv); /* parquet.c: info, probe, extract, i
 
 /** Print "blockbloom: <fmt...>\n" on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/** cli_error for the prompt before reading keys from a terminal: on stderr at once, even
+ *  while a lock holds messages back (cli_messages), after the messages held so far. */
+void cli_prompt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /** Set (by keys.c) while the progress line "\rblockbloom: read N keys ..." is on stderr
  *  without its newline: the next message first ends it, so it starts a line of its own. */
 extern bool cli_progress_open;

@@ -64,6 +64,19 @@ void cli_error(const char *fmt, ...) {
     va_end(ap);
 }
 
+/* Held messages would keep the prompt from the user until the lock is released, that is
+ * after the input it asks for: the run would look hung. It waits on the terminal anyway, so
+ * writing to it now stalls no other writer any longer than the wait does. */
+void cli_prompt(const char *fmt, ...) {
+    bool was_held = held != NULL;
+    release_messages(); /* the messages before it first, in order */
+    va_list ap;
+    va_start(ap, fmt);
+    vmessage(fmt, ap);
+    va_end(ap);
+    if (was_held) hold_messages();
+}
+
 static void try_help(const char *cmd) {
     fprintf(stderr, "Try 'blockbloom %s%s--help' for more information.\n", cmd ? cmd : "",
             cmd ? " " : "");

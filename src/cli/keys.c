@@ -194,7 +194,7 @@ static int open_next(cli_keyreader *r) {
         r->fd = STDIN_FILENO;
         r->name = stdin_name;
         if (isatty(STDIN_FILENO)) /* else a forgotten FILE looks like a hang */
-            cli_error("reading keys from standard input (a terminal); end them with Ctrl-D");
+            cli_prompt("reading keys from standard input (a terminal); end them with Ctrl-D");
         return BB_EXIT_OK;
     }
     r->fd = open(path, O_RDONLY | O_CLOEXEC);
