@@ -9,8 +9,9 @@
  * overwritten), which must start a line of its own; and a standard output and error left
  * non-blocking, whose writes must wait while the pipe is full (query's lines, a binary
  * filter from build -o -, a message into a pipe already full), and a stderr nobody reads,
- * which must not keep a filter file's lock from its other writers. Same harness as test_cli.c
- * (cliutil.h).
+ * which must not keep a filter file's lock from its other writers; the prompt for a terminal
+ * on stdin, which must come before the keys also under that lock; and a closed stdin, which
+ * must not become the locked filter file. Same harness as test_cli.c (cliutil.h).
  */
 #include "cliutil.h"
 
@@ -334,6 +335,46 @@ Test(keyreader, the_terminal_prompt_comes_before_the_keys_under_a_lock, .timeout
                        "the prompt, then the summary: '%s'", r.err);
     run_free(&r);
     expect_query("f.bb", "alpha\n", "alpha\n");
+}
+
+/* A standard input the caller closed (`add f.bb <&-`) must be an error, not the next file
+ * opened: that is the filter file itself, opened for its lock (cli_lock_filter), and add
+ * used to read the filter's own bytes as keys and save them in it (remove: decrement the
+ * counters of the false positives among them). Same for remove; the file must be unchanged. */
+static run_result run_stdin_closed(const char *const *args) {
+    const char *argv[32];
+    make_argv(args, argv);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addclose(&fa, 0);
+    posix_spawn_file_actions_addopen(&fa, 1, ".stdout", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&fa, 2, ".stderr", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    pid_t pid;
+    int rc = posix_spawn(&pid, BB_CLI, &fa, NULL, (char *const *)argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    cr_assert_eq(rc, 0, "cannot run %s: %s", BB_CLI, strerror(rc));
+    return wait_cli(pid, args[0], NULL);
+}
+
+Test(keyreader, a_closed_stdin_is_an_error_not_the_locked_filter) {
+    static const char *const kinds[] = {"blocked", "counting"};
+    static const char *const cmds[] = {"add", "remove"};
+    for (size_t i = 0; i < 2; i++) {
+        run_result r = RUN("alpha\nbeta\n", "build", "--kind", kinds[i], "-n", "100", "-o", "f.bb");
+        expect_ok(&r, "build");
+        run_free(&r);
+        size_t len, now_len;
+        char *before = read_bytes("f.bb", &len);
+        r = run_stdin_closed(ARGS(cmds[i], "f.bb"));
+        expect_fail(&r, 1, cmds[i]);
+        cr_assert_not_null(strstr(r.err, "standard input"), "%s: '%s'", cmds[i], r.err);
+        run_free(&r);
+        char *now = read_bytes("f.bb", &now_len);
+        cr_assert(now_len == len && memcmp(now, before, len) == 0,
+                  "%s with stdin closed changed the filter", cmds[i]);
+        free(before);
+        free(now);
+    }
 }
 
 /* ==== Terminators at the read boundaries ===================================================== */

@@ -61,10 +61,14 @@ int cli_bad_option(const char *cmd);
  *  Returns BB_EXIT_RUNTIME. */
 int cli_lib_error(const char *what, const char *path, bb_status s, int err);
 
+/** Closed standard descriptors are each taken by /dev/null opened for the other direction
+ *  (their use still fails), so that no file opened later becomes one. Call first of all. */
+void cli_stdio_claim(void);
+
 /** A standard output or error left non-blocking (O_NONBLOCK belongs to the pipe, shared with
  *  every process that has it, so it is not ours to clear; some runtimes set it) would fail
  *  stdio's writes with EAGAIN once the pipe is full, and stdio would drop what it held: such
- *  a stream is replaced by one that waits (poll) as a blocking one would. Call first. */
+ *  a stream is replaced by one that waits (poll) as a blocking one would. Call next. */
 void cli_stdio_wait(void);
 
 /** Flush stdout and report a write error on it (full disk, closed pipe, /dev/full); returns

@@ -154,6 +154,16 @@ static void wait_when_non_blocking(FILE **stream, int fd, bool unbuffered) {
     *stream = f;
 }
 
+/* A standard descriptor the caller closed (`<&-`, `2>&-`) would be taken by the next file
+ * opened: add's stdin would then be the filter file it locks (cli_lock_filter) and its own
+ * bytes its keys. Each is held by /dev/null opened the other way, so that using it still
+ * fails with EBADF as on a closed one. In order: the lowest closed one is what open returns. */
+void cli_stdio_claim(void) {
+    for (int fd = STDIN_FILENO; fd <= STDERR_FILENO; fd++)
+        if (fcntl(fd, F_GETFD) < 0 && errno == EBADF)
+            open("/dev/null", fd == STDIN_FILENO ? O_WRONLY : O_RDONLY);
+}
+
 void cli_stdio_wait(void) {
     wait_when_non_blocking(&stdout, STDOUT_FILENO, false);
     wait_when_non_blocking(&stderr, STDERR_FILENO, true);

@@ -99,6 +99,7 @@ int main(int argc, char **argv) {
      * save, without a message and with the temporary file left behind; ignored, the write
      * fails with EFBIG and is reported and cleaned up like any other write error. */
     signal(SIGXFSZ, SIG_IGN);
+    cli_stdio_claim();
     cli_stdio_wait();
     int c;
     while ((c = getopt_long(argc, argv, "+hV", long_opts, NULL)) != -1) {
