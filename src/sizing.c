@@ -80,7 +80,9 @@ static pthread_mutex_t q_lock = PTHREAD_MUTEX_INITIALIZER;
  * bound already rules out (blocked_fpr_floor below), it takes 15M (10^4 keys at 1%), 17M (10^6
  * at 1%), 30M (4.5 * 10^6 at 0.1%), 53M (10^6 at 0.01%), 157M (100 keys at 50%: every k fits
  * one block there, none is ruled out), callgrind, with the same sizes for every (n, p) of a
- * 40 x 44 grid and the same model to the bit at 16 k x 32 loads (/work/lab, not kept). */
+ * 40 x 44 grid and the same model to the bit at 16 k x 32 loads (/work/lab, not kept). Each
+ * further bb_create_for then costs 1.0M (was 2.9M), 2.4M (5.0M), 1.0M (4.4M) and 0.6M (1.7M):
+ * the Poisson sums' ln(i!) comes from a table (log_fact_get). */
 typedef struct q_state {
     unsigned len;                      /* q_table[k][0 .. len) computed; 0 = not started */
     unsigned lo, hi;                   /* window of states with non-negligible mass */
@@ -172,9 +174,23 @@ static unsigned poisson_needs(double lambda, unsigned len) {
 }
 
 /* Putze et al.'s in-block term, (E[X]/512)^k with E[X] = 512 (1 - (1 - 1/512)^{ik}): by
- * Jensen's inequality never above q_k(i) (see the top of this file), and free of the table. */
+ * Jensen's inequality never above q_k(i) (see the top of this file), and free of the table.
+ * Only compared with a margin (k_ruled_out), so the k-th power by multiplications will do. */
 static double q_floor(unsigned k, unsigned i) {
-    return pow(-expm1((double)i * k * log1p(-1.0 / BB_BLOCK_BITS)), k);
+    return __builtin_powi(-expm1((double)i * k * log1p(-1.0 / BB_BLOCK_BITS)), (int)k);
+}
+
+/* ln(i!) = lgamma(i + 1) for i < BB_QTABLE_LEN (every load a Poisson sum reads), tabulated on
+ * demand under q_lock like the q tables: each sum used to call lgamma once per term, a third
+ * of a repeated bb_create's instructions. The same calls, so the same values. */
+static double log_fact[BB_QTABLE_LEN];
+static unsigned log_fact_len;
+
+static const double *log_fact_get(unsigned need) {
+    pthread_mutex_lock(&q_lock);
+    for (; log_fact_len < need; log_fact_len++) log_fact[log_fact_len] = lgamma(log_fact_len + 1.0);
+    pthread_mutex_unlock(&q_lock);
+    return log_fact;
 }
 
 /* The Poisson sum of q[i] (the tables below), or with q NULL of q_floor(k, i). */
@@ -185,8 +201,9 @@ static double poisson_sum(double lambda, const double *q, unsigned k, unsigned l
     poisson_window(lambda, len, &lo, &hi, &last);
     if (lo >= len) return 1.0;
     double log_lambda = log(lambda), sum = 0.0, below = 0.0;
+    const double *lf = log_fact_get(last + 1);
     for (unsigned i = (unsigned)lo; i <= last; i++) {
-        double w = exp(-lambda + i * log_lambda - lgamma(i + 1.0));
+        double w = exp(-lambda + i * log_lambda - lf[i]);
         sum += w * (q ? q[i] : q_floor(k, i));
         below += w;
     }
