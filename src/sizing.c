@@ -74,44 +74,63 @@ static pthread_mutex_t q_lock = PTHREAD_MUTEX_INITIALIZER;
  * 23,552 / k loads) had cost each process ~610M instructions, 73% of a `blockbloom build` of
  * 500,000 keys (callgrind), since sizing tries every k; extended on demand the whole build is
  * 380M instructions (832M before), writing the same file. Extending step by step does the same
- * operations in the same order, so q_k(i) is the same to the bit. */
+ * operations in the same order, so q_k(i) is the same to the bit. Sizing then still built the
+ * table of every k (each costs ~k times k = 1's), so a process's first bb_create_for took
+ * 137-258M instructions (10-30 ms here); since sizing skips the k that Putze et al.'s lower
+ * bound already rules out (blocked_fpr_floor below), it takes 15M (10^4 keys at 1%), 17M (10^6
+ * at 1%), 30M (4.5 * 10^6 at 0.1%), 53M (10^6 at 0.01%), 157M (100 keys at 50%: every k fits
+ * one block there, none is ruled out), callgrind, with the same sizes for every (n, p) of a
+ * 40 x 44 grid and the same model to the bit at 16 k x 32 loads (/work/lab, not kept). Each
+ * further bb_create_for then costs 1.0M (was 2.9M), 2.4M (5.0M), 1.0M (4.4M) and 0.6M (1.7M):
+ * the Poisson sums' ln(i!) comes from a table (log_fact_get). */
 typedef struct q_state {
     unsigned len;                      /* q_table[k][0 .. len) computed; 0 = not started */
     unsigned lo, hi;                   /* window of states with non-negligible mass */
-    double p[BB_BLOCK_BITS + 1];       /* P(x bits set) after len - 1 keys */
+    unsigned cur;                      /* p[cur]: P(x bits set) after len - 1 keys */
+    double p[2][BB_BLOCK_BITS + 1];    /* the distribution and the next throw's, swapped */
     double pow_k[BB_BLOCK_BITS + 1];   /* (x / 512)^k */
 } q_state;
 static q_state q_states[BB_MAX_K + 1];
 
+/* One throw: next = the distribution of p after one more uniform probe, over the window
+ * [lo, hi] (returned grown by one at the top). The first and the last state of the window
+ * have one source each; the loop between has no branch. The same products and sums as the
+ * recurrence at the top of this file, so the same bits. */
+static unsigned q_throw(const double *p, double *next, unsigned lo, unsigned hi) {
+    unsigned nhi = hi < BB_BLOCK_BITS ? hi + 1 : hi;
+    next[lo] = p[lo] * lo / BB_BLOCK_BITS;
+    for (unsigned x = lo + 1; x <= hi; x++)
+        next[x] = p[x] * x / BB_BLOCK_BITS + p[x - 1] * (BB_BLOCK_BITS + 1 - x) / BB_BLOCK_BITS;
+    if (nhi > hi) next[nhi] = p[hi] * (BB_BLOCK_BITS + 1 - nhi) / BB_BLOCK_BITS;
+    return nhi;
+}
+
 /* Extend q_table[k] to `upto` entries, keeping only the window [lo, hi] of states with
  * non-negligible mass (the distribution is narrow: its spread is a few bits). */
 static void q_extend(unsigned k, unsigned upto) {
-    static double next[BB_BLOCK_BITS + 1];
     q_state *st = &q_states[k];
-    double *q = q_table[k], *sq = s_table[k], *p = st->p;
+    double *q = q_table[k], *sq = s_table[k];
     if (!st->len) {
         for (unsigned x = 0; x <= BB_BLOCK_BITS; x++) {
-            p[x] = 0.0;
+            st->p[0][x] = st->p[1][x] = 0.0;
             st->pow_k[x] = pow((double)x / BB_BLOCK_BITS, k);
         }
-        p[0] = 1.0;
-        st->lo = st->hi = 0;
+        st->p[0][0] = 1.0;
+        st->lo = st->hi = st->cur = 0;
         q[0] = sq[0] = 0.0;
         st->len = 1;
     }
-    unsigned lo = st->lo, hi = st->hi;
+    unsigned lo = st->lo, hi = st->hi, cur = st->cur;
     for (unsigned i = st->len; i < upto; i++) {
         for (unsigned t = 0; t < k; t++) { /* one throw */
-            unsigned nhi = hi < BB_BLOCK_BITS ? hi + 1 : hi;
-            for (unsigned x = lo; x <= nhi; x++) {
-                double stay = x <= hi ? p[x] * x / BB_BLOCK_BITS : 0.0;
-                double move = x > lo ? p[x - 1] * (BB_BLOCK_BITS + 1 - x) / BB_BLOCK_BITS : 0.0;
-                next[x] = stay + move;
-            }
-            for (unsigned x = lo; x <= nhi; x++) p[x] = next[x];
-            hi = nhi;
-            while (lo < hi && p[lo] < 1e-300) p[lo++] = 0.0;
+            double *next = st->p[cur ^ 1];
+            unsigned nlo = lo;
+            hi = q_throw(st->p[cur], next, lo, hi);
+            while (nlo < hi && next[nlo] < 1e-300) next[nlo++] = 0.0;
+            lo = nlo; /* entries below the window are never read again */
+            cur ^= 1;
         }
+        const double *p = st->p[cur];
         double s = 0.0, s2 = 0.0;
         for (unsigned x = lo; x <= hi; x++) {
             s += p[x] * st->pow_k[x];
@@ -120,7 +139,7 @@ static void q_extend(unsigned k, unsigned upto) {
         q[i] = s;
         sq[i] = s2;
     }
-    st->lo = lo, st->hi = hi;
+    st->lo = lo, st->hi = hi, st->cur = cur;
     if (upto > st->len) st->len = upto;
 }
 
@@ -154,16 +173,38 @@ static unsigned poisson_needs(double lambda, unsigned len) {
     return lo >= len ? 0 : last + 1;
 }
 
-static double poisson_sum(double lambda, const double *q, unsigned len) {
+/* Putze et al.'s in-block term, (E[X]/512)^k with E[X] = 512 (1 - (1 - 1/512)^{ik}): by
+ * Jensen's inequality never above q_k(i) (see the top of this file), and free of the table.
+ * Only compared with a margin (k_ruled_out), so the k-th power by multiplications will do. */
+static double q_floor(unsigned k, unsigned i) {
+    return __builtin_powi(-expm1((double)i * k * log1p(-1.0 / BB_BLOCK_BITS)), (int)k);
+}
+
+/* ln(i!) = lgamma(i + 1) for i < BB_QTABLE_LEN (every load a Poisson sum reads), tabulated on
+ * demand under q_lock like the q tables: each sum used to call lgamma once per term, a third
+ * of a repeated bb_create's instructions. The same calls, so the same values. */
+static double log_fact[BB_QTABLE_LEN];
+static unsigned log_fact_len;
+
+static const double *log_fact_get(unsigned need) {
+    pthread_mutex_lock(&q_lock);
+    for (; log_fact_len < need; log_fact_len++) log_fact[log_fact_len] = lgamma(log_fact_len + 1.0);
+    pthread_mutex_unlock(&q_lock);
+    return log_fact;
+}
+
+/* The Poisson sum of q[i] (the tables below), or with q NULL of q_floor(k, i). */
+static double poisson_sum(double lambda, const double *q, unsigned k, unsigned len) {
     if (lambda <= 0) return 0.0;
     double lo, hi;
     unsigned last;
     poisson_window(lambda, len, &lo, &hi, &last);
     if (lo >= len) return 1.0;
     double log_lambda = log(lambda), sum = 0.0, below = 0.0;
+    const double *lf = log_fact_get(last + 1);
     for (unsigned i = (unsigned)lo; i <= last; i++) {
-        double w = exp(-lambda + i * log_lambda - lgamma(i + 1.0));
-        sum += w * q[i];
+        double w = exp(-lambda + i * log_lambda - lf[i]);
+        sum += w * (q ? q[i] : q_floor(k, i));
         below += w;
     }
     if (hi >= len && below < 1.0) sum += 1.0 - below;
@@ -174,7 +215,30 @@ double bb_blocked_fpr_model(double n_keys, uint64_t blocks, unsigned k) {
     double lambda = n_keys / (double)blocks;
     unsigned len = BB_SATURATED_THROWS / k + 1; /* q_k(i) = 1 from i = len on */
     const double *q = q_get(k, poisson_needs(lambda, len));
-    return poisson_sum(lambda, q, len);
+    return poisson_sum(lambda, q, k, len);
+}
+
+/* A lower bound of bb_blocked_fpr_model (and so of the sure model) that needs no occupancy
+ * table: sizing skips every k whose bound already rules it out, and so builds the tables
+ * (each k's costs ~k times the last one's) only for the few k that can win. */
+static double blocked_fpr_floor(double n_keys, uint64_t blocks, unsigned k) {
+    return poisson_sum(n_keys / (double)blocks, NULL, k, BB_SATURATED_THROWS / k + 1);
+}
+
+/* Whether k's table already holds what its model needs for n keys in `blocks` blocks. */
+static bool q_ready(double n_keys, uint64_t blocks, unsigned k) {
+    unsigned need = poisson_needs(n_keys / (double)blocks, BB_SATURATED_THROWS / k + 1);
+    pthread_mutex_lock(&q_lock);
+    bool ready = q_states[k].len >= need;
+    pthread_mutex_unlock(&q_lock);
+    return ready;
+}
+
+/* Whether k's model is surely above `f` at `blocks` (the bound's margin covers its rounding
+ * against the tables'); never when k's table is ready, since the model then costs what the
+ * bound does and decides exactly. */
+static bool k_ruled_out(double n_keys, uint64_t blocks, unsigned k, double f) {
+    return !q_ready(n_keys, blocks, k) && blocked_fpr_floor(n_keys, blocks, k) > f * (1.0 + 1e-9);
 }
 
 /* One filter's FPR is the mean over its B blocks of f_b = (X_b/512)^k, the chance that an
@@ -186,7 +250,7 @@ double bb_blocked_fpr_sd(double n_keys, uint64_t blocks, unsigned k) {
     double lambda = n_keys / (double)blocks;
     unsigned len = BB_SATURATED_THROWS / k + 1;
     const double *q = q_get(k, poisson_needs(lambda, len)), *s2 = s_table[k];
-    double m = poisson_sum(lambda, q, len), var = poisson_sum(lambda, s2, len) - m * m;
+    double m = poisson_sum(lambda, q, k, len), var = poisson_sum(lambda, s2, k, len) - m * m;
     return var > 0 ? sqrt(var / (double)blocks) : 0.0;
 }
 
@@ -206,7 +270,7 @@ static void split_q_fill(void) {
 
 double bb_split_fpr_model(double n_keys, uint64_t blocks) {
     pthread_once(&split_once, split_q_fill);
-    return poisson_sum(n_keys / (double)blocks, split_q, SPLIT_QTABLE_LEN);
+    return poisson_sum(n_keys / (double)blocks, split_q, BB_SPLIT_K, SPLIT_QTABLE_LEN);
 }
 
 double bb_split_fpr(double n_keys, uint64_t bits, unsigned k) {
@@ -344,12 +408,19 @@ double bb_blocked_fpr(double n_keys, uint64_t bits, unsigned k) {
 
 typedef double (*block_model)(double n_keys, uint64_t blocks, unsigned k);
 
-/* The k in 1..BB_MAX_K with the lowest `model` for n keys in `blocks` blocks. */
+/* The k in 1..BB_MAX_K with the lowest `model` (a blocked model: at or above
+ * blocked_fpr_floor) for n keys in `blocks` blocks, the smallest such k on a tie. The k next
+ * to log2(1/f) of classic sizing is tried first, and a k whose floor is above its model is
+ * never the answer, so its model (and table) is skipped; the answer is the one the full scan
+ * gives. */
 static unsigned best_k_by(block_model model, double n, uint64_t blocks) {
+    unsigned guess = clamp_k(round((double)blocks * BB_BLOCK_BITS / n * M_LN2));
+    double bound = model(n, blocks, guess);
     unsigned best = 1;
     double best_f = 2.0;
     for (unsigned k = 1; k <= BB_MAX_K; k++) {
-        double f = model(n, blocks, k);
+        if (k != guess && k_ruled_out(n, blocks, k, bound)) continue;
+        double f = k == guess ? bound : model(n, blocks, k);
         if (f < best_f) { best_f = f; best = k; }
     }
     return best;
@@ -410,7 +481,12 @@ static bb_status blocked_size_by(block_model model, uint64_t capacity, double fp
     uint64_t start, max_blocks = BB_MAX_BITS / BB_BLOCK_BITS, best_blocks = 0;
     bb_status s = classic_start(n, fpr, BB_BLOCK_BITS, &start);
     if (s != BB_OK) return s;
+    /* The fewest blocks over all k, from the classic k first: a k whose floor is above p
+     * with one block fewer than the best so far cannot give fewer, so it is skipped. */
+    unsigned guess = clamp_k(round(-log(fpr) / M_LN2));
+    best_blocks = min_blocks(model, n, fpr, guess, start, max_blocks);
     for (unsigned k = 1; k <= BB_MAX_K; k++) {
+        if (k == guess || (best_blocks > 1 && k_ruled_out(n, best_blocks - 1, k, fpr))) continue;
         uint64_t b = min_blocks(model, n, fpr, k, start, best_blocks ? best_blocks : max_blocks);
         if (b && (!best_blocks || b < best_blocks)) best_blocks = b;
     }

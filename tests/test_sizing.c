@@ -334,17 +334,22 @@ Test(sizing, best_k_values) {
     cr_assert_eq(k, 1, "k=%u", k);
     cr_assert_eq(bb_best_k(BB_CLASSIC, 1000, 100000, &k), BB_OK);
     cr_assert_eq(k, 16, "k=%u", k);
-    /* Blocked: the argmin of the model over 1..16 (checked against every k). */
-    static const uint64_t bpk[] = {2, 6, 10, 16, 40};
-    for (size_t i = 0; i < sizeof bpk / sizeof *bpk; i++) {
-        uint64_t n = 51200, bits = n * bpk[i];
-        cr_assert_eq(bb_best_k(BB_BLOCKED, n, bits, &k), BB_OK);
-        double best = model(BB_BLOCKED, n, bits, k);
-        for (unsigned kk = 1; kk <= BB_MAX_K; kk++)
-            cr_assert(best <= model(BB_BLOCKED, n, bits, kk), "%llu bits/key: k=%u (%.6g) beaten "
-                      "by k=%u (%.6g)", (unsigned long long)bpk[i], k, best, kk,
-                      model(BB_BLOCKED, n, bits, kk));
-    }
+    /* Blocked: the argmin of the model over 1..16, the smallest k on a tie (checked against
+     * every k: the library skips the k a lower bound rules out, this test does not). */
+    static const uint64_t bpk[] = {1, 2, 3, 4, 6, 8, 10, 12, 16, 20, 24, 32, 40, 64};
+    static const uint64_t ns[] = {1, 7, 100, 5000, 51200, 1000000};
+    for (size_t j = 0; j < sizeof ns / sizeof *ns; j++)
+        for (size_t i = 0; i < sizeof bpk / sizeof *bpk; i++) {
+            uint64_t n = ns[j], bits = (n * bpk[i] + 511) / 512 * 512; /* whole blocks */
+            cr_assert_eq(bb_best_k(BB_BLOCKED, n, bits, &k), BB_OK);
+            double best = model(BB_BLOCKED, n, bits, k);
+            for (unsigned kk = 1; kk <= BB_MAX_K; kk++) {
+                double f = model(BB_BLOCKED, n, bits, kk);
+                cr_assert(kk < k ? best < f : best <= f, "%llu keys, %llu bits/key: k=%u "
+                          "(%.9g) not the first argmin, k=%u has %.9g", (unsigned long long)n,
+                          (unsigned long long)bpk[i], k, best, kk, f);
+            }
+        }
 }
 
 /* ---- Errors ---------------------------------------------------------------------------------- */
