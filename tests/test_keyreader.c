@@ -9,9 +9,10 @@
  * overwritten), which must start a line of its own; and a standard output and error left
  * non-blocking, whose writes must wait while the pipe is full (query's lines, a binary
  * filter from build -o -, a message into a pipe already full), and a stderr nobody reads,
- * which must not keep a filter file's lock from its other writers; the prompt for a terminal
- * on stdin, which must come before the keys also under that lock; and a closed stdin, which
- * must not become the locked filter file. Same harness as test_cli.c (cliutil.h).
+ * which must not keep a filter file's lock from its other writers, nor lose a message held
+ * under that lock when memory runs out (preload library nomem_memstream.c); the prompt for a
+ * terminal on stdin, which must come before the keys also under that lock; and a closed
+ * stdin, which must not become the locked filter file. Same harness as test_cli.c (cliutil.h).
  */
 #include "cliutil.h"
 
@@ -376,6 +377,49 @@ Test(keyreader, a_closed_stdin_is_an_error_not_the_locked_filter) {
         free(now);
     }
 }
+
+#ifdef BB_NOMEM_PRELOAD /* not in the sanitizer builds (tests/CMakeLists.txt) */
+/* Messages held under a filter file's lock beyond the BUFSIZ (8 KiB) a memstream starts with
+ * (add's twenty bad lines of a file with a long name, each quoting 200 bytes of its line), when
+ * memory runs out for more (the preload library refuses the growth): every message must still
+ * come, whole and in order, the last one saying why add failed. They used to stop, cut, at 8 KiB. */
+Test(keyreader, held_messages_survive_no_memory_to_hold_more) {
+    run_result r = RUN("example.com\n", "build", "--keys", "domain", "-n", "100", "-o", "d.bb");
+    expect_ok(&r, "build");
+    run_free(&r);
+    char name[210];
+    memset(name, 'n', 200);
+    strcpy(name + 200, ".txt");
+    FILE *f = fopen(name, "w");
+    cr_assert_not_null(f);
+    for (int i = 0; i < 30; i++) fprintf(f, "bad..%0300d\n", i);
+    cr_assert_eq(fclose(f), 0);
+    cr_assert_eq(setenv("LD_PRELOAD", BB_NOMEM_PRELOAD, 1), 0);
+    cr_assert_eq(setenv("BB_NOMEM_LOG", "nomem.log", 1), 0);
+    r = RUN(NULL, "add", "d.bb", name);
+    unsetenv("LD_PRELOAD");
+    unsetenv("BB_NOMEM_LOG");
+    cr_assert(exists("nomem.log"), "no memstream growth was refused: nothing tested");
+    expect_fail(&r, 1, "add of 30 bad lines");
+    size_t lines = 0;
+    for (const char *p = r.err; *p; lines++) {
+        const char *end = strchr(p, '\n');
+        cr_assert(end && strncmp(p, "blockbloom: ", 12) == 0, "line %zu cut: '%s'", lines, p);
+        if (lines < 20) {
+            char want[32];
+            snprintf(want, sizeof want, ".txt:%zu: ", lines + 1);
+            cr_assert_not_null(memmem(p, (size_t)(end - p), want, strlen(want)),
+                               "line %zu is not bad line %zu: '%.*s'", lines, lines + 1,
+                               (int)(end - p), p);
+        }
+        p = end + 1;
+    }
+    cr_assert_eq(lines, 22, "%zu lines: '%s'", lines, r.err);
+    cr_assert_not_null(strstr(r.err, "\nblockbloom: 10 more bad lines not shown (30 in all)\n"
+                                     "blockbloom: 30 bad lines: nothing written"), "'%s'", r.err);
+    run_free(&r);
+}
+#endif
 
 /* ==== Terminators at the read boundaries ===================================================== */
 

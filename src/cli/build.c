@@ -134,11 +134,10 @@ static void print_summary(const bb_filter *f, const char *path) {
     double model = 0.0;
     if (bb_fpr_model(in.kind, n, in.bits, in.k, &model) != BB_OK)
         model = in.fpr_estimate; /* scalable: no single geometry, use its estimate */
-    fprintf(cli_messages(),
-            "blockbloom: wrote %s: %s filter, %" PRIu64 " keys%s, %" PRIu64 " bits (%.1f KiB), "
-            "k=%u, %.2f bits/key, model FPR %.3g, isa %s\n",
-            path, bb_kind_name(in.kind), in.keys_added, distinct, in.bits,
-            (double)in.bytes / 1024.0, in.k, in.bits_per_key, model, bb_isa_name());
+    cli_error("wrote %s: %s filter, %" PRIu64 " keys%s, %" PRIu64 " bits (%.1f KiB), k=%u, "
+              "%.2f bits/key, model FPR %.3g, isa %s",
+              path, bb_kind_name(in.kind), in.keys_added, distinct, in.bits,
+              (double)in.bytes / 1024.0, in.k, in.bits_per_key, model, bb_isa_name());
     if (model > 0.5)
         cli_error("warning: the model false-positive rate %.3g is above 50%%: most absent keys "
                   "will be answered present (give more bits, a larger -n or a smaller -p)",

@@ -42,7 +42,7 @@ int bb_cmd_parquet(int argc, char **argv); /* parquet.c: info, probe, extract, i
 /** Print "blockbloom: <fmt...>\n" on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /** cli_error for the prompt before reading keys from a terminal: on stderr at once, even
- *  while a lock holds messages back (cli_messages), after the messages held so far. */
+ *  while a lock holds messages back (cli_lock_filter), after the messages held so far. */
 void cli_prompt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /** Set (by keys.c) while the progress line "\rblockbloom: read N keys ..." is on stderr
  *  without its newline: the next message first ends it, so it starts a line of its own. */
@@ -102,7 +102,8 @@ int cli_parse_simple(const char *cmd, const char *usage, const char *allowed, in
 /** Take an exclusive flock(2) on the filter file `path` for a load-add-replace cycle (add,
  *  remove), so that two such runs on one file take turns instead of the later rename dropping
  *  the other's keys. Retries when the file was replaced while waiting. *fd_out holds the lock
- *  until closed (after the save); messages wait until then (cli_messages). Returns
+ *  until closed (after the save); messages (cli_error) wait in memory until then, so that a
+ *  stalled stderr does not keep the lock from the file's other writers. Returns
  *  BB_EXIT_OK, or BB_EXIT_RUNTIME after a message. */
 int cli_lock_filter(const char *path, int *fd_out);
 
@@ -115,10 +116,6 @@ int cli_lock_output(const char *path, int *fd_out);
 /** Release a lock of cli_lock_filter / cli_lock_output (fd -1: none was taken), then write
  *  the messages kept while it was held. */
 void cli_unlock(int fd);
-
-/** Where a message line goes: stderr, or while a lock is held a buffer that cli_unlock
- *  writes to stderr (a stalled stderr must not keep the lock from the file's other writers). */
-FILE *cli_messages(void);
 
 /* ---- Option values (common.c): usage error unless the whole text is a valid number ------ */
 

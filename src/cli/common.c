@@ -31,9 +31,7 @@ bool cli_progress_open;
  * messages go straight to stderr (no lock held, or no memory for the buffer). */
 static FILE *held;
 static char *held_text;
-static size_t held_len;
-
-FILE *cli_messages(void) { return held ? held : stderr; }
+static size_t held_len, held_whole = SIZE_MAX; /* bytes of whole messages, if some is cut */
 
 static void hold_messages(void) {
     if (!held) held = open_memstream(&held_text, &held_len);
@@ -41,20 +39,34 @@ static void hold_messages(void) {
 
 static void release_messages(void) {
     if (!held) return;
-    bool ok = fclose(held) == 0;
+    fclose(held);
     held = NULL;
-    if (ok) fwrite(held_text, 1, held_len, stderr);
+    if (held_text) fwrite(held_text, 1, held_whole < held_len ? held_whole : held_len, stderr);
     free(held_text);
     held_text = NULL;
+    held_whole = SIZE_MAX;
 }
 
+/* False if some of it could not be written (a memstream without memory for more does not
+ * set its error flag). */
+static bool put_message(FILE *to, const char *fmt, va_list ap) {
+    return fputs("blockbloom: ", to) >= 0 && vfprintf(to, fmt, ap) >= 0 && fputc('\n', to) != EOF;
+}
+
+/* A message the buffer found no memory for is cut: the whole ones before it go out, then it,
+ * and the rest straight to stderr as they come. */
 static void vmessage(const char *fmt, va_list ap) {
     if (cli_progress_open) fputc('\n', stderr); /* not glued to the end of the progress line */
     cli_progress_open = false;
-    FILE *to = cli_messages();
-    fputs("blockbloom: ", to);
-    vfprintf(to, fmt, ap);
-    fputc('\n', to);
+    long before = held ? ftell(held) : -1;
+    va_list again;
+    va_copy(again, ap);
+    if (!put_message(held ? held : stderr, fmt, ap) && held) {
+        held_whole = before > 0 ? (size_t)before : 0;
+        release_messages();
+        put_message(stderr, fmt, again);
+    }
+    va_end(again);
 }
 
 void cli_error(const char *fmt, ...) {
