@@ -314,7 +314,7 @@ static bool stderr_shows_within(const char *text, long ms) {
     }
 }
 
-Test(keyreader, the_terminal_prompt_comes_before_the_keys_under_a_lock, .timeout = 60) {
+Test(keyreader, the_terminal_prompt_comes_before_the_keys_under_a_lock, .timeout = 120) {
     run_result r = RUN(NULL, "build", "-n", "100", "-o", "f.bb");
     expect_ok(&r, "build");
     run_free(&r);
