@@ -787,6 +787,8 @@ BB_API bb_status bb_union(bb_filter *dst, const bb_filter *src);
  * the filter has blocks, is built (from the point where it sees the other writer on) in a
  * private copy (malloc'd for the call, the filter's size) and ORed in, one run at a time:
  * those keys reach readers when the call merges them, still before it returns.
+ * bb_add_batch_concurrent hashes and adds its keys 1024 at a time, so for it this holds per
+ * 1024 keys: only filters of at most 1024 blocks (64 KiB), one copy per 1024 keys.
  * Classic and split filters set each new bit
  * with an atomic fetch-or on the aligned 64-bit word that holds it: one locked
  * read-modify-write per new bit (src/concurrent.c has the measurements).
