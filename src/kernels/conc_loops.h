@@ -331,9 +331,9 @@ static size_t BB_CFN(_chunk)(uint8_t *data, uint64_t blocks, unsigned k, bb_stri
 /* The batch in chunks of BB_CONC_CHUNK keys, each by the fast or the grouped path; with
  * may_private, the rest of the batch goes by the private path as soon as that is worth it,
  * checked before each chunk, so a batch that began alone switches when another writer comes
- * in. Measured as at BB_CONC_PRIVATE_PER_BLOCK below (2 threads each adding half of 10^4 / 10^6 keys
- * in one call, where one thread always starts first): speedup against one thread 1.34 ->
- * 1.77 / 1.14 -> 1.36 against deciding once, at the start of the call. */
+ * in. Measured as at BB_CONC_PRIVATE_PER_BLOCK above, 2 threads each adding half of 10^4 /
+ * 10^6 keys in one call (one thread always starts first): speedup against one thread 1.77 /
+ * 1.36, against 1.34 / 1.14 when the path was decided once, at the start of the call. */
 static size_t BB_CFN(_chunks)(uint8_t *data, uint64_t blocks, unsigned k, bb_stripes *st,
                               const uint64_t *hashes, size_t n, unsigned sh, unsigned mode,
                               bool fast, bool may_private) {
