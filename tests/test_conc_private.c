@@ -320,7 +320,8 @@ static void *long_batch(void *arg) {
 static void wait_past_second_chunk(joined *j) {
     for (;;) {
         bool seen = true;
-        for (size_t i = 2048; i < 2112 && seen; i++) seen = bb_contains_hash_concurrent(j->f, j->h[i]);
+        for (size_t i = 2048; i < 2112 && seen; i++)
+            seen = bb_contains_hash_concurrent(j->f, j->h[i]);
         if (seen || atomic_load(&j->done)) return;
         sched_yield();
     }
@@ -360,7 +361,8 @@ static bool join_once(const uint64_t *h, const bb_filter *ref, uint64_t tag) {
 Test(conc_private, a_batch_that_began_alone_switches_when_joined) {
     uint64_t *h = malloc(JOIN_KEYS * sizeof *h);
     cr_assert_not_null(h);
-    for (size_t i = 0; i < JOIN_KEYS; i++) h[i] = mix(UINT64_C(0x70696e) << 32 ^ (i % JOIN_DISTINCT));
+    for (size_t i = 0; i < JOIN_KEYS; i++)
+        h[i] = mix(UINT64_C(0x70696e) << 32 ^ (i % JOIN_DISTINCT));
     bool switched = false;
     for (unsigned i = 0; i < JOIN_TRIES && !switched; i++) {
         bb_config cfg = {.kind = BB_BLOCKED, .bits = JOIN_BLOCKS * 512, .k = 7, .seed = 77 + i};
