@@ -78,8 +78,8 @@ static pthread_mutex_t q_lock = PTHREAD_MUTEX_INITIALIZER;
  * table of every k (each costs ~k times k = 1's), so a process's first bb_create_for took
  * 137-258M instructions (10-30 ms here); since sizing skips the k that Putze et al.'s lower
  * bound already rules out (blocked_fpr_floor below), it takes 15M (10^4 keys at 1%), 17M (10^6
- * at 1%), 30M (4.5 * 10^6 at 0.1%), 53M (10^6 at 0.01%), 157M (100 keys at 50%: every k fits
- * one block there, none is ruled out), callgrind, with the same sizes for every (n, p) of a
+ * at 1%), 30M (4.5 * 10^6 at 0.1%), 53M (10^6 at 0.01%), 12M (100 keys at 50%, where one
+ * block is enough and so no other k is tried), callgrind, with the same sizes for every (n, p) of a
  * 40 x 44 grid and the same model to the bit at 16 k x 32 loads (/work/lab, not kept). Each
  * further bb_create_for then costs 1.0M (was 2.9M), 2.4M (5.0M), 1.0M (4.4M) and 0.6M (1.7M):
  * the Poisson sums' ln(i!) comes from a table (log_fact_get). */
@@ -482,10 +482,11 @@ static bb_status blocked_size_by(block_model model, uint64_t capacity, double fp
     bb_status s = classic_start(n, fpr, BB_BLOCK_BITS, &start);
     if (s != BB_OK) return s;
     /* The fewest blocks over all k, from the classic k first: a k whose floor is above p
-     * with one block fewer than the best so far cannot give fewer, so it is skipped. */
+     * with one block fewer than the best so far cannot give fewer, so it is skipped, and once
+     * one block is enough no k can give fewer. */
     unsigned guess = clamp_k(round(-log(fpr) / M_LN2));
     best_blocks = min_blocks(model, n, fpr, guess, start, max_blocks);
-    for (unsigned k = 1; k <= BB_MAX_K; k++) {
+    for (unsigned k = 1; k <= BB_MAX_K && best_blocks != 1; k++) {
         if (k == guess || (best_blocks > 1 && k_ruled_out(n, best_blocks - 1, k, fpr))) continue;
         uint64_t b = min_blocks(model, n, fpr, k, start, best_blocks ? best_blocks : max_blocks);
         if (b && (!best_blocks || b < best_blocks)) best_blocks = b;
