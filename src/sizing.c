@@ -79,8 +79,9 @@ static pthread_mutex_t q_lock = PTHREAD_MUTEX_INITIALIZER;
  * 137-258M instructions (10-30 ms here); since sizing skips the k that Putze et al.'s lower
  * bound already rules out (blocked_fpr_floor below), it takes 15M (10^4 keys at 1%), 17M (10^6
  * at 1%), 30M (4.5 * 10^6 at 0.1%), 53M (10^6 at 0.01%), 12M (100 keys at 50%, where one
- * block is enough and so no other k is tried), callgrind, with the same sizes for every (n, p) of a
- * 40 x 44 grid and the same model to the bit at 16 k x 32 loads (/work/lab, not kept). Each
+ * block is enough and so no other k is tried), callgrind, with the same sizes for every
+ * (n, p) of a 40 x 44 grid and the same model to the bit at 16 k x 32 loads (/work/lab, not
+ * kept). Each
  * further bb_create_for then costs 1.0M (was 2.9M), 2.4M (5.0M), 1.0M (4.4M) and 0.6M (1.7M):
  * the Poisson sums' ln(i!) comes from a table (log_fact_get). */
 typedef struct q_state {
