@@ -415,7 +415,7 @@ typedef double (*block_model)(double n_keys, uint64_t blocks, unsigned k);
  * never the answer, so its model (and table) is skipped; the answer is the one the full scan
  * gives. */
 static unsigned best_k_by(block_model model, double n, uint64_t blocks) {
-    unsigned guess = clamp_k(round((double)blocks * BB_BLOCK_BITS / n * M_LN2));
+    unsigned guess = classic_k((double)blocks * BB_BLOCK_BITS / n);
     double bound = model(n, blocks, guess);
     unsigned best = 1;
     double best_f = 2.0;
