@@ -25,7 +25,14 @@
  * keys, 0.875-0.91x at 10^6, 0.97x at 10^7, 1.01x at 4x10^7; 4096 keys 0.93, 0.85, 0.99, 0.97
  * (64 KiB of stack, too much for small thread stacks); 64 and 128 1.01-1.19x (slower).
  * Prefetching the first 64 lines of each chunk below 2 MiB (the kernel's cold start) gave
- * nothing at 3x10^5 and 10^6 keys (1.01-1.02x). */
+ * nothing at 3x10^5 and 10^6 keys (1.01-1.02x).
+ * Tried for string adds into filters within L2, not kept: hashing and adding in one loop
+ * (the grouped hashing's class loops with the avx512gfni add as their sink, lagging 16 keys
+ * behind in a ring so hash and mask are not one dependency chain; k a variable). Same
+ * measurement, 10^4 keys, calls of 10^4 or of 1,428 fresh keys: 0.87-0.91x in runs where this
+ * VM ran the chunked add at ~7.2 ns/key, but 1.04-1.08x in runs where it ran it at 9-11
+ * (the same 2 vCPUs at other times); 10^5 keys 0.89-0.97x, once 1.54x. The other kernels
+ * fused were slower throughout: scalar 1.15x, avx2 0.95-1.03x, avx512 1.31-1.38x. */
 #define BB_CHUNK 1024
 
 /* The row's batch calls, or its one-hash calls key by key (for kinds without a batch path). */
