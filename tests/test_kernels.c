@@ -334,6 +334,111 @@ Test(kernels, concurrent_adds_every_k_7_blocks) { check_concurrent_adds(7, 1); }
 Test(kernels, concurrent_adds_every_k_1001_blocks) { check_concurrent_adds(1001, 1); }
 Test(kernels, concurrent_adds_5003_blocks_prefetched) { check_concurrent_adds(5003, 5); }
 
+/* ---- String batch adds of every length ----------------------------------------------------
+ * Pointer and Arrow batches are hashed out of order, grouped by XXH3's length class
+ * (xxh3_group.h), in chunks of 1024 keys (batch.c). Keys of every length 0 .. 300 (every
+ * class, the out-of-line long path too; empty ones as NULL), added in calls of lengths that
+ * cross the groups of 256 and the chunks, must give the payload the spec derives and count
+ * every key, under every kernel and through each shape, on filters with and without the
+ * kernels' prefetch (7, 1001 and 5003 blocks: 448 B, 63 KiB, 320 KiB), at k covering every
+ * pass split of avx512gfni's mask (1-3 and 9-11: short passes, 8 and 16: full ones). */
+#define MIXED_KEYS 3000u
+#define MIXED_MAX_LEN 300u
+
+typedef struct mixed {
+    uint8_t *arena;
+    const void **ptrs;
+    size_t *lens;
+    int32_t *off32;
+    int64_t *off64;
+} mixed;
+
+static void mixed_init(mixed *m) {
+    size_t bytes = (size_t)MIXED_KEYS * MIXED_MAX_LEN;
+    m->arena = malloc(bytes + 1);
+    m->ptrs = malloc(MIXED_KEYS * sizeof *m->ptrs);
+    m->lens = malloc(MIXED_KEYS * sizeof *m->lens);
+    m->off32 = malloc((MIXED_KEYS + 1) * sizeof *m->off32);
+    m->off64 = malloc((MIXED_KEYS + 1) * sizeof *m->off64);
+    cr_assert(m->arena && m->ptrs && m->lens && m->off32 && m->off64);
+    size_t at = 0;
+    for (size_t i = 0; i < MIXED_KEYS; i++) {
+        size_t len = (i * 37) % (MIXED_MAX_LEN + 1);
+        for (size_t b = 0; b < len; b++) m->arena[at + b] = (uint8_t)(i * 131 + b * 7 + (i >> 8));
+        m->ptrs[i] = len ? m->arena + at : NULL; /* an empty key may come as NULL */
+        m->lens[i] = len;
+        m->off32[i] = (int32_t)at;
+        m->off64[i] = (int64_t)at;
+        at += len;
+    }
+    m->off32[MIXED_KEYS] = (int32_t)at;
+    m->off64[MIXED_KEYS] = (int64_t)at;
+}
+
+static void mixed_free(mixed *m) {
+    free(m->arena); free(m->ptrs); free(m->lens); free(m->off32); free(m->off64);
+}
+
+static bb_status mixed_add(bb_filter *f, const mixed *m, enum shape s, size_t first, size_t n) {
+    switch (s) {
+    case SHAPE_PTRS: return bb_add_batch(f, m->ptrs + first, m->lens + first, n);
+    case SHAPE_ARROW32: return bb_add_arrow32(f, m->arena, m->off32 + first, n);
+    case SHAPE_ARROW64: return bb_add_arrow64(f, m->arena, m->off64 + first, n);
+    default: break;
+    }
+    return BB_E_INVAL;
+}
+
+static void check_mixed_adds(uint64_t blocks) {
+    static const unsigned ks[] = {1, 2, 3, 4, 7, 8, 9, 11, 16};
+    static const size_t calls[] = {0, 1, 15, 16, 17, 255, 256, 257, 1025}; /* then the rest */
+    uint64_t bits = blocks * 512;
+    mixed m;
+    mixed_init(&m);
+    uint64_t *h = malloc(MIXED_KEYS * sizeof *h);
+    uint8_t *ref = malloc(bits / 8);
+    cr_assert(h && ref);
+    bb_filter *hf = NULL;
+    cr_assert_eq(bb_create(&hf, &(bb_config){.bits = 512, .k = 1, .seed = SEED}), BB_OK);
+    for (size_t i = 0; i < MIXED_KEYS; i++) h[i] = bb_hash(hf, m.ptrs[i], m.lens[i]);
+    bb_free(hf);
+    for (size_t ki = 0; ki < sizeof ks / sizeof *ks; ki++) {
+        memset(ref, 0, bits / 8);
+        for (size_t i = 0; i < MIXED_KEYS; i++) tu_ref_add(ref, BB_BLOCKED, bits, ks[ki], h[i]);
+        for (size_t i = 0; i < TU_N_ISAS; i++) {
+            if (!tu_use_isa(tu_isas[i])) continue;
+            for (int s = SHAPE_PTRS; s <= SHAPE_ARROW64; s++) {
+                char what[96];
+                snprintf(what, sizeof what, "%s %s adds, %llu blocks, k=%u",
+                         bb_isa_to_string(tu_isas[i]), shape_names[s],
+                         (unsigned long long)blocks, ks[ki]);
+                bb_filter *f = NULL;
+                cr_assert_eq(bb_create(&f, &(bb_config){.bits = bits, .k = ks[ki], .seed = SEED}),
+                             BB_OK);
+                size_t done = 0;
+                for (size_t c = 0; c <= sizeof calls / sizeof *calls; c++) {
+                    size_t n = c < sizeof calls / sizeof *calls ? calls[c] : MIXED_KEYS - done;
+                    cr_assert_eq(mixed_add(f, &m, (enum shape)s, done, n), BB_OK, "%s", what);
+                    done += n;
+                }
+                bb_info info;
+                cr_assert_eq(bb_get_info(f, &info), BB_OK);
+                cr_assert_eq(info.keys_added, MIXED_KEYS, "%s: keys_added %llu", what,
+                             (unsigned long long)info.keys_added);
+                assert_payload(f, ref, bits / 8, what);
+                bb_free(f);
+            }
+        }
+    }
+    free(h);
+    free(ref);
+    mixed_free(&m);
+}
+
+Test(kernels, string_adds_of_every_length_7_blocks) { check_mixed_adds(7); }
+Test(kernels, string_adds_of_every_length_1001_blocks) { check_mixed_adds(1001); }
+Test(kernels, string_adds_of_every_length_5003_blocks_prefetched) { check_mixed_adds(5003); }
+
 /* ---- Golden vectors: XXH3-64 --------------------------------------------------------------
  * From xxHash's own self-test, XSUM_sanityCheck() in cli/xsum_sanity_check.c (xxHash 0.8;
  * the same values sit in every port's tests): the input is the first `len` bytes of a buffer
