@@ -54,6 +54,8 @@
 #define BB_ASAN 1
 #endif
 #endif
+/* Helpers of those checks only: unused, not dead, in an ASan build. */
+#define NON_ASAN_HELPER static __attribute__((unused))
 
 /* ---- Working directory (one per test; Criterion runs tests in parallel) ------------------- */
 
@@ -471,7 +473,7 @@ Test(faults, address_space_limit_gives_out_of_memory) {
 }
 
 /* Addresses 10.x.y.z, one per line, for i < n. */
-static void write_addresses(const char *path, size_t n) {
+NON_ASAN_HELPER void write_addresses(const char *path, size_t n) {
     FILE *f = fopen(path, "w");
     cr_assert_not_null(f);
     for (size_t i = 0; i < n; i++)
@@ -542,7 +544,8 @@ Test(faults, demo_names_beyond_the_memory_budget_fail_with_a_message, .timeout =
 }
 
 /* f.bb built from the one key line `keys` with option `opt` `val`; returns its bytes (*len). */
-static char *built_filter(const char *keys, const char *opt, const char *val, size_t *len) {
+NON_ASAN_HELPER char *built_filter(const char *keys, const char *opt, const char *val,
+                                  size_t *len) {
     write_bytes("one.txt", keys, strlen(keys));
     cr_assert_eq(RUN(NULL, "build", opt, val, "-o", "f.bb", "one.txt"), 0);
     char *old = read_file("f.bb", len);
@@ -563,8 +566,8 @@ static void expect_failed_unchanged(int st, char *err, const char *reason, const
 /* Build without -n under a 128 MiB address-space limit, held-keys budget 32 MiB = 33554432
  * bytes of key bytes plus 8 per offset (n keys have n + 1). Exit 0 expected, or exit 1
  * with the budget's message, an old f.bb byte for byte as it was and no temporary file. */
-static void expect_held_build(bool fits, const char *what, const char *in,
-                              const char *const *argv) {
+NON_ASAN_HELPER void expect_held_build(bool fits, const char *what, const char *in,
+                                       const char *const *argv) {
     static const char old[] = "not a filter, and must stay so\n";
     write_bytes("f.bb", old, sizeof old - 1);
     char *err;
@@ -580,7 +583,7 @@ static void expect_held_build(bool fits, const char *what, const char *in,
 }
 
 /* A sparse file of `len` zero bytes: in line mode one key of `len` NUL bytes. */
-static void write_zeros(const char *path, off_t len) {
+NON_ASAN_HELPER void write_zeros(const char *path, off_t len) {
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     cr_assert(fd >= 0 && ftruncate(fd, len) == 0 && close(fd) == 0, "%s", path);
 }
@@ -691,7 +694,7 @@ Test(faults, a_data_limit_bounds_the_held_keys_too, .timeout = 120) {
 /* ---- Control groups laid out for BB_CGROUP_ROOT -------------------------------------------- */
 
 /* mkdir -p, then `text` into dir/name. */
-static void put_cgroup_file(const char *dir, const char *name, const char *text) {
+NON_ASAN_HELPER void put_cgroup_file(const char *dir, const char *name, const char *text) {
     char path[4096];
     for (size_t i = 1; dir[i - 1]; i++) /* each prefix that ends before a '/' or at the end */
         if (dir[i] == '/' || dir[i] == '\0') {
@@ -765,7 +768,7 @@ Test(faults, a_control_group_limit_bounds_the_held_keys, .timeout = 120) {
 }
 
 /* The smallest address-space limit, in MiB, that `build` starts under. */
-static rlim_t smallest_start_mib(void) {
+NON_ASAN_HELPER rlim_t smallest_start_mib(void) {
     write_bytes("one.txt", "a\n", 2);
     rlim_t mib = 8;
     while (mib < 128 && run(NULL, (run_opts){.as_limit = mib << 20},
