@@ -28,15 +28,15 @@
  * dropped through a mask register instead of a vector compare, 3.23. Little-endian word view:
  * x86 only.
  * Why an add still costs ~2x a contains on this CPU (Zen 4, same VM, 2026-12-01): throughput
- * loops of 64 independent instructions put 256-bit shifts, shuffles (vpermb), GFNI products
- * and multiplies at 2 per cycle and their 512-bit forms at 1 per cycle (vpconflictd/q ymm 1.4
- * per cycle, zmm 0.7), so the mask below is ~18 256-bit-op slots on 2 pipes, ~9 cycles: the
- * mask alone, over 2^20 keys, 2.49 ns/key, the block's load-OR-store with a trivial mask 1.05-
- * 1.17, the add 2.88. Tried there, all with the same bits (12 KiB filter, k = 6, B/A against
- * the add below): the products with 64-bit lanes throughout (vpmuludq, vpconflictq, vprolvq
- * rows and one-source vpermb transposes: 5 fewer instructions, more of them 512-bit) 1.15,
- * mask alone 3.18 ns/key; the same with positions and dedup in 32-bit lanes 1.00-1.02; the
- * final product's matrix broadcast from memory ({1to8}) instead of vpbroadcastq 1.03-1.06;
+ * loops of 64 independent instructions put 256-bit shifts, shuffles (vpermb), GFNI products and
+ * multiplies at 2 per cycle and their 512-bit forms at 1 per cycle (vpconflictd ymm 1.35 per
+ * cycle, vpconflictd/q zmm 0.7), so the mask below is ~18 256-bit-op slots on 2 pipes, ~9
+ * cycles: the mask alone, over 2^20 keys, 2.49 ns/key, the block's load-OR-store with a trivial
+ * mask 1.05-1.17, the add 2.88. Tried there, all with the same bits (12 KiB filter, k = 6, B/A
+ * against the add below): the products with 64-bit lanes throughout (vpmuludq, vpconflictq,
+ * vprolvq rows and one-source vpermb transposes: 5 fewer instructions, more of them 512-bit)
+ * 1.15, mask alone 3.18 ns/key; the same with positions and dedup in 32-bit lanes 1.00-1.02;
+ * the final product's matrix broadcast from memory ({1to8}) instead of vpbroadcastq 1.03-1.06;
  * the probes ORed into the block's 64-bit words by scalar code (no mask, no dedup) 1.8-2.0.
  */
 #include "../internal.h"
