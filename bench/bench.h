@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench.h - declarations shared by the benchmark's files: clocks and statistics (timing.c),
  * the machine description (machine.c), key sets (keys.c), the floors (floors.c), the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * choice.c - issue 8 target 1, "dispatch is right per operation", as data: for every operation
  * of the two kinds that have kernels (blocked, split), which kernel the library's dispatch

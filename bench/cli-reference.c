@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cli-reference.c - the reference for issue 8's CLI target: what `blockbloom build` and
  * `blockbloom query` on a key file cost at least, done the cheapest way the library allows.

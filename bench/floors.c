@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * floors.c - the two hardware floors the filters are compared with, built so that the
  * comparison is like for like:

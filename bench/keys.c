@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * keys.c - the benchmark's keys (the scheme is described in bench.h): real npm package names
  * from data/npm-names.txt when present (scripts/fetch-npm-names.sh writes it), shuffled once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * lookup-loop.c - a fixed lookup loop for scripts/cachegrind.sh, small enough to run under
  * valgrind: it builds a filter of MIB MiB (sized for p = 1%, so k is the benchmark's k) from

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * machine.c - what the benchmark ran on, read at run time: CPU model (/proc/cpuinfo), data
  * cache sizes per level (sysfs cpu0/cache/index*, falling back to sysconf), the transparent

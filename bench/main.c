@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * main.c - blockbloom-bench: options, the list of filter sizes and series, and the run.
  * Sizes follow issue 3: n = 10,000 and 1,000,000 (the issue's L1/L2-resident sizes),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * measure.c - how every number of one filter size is measured. All series of a size are
  * built and queried interleaved: each repetition runs every series once, in an order rotated

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pcap-bench.c - the packet benchmark of `blockbloom query --pcap` (scripts/pcap-bench.sh runs
  * it; not part of CI):

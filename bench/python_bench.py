@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Benchmark of the Python package (not run in CI; README "Python" has the figures). In one
 process, on the same keys and the same filter, median of REPEATS runs, ns per key:
 

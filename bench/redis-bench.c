@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * redis-bench.c - the Redis benchmark (run by hand: scripts/bench-redis.sh, which starts its
  * own redis-server; never in CI). On one server, for N keys in pipelined batches of 1000,

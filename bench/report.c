@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * report.c - the benchmark's output: a text table per filter size (with the clock of each
  * column and, per operation, the kernel dispatch chose against the fastest one measured),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * series.c - one adapter per measured series, so measure.c runs every series through the
  * same calls: blockbloom's blocked filter (one series per kernel, selected with bb_set_isa),

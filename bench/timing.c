@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * timing.c - the benchmark's clocks and statistics. Throughput runs are timed around whole
  * batches (milliseconds each, so the clock read does not matter) with the thread's CPU clock

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * view-loops.h - the benchmark's loops over the public header's inline lookups, included by
  * view-scalar.c, view-avx2.c and view-avx512.c, each compiled with its ISA's flags, so that

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # FindCriterion - locates the Criterion unit-test framework (Debian libcriterion-dev).
 # Defines Criterion_FOUND and the imported target Criterion::Criterion.
 find_path(Criterion_INCLUDE_DIR NAMES criterion/criterion.h)

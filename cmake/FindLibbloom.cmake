@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # FindLibbloom - locates libbloom 1.6 (Debian libbloom-dev), used only as the benchmark's peer.
 # Defines Libbloom_FOUND and the imported target Libbloom::Libbloom.
 find_path(Libbloom_INCLUDE_DIR NAMES bloom.h)

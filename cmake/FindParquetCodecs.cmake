@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # FindParquetCodecs - locates the page codecs libblockbloom_parquet decompresses with:
 # Snappy (Debian libsnappy-dev), zstd (libzstd-dev) and zlib (zlib1g-dev), the first two by
 # header and library (Snappy ships no pkg-config file), zlib through CMake's FindZLIB.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # FindSIMDe - locates SIMDe, the header-only SIMD portability library (Debian libsimde-dev).
 # Defines SIMDe_FOUND, SIMDe_INCLUDE_DIR and the interface target SIMDe::SIMDe.
 find_path(SIMDe_INCLUDE_DIR NAMES simde/x86/avx512.h)

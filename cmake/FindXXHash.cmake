@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # FindXXHash - locates the xxHash header (Debian libxxhash-dev). blockbloom inlines XXH3
 # (XXH_INLINE_ALL) in one source file, so only the header is needed.
 # Defines XXHash_FOUND, XXHash_INCLUDE_DIR and the interface target XXHash::XXHash.

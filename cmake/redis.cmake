@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The Redis binding: libblockbloom_redis (include/blockbloom_redis.h, src/redis/) over
 # hiredis, and `blockbloom redis` in the CLI. Optional: built when hiredis (Debian
 # libhiredis-dev) is found, unless BB_BUILD_REDIS=OFF; scripts/test-redis.sh requires it.

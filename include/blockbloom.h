@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * blockbloom.h - the whole public API of blockbloom, a library of Bloom filters built for
  * throughput: a cache-line-blocked filter (every key touches one 64-byte block), a classic

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * blockbloom_parquet.h - the optional Parquet library of blockbloom (libblockbloom_parquet):
  * read a Parquet file's footer and the split-block Bloom filters (SBBF) of its column

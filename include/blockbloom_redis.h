@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * blockbloom_redis.h - the Redis binding of blockbloom (library libblockbloom_redis, over
  * hiredis): RedisBloom's BF.* vocabulary (reserve, add, madd, exists, mexists, info, card)

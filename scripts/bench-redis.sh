@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The Redis benchmark, run by hand (not in CI): builds bench/redis-bench, starts its own
 # redis-server on a free loopback port (no persistence, data in a temp dir, stopped on exit)
 # and prints keys per second, round trips per key and memory per key of blockbloom's

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Same answers on other machines: builds the library and tests/cross/cross_check.c (golden
 # hashes, kernel equivalence, golden filter digests, loading files saved elsewhere) for
 # x86-64 (native), AArch64 and big-endian s390x (Debian cross compilers, run under qemu-user),

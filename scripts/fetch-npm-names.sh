@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Fetches the real-data half of `blockbloom demo`: every public npm package name (about 4.5
 # million strings), from the npm registry package `all-the-package-names`, whose tarball holds
 # package/names.json, one JSON array of strings. Writes them verbatim, one per line, to

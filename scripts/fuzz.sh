@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Builds the libFuzzer targets of tests/fuzz/ with clang (Debian clang-14 + libclang-rt-14-dev,
 # installed here if missing) and -fsanitize=fuzzer,address,undefined, then runs each for
 # SECONDS (default 30), one after the other on one core:

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # gen-docs.sh - writes the manual page blockbloom(1) and the bash completion of the built
 # program from its own help texts: `CLI --help` lists the commands and `CLI help COMMAND`
 # gives each command's text, the one source of both files and of what --help prints, so they

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Sourced by scripts/test-redis.sh and scripts/bench-redis.sh: start Debian's redis-server
 # on free loopback ports with its data in a temporary directory, and stop every server
 # started (and remove the directory) on any exit of the sourcing script (trap).

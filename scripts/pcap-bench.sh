@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The packet benchmark (README "Network keys", not CI): builds Release, writes a capture of
 # PACKETS Ethernet frames and RANGES random CIDR ranges (bench/pcap-bench.c, fixed seed),
 # builds the CIDR filter with `blockbloom build --keys cidr`, reads the capture once so it is

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Renders the benchmark's JSON (bench/blockbloom-bench --json) as a PNG with two panels,
 # ns per key against filter size (log-log), one line per series:
 #   left:  batch contains of pre-hashed keys - every blocked kernel, classic, the 2-thread

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Installs what is missing (with Debian's nodejs and npm unless an npm is on PATH), builds
 # blockbloom in Release, fetches the npm package-name list (skipped with a message if the
 # registry is unreachable) and runs the main job, `blockbloom demo`.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The README's test command and what .ci/run calls: installs what is missing, then runs every
 # check that fits CI (about 8 minutes on 2 cores, less once packages are installed; on a fresh
 # Debian 12 chroot of a 2-vCPU VM at load average 7-10, 2026-12-01: 27 min, of which packages

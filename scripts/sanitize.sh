@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Builds blockbloom (library, CLI, tests) with sanitizers and runs the tests:
 #   build-asan      BB_SANITIZE=address,undefined  the whole CTest suite (parquet_oracle
 #                   included: DuckDB's files through the sanitized CLI)

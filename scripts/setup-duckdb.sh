@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Installs DuckDB, the test oracle of `blockbloom parquet` (tests/parquet/oracle.mjs), from
 # the npm registry: the package @duckdb/node-api at the version pinned in
 # tests/parquet/package.json and package-lock.json (its native library comes inside the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Installs, without prompting and only when missing, the Debian 12 packages blockbloom
 # needs: the build and test set below, plus any package named on the command line (the
 # fuzz, cross-architecture, sanitizer and benchmark scripts pass theirs). Idempotent: a

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The CLI on inputs too big for CI (tests/test_faults.c runs small versions of each):
 #   long-key    one 1 GiB line (one key); build, then query -c finds it: 1
 #   empty       10 million empty lines: keys_added 10000000, the empty key is present

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The Python stage of scripts/run-tests.sh: builds the package blockbloom from this tree
 # (CMake option BB_BUILD_PYTHON: the extension linked against the static library), installs
 # it with `cmake --install` into a temporary site directory (the rules scripts/install-python.sh

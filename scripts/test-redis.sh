@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The Redis stage of run-tests.sh: builds the Redis binding (needs hiredis), starts Debian's
 # redis-server on free loopback ports, data in a temporary directory (one standalone server
 # with AOF on, and a 3-master Redis Cluster made by `redis-cli --cluster create`), runs

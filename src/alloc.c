@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * alloc.c - zeroed, 64-byte-aligned, overflow-checked memory for filter payloads.
  * Small payloads come from aligned_alloc; payloads of 2 MiB and more are anonymous mappings

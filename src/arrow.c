@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * arrow.c - the Arrow C Data Interface entry points (blockbloom.h, "Arrow C Data Interface").
  * An ArrowArray + ArrowSchema pair is first parsed and validated in full into a `column` (a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * atomicfile.c - bb_write_file_atomically: the one way this project replaces a file. The new
  * content goes to `path`.tmp.XXXXXX in the same directory (the name cut to fit NAME_MAX), is

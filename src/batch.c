@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * batch.c - the public batch entry points. Every batch shape (pointer arrays, Arrow columns,
  * fixed-width keys) is validated first, then hashed in chunks of BB_CHUNK keys into a

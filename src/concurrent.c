@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * concurrent.c - adds from many threads into one blocked, classic or split filter, and the
  * reads that may run beside them (the contract is in blockbloom.h, "Concurrent build").

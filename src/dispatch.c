@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dispatch.c - picks the blocked filter's kernels once per process, one per operation
  * (contains, add). Compiled at the baseline ISA, so it runs on any CPU. On x86 it asks CPUID

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fill.c - what bb_get_info derives from a payload's fill: set bits, and from them the FPR
  * estimate and the cardinality estimate, summed block by block (a classic filter is one block

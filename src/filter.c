@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * filter.c - the generic bb_filter calls: create from a bb_config, clone, clear, free, info,
  * the single-key add/contains/remove, and the public sizing functions, each dispatched

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fold.c - bb_fold and bb_fold_to_fpr: halving the block count of a filter whose blocks are
  * chosen by multiply-shift (blocked: floor(h z / 2^64); split: ((h >> 32) z) >> 32). With 2z

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * format.c - the file format of docs/FORMAT.md: a 128-byte little-endian header, then the
  * filter's payload (bit array, or counter array of a counting filter) exactly as it is in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * format.h - the file header's layout (docs/FORMAT.md, "Header") and its byte-order-neutral
  * integer codecs, shared by format.c and by the kinds that own header fields (a row's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * hash.c - key hashing, single and in batches: XXH3-64 for every kind but split, XXH64 for
  * the split kind (Apache Parquet BloomFilter.md: "xxHash, the 64-bit version", seed 0). This

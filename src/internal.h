@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * internal.h - private structures shared by the library's source files: the filter object,
  * the kinds table (one row per kind, see "The kinds table"), the blocked filter's probe

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * keyscheme.c - a filter's key scheme (what its keys are: plain, URL expressions, domains,
  * CIDR ranges with the prefix lengths present, 5-tuples), its getters and setters, and its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * object.c - the bb_filter object below the kinds: allocation with a zeroed, aligned payload,
  * release, the flat (one-payload) clone and clear, the info fields stored in the object, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sizing.c - how many bits and probes a filter needs, and the FPR models behind that.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * slice.c - a blocked filter built in parts (bb_slice, see "Slices" in blockbloom.h). A slice
  * holds blocks [first, first + n) of a filter of `blocks` blocks; a key's block is chosen

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * status.c - bb_strerror and the version string. Status values are pinned in blockbloom.h;
  * this table only names them.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * union.c - bb_union: merging filters of identical geometry. A Bloom filter of a set is the
  * bitwise OR of the filters of its parts when both use the same bits, k, seed and layout

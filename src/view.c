@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * view.c - bb_get_view: the read-only view of a blocked filter that the public header's
  * inline lookups (bb_view_contains_hash, bb_view_prefetch) read. The view is the payload

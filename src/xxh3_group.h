@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * xxh3_group.h - XXH3-64 of a batch of variable-length keys, grouped by XXH3's length class:
  * src/hash.c's batch hashing, in a header so that the benchmark's hashing floors

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cliutil.h - the harness of the command-line tests (test_cli.c, test_cli_usage.c): a fresh
  * mkdtemp working directory per test, file helpers, running BB_CLI (the path CMake passes)

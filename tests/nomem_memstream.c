@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * nomem_memstream.c - a preload library (LD_PRELOAD) for test_keyreader.c: malloc fails with
  * ENOMEM for the size glibc's open_memstream asks for when the stream first grows past the

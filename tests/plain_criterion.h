@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * plain_criterion.h - a stand-in for the few Criterion macros that the multi-threaded tests
  * use, for the ThreadSanitizer build only. Criterion 2.4 cannot start under TSan: its BoxFort

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * split_vectors.h - expected values for the split-block kind that do not come from this
  * library, shared by test_split.c and the cross-architecture check (tests/cross/): XXH64

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_api.c - the public API's contract for the blocked and classic kinds: argument
  * checking (bad numbers, NULL everywhere, overflow, contradictory configs), status texts,

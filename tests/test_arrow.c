@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_arrow.c - the Arrow C Data Interface calls (src/arrow.c) on arrays built by hand, with
  * buffers written out here byte by byte from the Arrow columnar spec. The reference is the

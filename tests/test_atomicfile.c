@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_atomicfile.c - bb_write_file_atomically, the writer under bb_save, `parquet index` and
  * `build --slice`: the parts land back to back; a replaced file keeps its mode and a new one

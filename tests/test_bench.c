@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_bench.c - `blockbloom bench` (the benchmark program, run through the CLI as users do):
  * that it measures every operation on every kernel this CPU has (issue 8 target 1), with the

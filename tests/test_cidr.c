@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_cidr.c - IP ranges and 5-tuples as keys (src/net/cidr.c): parsing with its per-error
  * reasons (/33, /129, host bits, garbage), the IPv4-mapped rule (IPv4 and ::ffff:a.b.c.d are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_cli.c - the blockbloom command-line tool, run as a separate program (BB_CLI, the path
  * CMake passes) with posix_spawn: build / add / query / info round trips, the key rules

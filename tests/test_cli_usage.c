@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_cli_usage.c - the command-line tool as people use it (issue 13): every writer of an
  * existing filter file takes the lock that add and remove take (build -o, merge -o, export -o

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_conc_private.c - the concurrent adds' private path under attack (kernels/conc_loops.h,
  * blockbloom.h "Concurrent build"): an uncounted batch into a blocked filter of at most 2 MiB

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_concurrent.c - the concurrent build API (blockbloom.h, "Concurrent build"): 2, 3 and 4
  * threads add interleaved slices of one key set into one blocked or classic filter through

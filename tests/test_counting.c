@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_counting.c - the counting Bloom filter (BB_COUNTING): the blocked filter's geometry and
  * positions with 4-bit counters. Expected values come from the specification, not from the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_demo.c - `blockbloom demo`, run as a separate program (BB_CLI, the CLI's path, is a
  * compile definition of tests/CMakeLists.txt). `demo --quick --no-npm` must exit 0 and print

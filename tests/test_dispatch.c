@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_dispatch.c - the per-operation kernel choice (src/dispatch.c): with BB_ISA_AUTO each
  * operation's kernel must be the one the CPU table names for this CPU, read here

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_domain.c - domain names as keys (src/net/domain.c, psl.c): normalisation (case, final
  * dot, length and label rules, IDNA to Punycode with values from RFC 3492-style references:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_faults.c - the blockbloom CLI (BB_CLI) under faults, as a separate program:
  *  - SIGKILL at random moments of `build -o F` and `add F` (50 trials each): F is afterwards

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_fold.c - bb_fold and bb_fold_to_fpr on the blocked and split kinds: a folded filter
  * is byte for byte (header and payload, through bb_serialize) the filter built directly with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_format.c - the file format of docs/FORMAT.md and the functions that read and write it
  * (bb_serialized_size, bb_serialize, bb_deserialize, bb_save, bb_load, bb_open_mmap): round

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_fpr.c - measured false-positive rates against the models of src/sizing.c, and the
  * no-false-negative guarantee. Each filter holds N_KEYS keys and is probed with N_PROBES keys

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_hashbatch.c - the batch calls hash string keys exactly as XXH3-64 does. src/hash.c
  * hashes a batch's keys grouped by XXH3's length class, out of their order, one loop per class

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_kernels.c - every SIMD kernel against the specification, and golden vectors.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_keylimit.c - the limit on one key's length (--max-key-bytes, default 16 MiB = 16777216
  * bytes; README "Keys"): a key over it, from a file or from standard input, in line mode or

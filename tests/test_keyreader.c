@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_keyreader.c - the CLI's key reader (src/cli/keys.c) fed the way real pipes feed it: a
  * standard input left non-blocking by the parent (O_NONBLOCK is a property of the pipe, shared

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_keyscheme.c - the key-scheme record of format version 2 (src/keyscheme.c, format.c;
  * docs/FORMAT.md "Version 2"): a golden file (the golden blocked filter of test_format with a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_large.c - filters past 2^32 bits, where any 32-bit index arithmetic would wrap. Each
  * kind gets a filter of 2^32 + 2^28 bits (544 MiB; built one at a time and freed), so that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_netcli.c - the network key kinds of the blockbloom tool, run as a program (BB_CLI):
  * `build --keys url|domain|cidr|5tuple` with per-line errors ("FILE:LINE: reason", nothing

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_parquet.c - libblockbloom_parquet's pieces that DuckDB (tests/parquet/oracle.mjs)
  * cannot pin on their own: the Thrift compact reader and writer against bytes encoded by

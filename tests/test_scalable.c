@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_scalable.c - the scalable Bloom filter (BB_SCALABLE, Almeida et al. 2007): a stack of
  * blocked sub-filters. The expected sub-filter parameters come from the formulas of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_scalable_bounds.c - what a scalable filter promises at its limits (issue 13): the
  * measured FPR stays at or below p at every fill, for growth 1.5 to 4 and tightening 0.5 to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_sizing.c - the sizing math of src/sizing.c: classic sizes pinned to values worked out
  * by hand from Bloom's formulas, the classic model's drift when a filter is overfilled, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_slice.c - bb_slice (a blocked filter built in parts): N slices built from the whole
  * key stream concatenate into exactly the payload of the filter bb_create + bb_add_batch

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_split.c - the split-block kind (BB_SPLIT), Apache Parquet's SBBF: XXH64 against its
  * published test vectors, filter bytes against bit positions worked out from the spec

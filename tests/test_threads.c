@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_threads.c - concurrent readers on one shared filter. The header promises that any
  * number of threads may call the read-only functions on one filter at once; these tests run

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_union.c - bb_union and bb_union_check. The reference for "the union" is the filter built
  * directly from the whole key set: the union of the filters of two halves must equal it byte

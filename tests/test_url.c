@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_url.c - URL canonicalisation and expressions (src/net/url.c) against the published
  * facts: every canonicalisation example of Google's Safe Browsing v4 "URLs and Hashing"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_view.c - the public header's inline lookups over a read-only view of a blocked filter
  * (bb_get_view, bb_view_contains_hash, bb_view_prefetch): bb_get_view's errors, and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * testutil.h - helpers shared by the core library's Criterion tests (test_sizing, test_fpr,
  * test_kernels, test_api, test_large): deterministic key sets that are distinct by

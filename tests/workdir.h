@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * workdir.h - a fresh mkdtemp working directory per test, removed with everything in it
  * afterwards, for the tests that write files (the CLI tests through cliutil.h,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # cross-common.cmake - what every Debian cross toolchain file here shares; the including file
 # sets BB_CROSS_TRIPLE (e.g. aarch64-linux-gnu) and CMAKE_SYSTEM_PROCESSOR first.
 #

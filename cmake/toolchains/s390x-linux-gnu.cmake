@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # s390x-linux-gnu.cmake - cross-build for IBM Z, the big-endian target, with Debian's
 # gcc-s390x-linux-gnu; programs run under qemu-s390x (qemu-user). The NEON kernel compiles
 # there through SIMDe's portable code. Used by scripts/cross-arch.sh:

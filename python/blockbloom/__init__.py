@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """blockbloom: high-throughput Bloom filters for Python, over the C library libblockbloom.
 
     >>> import blockbloom

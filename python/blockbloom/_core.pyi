@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Type stubs of the C extension blockbloom._core (python/src). Docstrings live in the module.
 from os import PathLike
 from typing import Any, Iterable, Protocol, Union

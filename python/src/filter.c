@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * filter.c - the blockbloom.Filter type: construction (capacity + fpr or bits_per_key, or
  * bits + k; every kind the library names), single keys (add, in, remove, hash), batches

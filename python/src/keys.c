@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * keys.c - turning Python objects into keys for the library: one key (str as UTF-8, bytes,
  * any C-contiguous buffer), and a batch for add_many/contains_many, prepared with the GIL

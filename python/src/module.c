@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * module.c - the module blockbloom._core: its definition and init, the conversion of a
  * library status into a Python exception (the library's own message, bb_strerror, plus the

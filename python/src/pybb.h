@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pybb.h - what the files of the CPython extension blockbloom._core share: the Filter object
  * (a bb_filter plus a read/write lock), the lock discipline, error conversion, and the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Arrow arrays and streams built by hand with ctypes, for the tests (pyarrow is not packaged
 in Debian 12). The structs and buffer layouts are written from the Arrow C Data Interface
 and columnar format specs: validity bitmaps LSB first, n + 1 offsets, 16-byte views (length,

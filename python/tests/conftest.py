@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """pytest configuration of the blockbloom package tests: the package under test is the one
 on sys.path (scripts/test-python.sh installs the fresh build into a temporary directory and
 puts it first), and this directory's helpers (arrow_hand) are importable."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The Arrow PyCapsule path of add_many / contains_many, with arrays and streams built by hand
 (arrow_hand.py, from the Arrow spec) since pyarrow is not packaged: utf8/binary with 32- and
 64-bit offsets, views inline and in variadic buffers, fixed_size_binary, integers, dictionaries,

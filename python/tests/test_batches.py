@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """add_many / contains_many on every non-Arrow input: lists, tuples, generators, numpy S, V,
 U and integer arrays (contiguous, strided, reversed, big-endian), pre-hashed uint64 arrays,
 and the bytearray result without numpy. The oracle for every batch is the single-key path on

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Files, bytes and pickling: save/load/open (read-only mmap) round trips for every stored
 kind, bytes(f) / Filter.frombytes, pickle (also of a mapped filter, which comes back as a heap
 copy), and a saved filter shared by worker processes through mmap: each worker maps the same

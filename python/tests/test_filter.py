@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Filter construction, every kind, single keys (str/bytes/buffers), remove, hash, info and
 errors. Oracles: xxHash's published XXH3 value of the empty input, golden filter bytes written
 from docs/FORMAT.md (the same bytes as tests/test_format.c), the sizing facts of the README

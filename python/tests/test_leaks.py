@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """No leaks: a million calls through every entry point (single keys, batches of each input
 shape, Arrow capsules, bytes/frombytes, info, errors) keep the process's resident set within a
 few MiB, and leave the reference counts of the keys and inputs where they were."""

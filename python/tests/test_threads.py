@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The GIL is released during batch calls: a Python thread keeps running (its timestamps land
 in the middle of a long contains_many / add_many). And threads sharing one filter stay
 correct: concurrent add_many and contains_many (the per-filter lock), and f |= g against

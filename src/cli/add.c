@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * add.c - `blockbloom add FILTER [FILE]...`: load a filter file into memory, stream the
  * keys of the FILEs (or stdin) into it and replace the file atomically (bb_save: temporary

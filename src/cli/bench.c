@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench.c - `blockbloom bench [OPTION]...`: runs the benchmark program, which is a separate
  * executable (bench/, built with -DBB_BUILD_BENCH=ON, the default for a top-level build)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * build.c - `blockbloom build`: create a filter file from keys, and the two steps it shares
  * with `add` (streaming keys into a filter, saving with a summary line).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cgroup.c - the memory limit of this process's control group, for the held-keys budget
  * (keys.c): in a container, or a systemd unit with MemoryMax, the kernel ends the process

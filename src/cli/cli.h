@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cli.h - what the blockbloom command's source files share: one entry point per subcommand
  * (one file each), the exit codes, the messages and option-value parsers of common.c, and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * common.c - what every blockbloom subcommand shares apart from the key reader: messages on
  * stderr (always "blockbloom: ..."), the usage-error convention (exit 2 with a pointer to

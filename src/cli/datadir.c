@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * datadir.c - the location rule of datadir.h for the npm names file, shared by the CLI's demo
  * and the benchmark program (which compiles this file too). The XDG base directory

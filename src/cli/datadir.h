@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * datadir.h - where the npm package names (the real-data keys of `blockbloom demo` and of the
  * benchmark) are looked for, one rule for both programs (datadir.c); the fetch script,

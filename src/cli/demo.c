@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * demo.c - `blockbloom demo`, the project's main job: measured false-positive rates next to
  * the models, and the speed of every kernel, in one run of well under a minute.

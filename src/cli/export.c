@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * export.c - `blockbloom export -o OUT FILTER`: write the plain blocked filter of a counting
  * filter file (bb_counting_to_blocked): a copy a quarter of the size, for readers that never

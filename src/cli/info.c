@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * info.c - `blockbloom info [--json] FILTER`: describe a filter file from bb_get_info on a
  * memory-mapped copy (nothing is loaded into memory). One table of fields feeds both output

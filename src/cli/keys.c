@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * keys.c - the key reader shared by every command that reads keys (build, add, query,
  * remove, redis, the network kinds' numbered lines, parquet probe, demo --data): reads the

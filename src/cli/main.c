@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * main.c - the blockbloom command: global options (--help, --version), `help [COMMAND]`,
  * and dispatch to one subcommand per file (build.c, add.c, query.c, info.c, remove.c,

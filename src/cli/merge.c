@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * merge.c - `blockbloom merge -o OUT A B [C]...`: the union of filter files (bb_union), e.g.
  * of filters built in parallel from parts of one key set: the result is byte-identical to the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * netkeys.c - the network key kinds of `build --keys` and `query --keys`: their names, the
  * numbered line reader both use (file name and line number for every message), the reading

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * netquery.c - `query --keys url|domain|cidr|5tuple FILTER [FILE]...`: each input line is a
  * URL, a host name, an address or a 5-tuple; the line is printed when one of its keys (URL

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * parquet.c - `blockbloom parquet info|probe|extract|index`: the dispatch to the
  * subcommands (probe and extract in parquet_probe.c, index in parquet_index.c), `parquet

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * parquet.h - what the `blockbloom parquet` subcommands share (parquet.c): the subcommands'
  * entry points (parquet_info.c is in parquet.c, parquet_probe.c, parquet_index.c) and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * parquet_index.c - `blockbloom parquet index IN -o OUT --column NAME... [-p FPR]`: a copy
  * of the Parquet file IN with a fresh split-block Bloom filter for every chunk of the named

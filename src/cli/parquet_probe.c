@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * parquet_probe.c - `blockbloom parquet probe` and `blockbloom parquet extract`.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pcap.c - `query --pcap CAPTURE [--match src|dst|any|5tuple] FILTER`: read a capture with
  * libpcap (pcap_open_offline, pcap_next_ex; the only libpcap user) and print the packets

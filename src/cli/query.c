@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * query.c - `blockbloom query [-v] [-c] [-q] [-H] [-0] FILTER [FILE]...`: like `grep -Fx`, print the
  * input keys that are possibly in the filter (-v: the ones that are definitely not; -c: only

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * redis.c - `blockbloom redis SUBCOMMAND`: the BF.* vocabulary on stock Redis and Redis
  * Cluster through the Redis binding (include/blockbloom_redis.h; layout in docs/REDIS.md).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * remove.c - `blockbloom remove FILTER [FILE]...`: remove keys from a counting filter file
  * (built with --kind counting). The file is loaded into memory, each key read (as by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * slice.c - `blockbloom build --slice I/N`: build one slice of a blocked filter (bb_slice,
  * see blockbloom.h) from the whole key stream and write its bytes. A slice file is the raw

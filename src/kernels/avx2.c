@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * avx2.c - the AVX2 kernel; this file alone is compiled with -mavx2, so SIMDe (adds) and
  * the header's AVX2 test emit native instructions; dispatch.c picks it only with AVX2.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * avx512.c - the AVX-512F kernel; this file alone is compiled with -mavx512f, so SIMDe (adds)
  * and the header's AVX-512 test emit native instructions; dispatch.c picks it only with

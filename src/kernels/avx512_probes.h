@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * avx512_probes.h - the AVX-512F mask of a key's probes built one probe at a time, shared by
  * the avx512 kernel (its whole add) and the avx512gfni kernel (for few probes, where it is the

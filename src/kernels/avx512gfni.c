@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * avx512gfni.c - the AVX-512 kernel for CPUs that also have AVX512-BW, -CD, -VBMI and GFNI
  * (Intel Ice Lake and later, AMD Zen 4 and later); this file alone is compiled with those

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * avx512gfni_mask.h - the avx512gfni kernel's mask of a key's probes, all probes of a pass
  * at once as GF(2) products (the method and its measurements are in avx512gfni.c), shared by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * conc_avx2.c - the AVX2 concurrent add kernel (conc_loops.h); this file alone is compiled
  * with -mavx2. The key's mask is built in two 256-bit registers as the plain AVX2 add builds

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * conc_avx512.c - the AVX-512F concurrent add kernel (conc_loops.h); this file alone is
  * compiled with -mavx512f -mavx512vl. The key's 512-bit mask is the plain AVX-512 add's

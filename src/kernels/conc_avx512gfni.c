@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * conc_avx512gfni.c - the concurrent add kernel (conc_loops.h) of CPUs whose plain adds run
  * on avx512gfni: the same GF(2)-product mask (avx512gfni_mask.h), ORed into the block by

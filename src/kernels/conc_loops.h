@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * conc_loops.h - the blocked filter's concurrent batch add, written once and included by each
  * ISA file (conc_scalar.c, conc_avx2.c, conc_avx512.c, conc_avx512gfni.c) after it defines

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * conc_or512.h - a concurrent add's update of one 64-byte block from its 512-bit mask, for
  * the concurrent kernels compiled with -mavx512f (conc_avx512.c, conc_avx512gfni.c), after

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * conc_scalar.c - the reference concurrent add kernel (conc_loops.h), the kernel of CPUs
  * without a concurrent SIMD kernel (and of those whose adds dispatch to scalar, dispatch.c)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * loops.h - the batch loops every kernel shares, included once by each ISA file after it has
  * defined its block test:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * neon.c - NEON block test through SIMDe. On AArch64 it is native and chosen at compile time;
  * on x86 SIMDe emulates it with SSE, so the same code is tested against the scalar kernel on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * prefetch.h - how far ahead the blocked filter's batch loops (loops.h) prefetch, and when they
  * do not, and when batch.c prefetches a whole chunk while hashing it; a header of its own so

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * scalar.c - the reference kernel: the probe scheme of internal.h written out one bit at a
  * time on bytes, so it is endian-neutral and obviously right. Every SIMD kernel must give the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * split_avx2.c - the split-block kernel with AVX2 through SIMDe; compiled alone with -mavx2,
  * chosen when the blocked kernel in use is AVX2 or AVX-512 (kinds/split.c). A 256-bit block

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * split_loops.h - the batch loops of the split-block kernels, included once by each ISA file
  * (split_scalar.c, split_avx2.c, split_neon.c) after it has defined

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * split_neon.c - the split-block kernel with NEON through SIMDe. Native on AArch64 (chosen
  * with the blocked NEON kernel, at compile time); elsewhere SIMDe emulates it, so the same

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * split_scalar.c - the reference split-block kernel (Apache Parquet BloomFilter.md): bit
  * (lo * salt[i]) >> 27 of little-endian word i of the 32-byte block, written on bytes (word

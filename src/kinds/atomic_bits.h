@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * atomic_bits.h - setting and testing payload bits with atomic 64-bit word operations, for the
  * rows' concurrent adds and reads (the contract is in blockbloom.h, "Concurrent build"; why

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * blocked.c - the cache-line-blocked Bloom filter (Putze, Sanders, Singler, "Cache-, Hash-
  * and Space-Efficient Bloom Filters", WEA 2007) and its row of the kinds table.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * classic.c - the classic Bloom filter (Bloom 1970), the baseline the blocked filter is
  * measured against. k probe positions over all m bits come from one 64-bit XXH3 hash by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * counting.c - the counting Bloom filter (Fan, Cao, Almeida, Broder, "Summary Cache", 2000):
  * the blocked filter with a 4-bit counter in place of each bit, so that keys can be removed.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * scalable.c - the scalable Bloom filter (Almeida, Baquero, Preguica, Hutchison, "Scalable
  * Bloom Filters", Information Processing Letters 101(6), 2007), as RedisBloom implements it:

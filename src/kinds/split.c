@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * split.c - the split-block Bloom filter of Apache Parquet (parquet-format BloomFilter.md,
  * "SBBF"; Putze, Sanders, Singler 2007 for the blocks, the "split" Bloom filter of Broder and

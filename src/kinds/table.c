@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * table.c - the kinds table: one row per bb_kind value, each row defined in its kind's file
  * (src/kinds/<kind>.c). Adding a kind adds its file and one entry here.

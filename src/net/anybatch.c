@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * anybatch.c - the batch shape of every network key kind: an input (a URL, a host name, an
  * address) stands for a few keys (its expressions, its parent domains, its prefixes) and

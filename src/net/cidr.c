@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cidr.c - IP addresses and CIDR ranges as keys, and the fixed-width 5-tuple key.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * domain.c - host names as keys: their normal ASCII form (lowercase, no final dot, IDNA to
  * Punycode through libidn2 when built with it), the parent domains a query tries (down to,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * netutil.h - what the network-key files of src/net/ share, nothing exported: the ASCII
  * form of a domain name (domain.c), the public suffix of one (psl.c), and the grouped batch

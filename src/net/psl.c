@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * psl.c - the public suffix list (publicsuffix.org, "Format" and "Algorithm"), read at run
  * time from a file, by default Debian's publicsuffix package's documented

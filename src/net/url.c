@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * url.c - URL canonicalisation and host-suffix x path-prefix expressions, as the Safe
  * Browsing v4 "URLs and Hashing" document specifies them (Google, developers.google.com/

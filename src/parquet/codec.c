@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * codec.c - the page codecs Parquet files use most (parquet.thrift CompressionCodec):
  * UNCOMPRESSED (0), SNAPPY (1, raw Snappy blocks, libsnappy's C API), GZIP (2, a gzip

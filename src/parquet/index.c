@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * index.c - `parquet index`: a copy of a Parquet file with a fresh SBBF for every chunk of
  * the chosen columns. Each chunk's values are decoded (pages.c) and hashed (XXH64 seed 0 of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * meta.c - a Parquet file's footer: the layout "PAR1" <column chunks ...> <FileMetaData>
  * <4-byte little-endian length of it> "PAR1" (parquet-format README, "File format"), the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pages.c - decoding a column chunk's values (parquet-format Encodings.md, parquet.thrift
  * PageHeader): the pages follow each other from the dictionary page (or the first data

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pq.h - what the files of libblockbloom_parquet share: the open file (its mapping, parsed
  * footer and leaf columns), the error helper, and the entry points of the page decoder and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sbbf.c - a Parquet column chunk's split-block Bloom filter as a blockbloom filter: the
  * validated bitset (meta.c) copied into a BB_SPLIT filter, whose layout is exactly

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * thrift.c - Thrift compact protocol (thrift-compact-protocol.md): parse a struct into the
  * generic tree of thrift.h, and write such a tree back. Integers are ULEB128 varints,

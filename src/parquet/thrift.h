@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * thrift.h - a small, bounds-checked reader and writer of Apache Thrift's compact protocol
  * (thrift/doc/specs/thrift-compact-protocol.md), as Parquet's footer, page headers and

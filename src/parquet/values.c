@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * values.c - a value typed on the command line, as the PLAIN-encoded bytes a Parquet SBBF
  * hashes (BloomFilter.md: "the hash of a column value using plain encoding"; Encodings.md,

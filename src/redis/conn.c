@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * conn.c - connections of the Redis binding and the pipelined command executor, with its
  * own Redis Cluster routing (hiredis 0.14 has none): CRC16 of the hash tag, the slot map from

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * filter.c - the BF.* commands of the Redis binding on top of the executor (conn.c) and the
  * meta codec (meta.c): reserve, add/madd, exists/mexists, info/card, del, pull, push and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * meta.c - the meta key of a Redis filter and the key names (docs/REDIS.md). The meta key
  * holds 192 bytes: the 128-byte file header of the whole filter (docs/FORMAT.md; keys_added

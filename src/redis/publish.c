@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * publish.c - the Redis binding's calls that create or copy whole filters: reserve (empty
  * shards, then the meta key), push (a local filter), push of slices (one shard each, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * redis_internal.h - what the Redis binding's files share (nothing here is exported):
  * the handle with its node connections and slot map, the pipelined command executor

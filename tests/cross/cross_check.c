@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cross_check.c - the cross-architecture check, a plain C program on the public API only
  * (Criterion is not packaged for the cross targets). scripts/cross-arch.sh builds it for

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz_arrow.c - libFuzzer target for the validation of the Arrow C Data Interface calls
  * (src/arrow.c): the input describes one ArrowArray (format, length, offset, nulls, a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz_cursor.h - the input cursor the differential fuzz targets share: reads past the end of
  * the input give zeros, so every input is a valid program and shrinking never breaks one.

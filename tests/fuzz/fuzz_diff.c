@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz_diff.c - differential libFuzzer target: the input is a filter configuration and then
  * a program of operations (add keys through any entry point, query, remove, switch kernel,

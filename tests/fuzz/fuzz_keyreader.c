@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz_keyreader.c - libFuzzer target for the CLI's key reader (src/cli/keys.c), in line and
  * NUL mode, over one to three input files read in order and in chunks of any size. The

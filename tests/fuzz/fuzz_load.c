@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz_load.c - libFuzzer target for the filter loader: the input is taken as a saved filter
  * and given to all three ways in, bb_deserialize (buffer), bb_load (file) and bb_open_mmap

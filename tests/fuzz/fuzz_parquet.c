@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz_parquet.c - libFuzzer target for libblockbloom_parquet's parsers: the Thrift compact
  * reader and writer (src/parquet/thrift.c), the footer parser (FileMetaData, schema, row

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz_url.c - libFuzzer target for the URL canonicaliser and expressions (src/net/url.c).
  * The input is one URL. The output buffer is a heap block of exactly BB_URL_CANON_BOUND(len)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pq_dump.c - a test tool: print every non-null value of one column of a Parquet file, as
  * libblockbloom_parquet decodes it (bb_pq_chunk_values), one line "ROW_GROUP<TAB>VALUE":

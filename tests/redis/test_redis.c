@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_redis.c - the Redis binding against real servers (Criterion). Started by
  * scripts/test-redis.sh, which runs one standalone redis-server (BB_REDIS_URL) and a

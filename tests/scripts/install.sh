@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # install.sh - what `cmake --install` gives a user (issue 13): the dynamic linker's cache is
 # refreshed (ldconfig, here a stand-in that records its call, named by BB_LDCONFIG or found
 # first on PATH), the manual page and the bash completion are installed and work (completion

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # npm_setup.sh - the demo's real data on a fresh machine (issue 13): scripts/setup.sh wants
 # Debian's nodejs and npm when (and only when) no npm is on PATH, and
 # scripts/fetch-npm-names.sh fails at once, with a message naming the registry, when the

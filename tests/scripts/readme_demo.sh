@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # readme_demo.sh - the README's pasted `blockbloom demo` output must be what today's program
 # prints: part 1 and the overfill rows of the README's sample run are compared with a fresh
 # `blockbloom demo --no-npm`, on every column that does not depend on timing or on the CPU
