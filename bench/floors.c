@@ -10,10 +10,10 @@
  *    so costs less than floor_xxh3 on keys of mixed lengths. Reported beside it, so that the
  *    string batch's cost over its own hashing stays visible.
  *  - floor_lines: one 64-byte line read per key from an array of the filter's size. It is
- *    the kernels' own batch loop (src/kernels/loops.h, included here) with a block "test"
+ *    the kernels' own batch loop (src/kernels/blocked_loops.h, included here) with a block "test"
  *    that reads one word of the line, so the line choice (mulhi64 of the hash), the
  *    batching and the prefetch distance are those of the filter by construction, and stay so
- *    when loops.h changes. The array comes from the library's own allocator (src/alloc.c,
+ *    when blocked_loops.h changes. The array comes from the library's own allocator (src/alloc.c,
  *    compiled into the benchmark), so it gets the same alignment and huge-page advice.
  */
 #define XXH_INLINE_ALL
@@ -66,7 +66,7 @@ static inline bool floor_touch(const uint8_t *block, uint32_t lo, unsigned k) {
 #define KERNEL_NAME floorline
 #define KERNEL_ISA BB_ISA_SCALAR
 #define KERNEL_TEST floor_touch
-#include "kernels/loops.h"
+#include "kernels/blocked_loops.h"
 
 size_t floor_lines(const uint8_t *data, uint64_t lines, const uint64_t *hashes, size_t n,
                    uint8_t *out) {

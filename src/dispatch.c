@@ -51,7 +51,7 @@ static const bb_kernel *kernel_of(bb_isa isa) {
     case BB_ISA_AVX512: /* F and VL: every AVX-512 CPU but the Xeon Phi */
         return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl")
                    ? &bb_kernel_avx512 : NULL;
-    case BB_ISA_AVX512GFNI: /* the instructions avx512gfni.c is compiled for */
+    case BB_ISA_AVX512GFNI: /* the instructions blocked_avx512gfni.c is compiled for */
         return kernel_of(BB_ISA_AVX512) && __builtin_cpu_supports("avx512bw") &&
                        __builtin_cpu_supports("avx512cd") && __builtin_cpu_supports("avx512vbmi") &&
                        __builtin_cpu_supports("gfni")
@@ -90,7 +90,7 @@ static const bb_kernel *widest_kernel(void) {
  *  - AMD family 19h model 11h (Zen 4 "Genoa", AVX-512 with 256-bit units) needs no row: the
  *    widest kernel, avx512gfni, is the fastest or within the runs' noise of the others for
  *    every operation (its adds 1.5-2.2x faster than avx512's at k >= 5, src/kernels/
- *    avx512gfni.c; its lookups are avx512's). The Zen 1 row's adds stay scalar: that CPU has
+ *    blocked_avx512gfni.c; its lookups are avx512's). The Zen 1 row's adds stay scalar: that CPU has
  *    no AVX-512 or GFNI, so the new kernel does not apply there.
  */
 typedef enum cpu_vendor { VENDOR_OTHER, VENDOR_AMD, VENDOR_INTEL } cpu_vendor;

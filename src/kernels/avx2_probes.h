@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * avx2_probes.h - the AVX2 mask of a key's probes, shared by the avx2 kernel's add (avx2.c)
+ * avx2_probes.h - the AVX2 mask of a key's probes, shared by the avx2 kernel's add (blocked_avx2.c)
  * and the AVX2 concurrent add (conc_avx2.c). Included only by files compiled with -mavx2,
  * after SIMDe's avx2.h.
  *

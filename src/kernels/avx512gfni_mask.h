@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * avx512gfni_mask.h - the avx512gfni kernel's mask of a key's probes, all probes of a pass
- * at once as GF(2) products (the method and its measurements are in avx512gfni.c), shared by
+ * at once as GF(2) products (the method and its measurements are in blocked_avx512gfni.c), shared by
  * that kernel's add and the concurrent add kernel conc_avx512gfni.c. Included only by files
- * compiled with avx512gfni.c's flags, after SIMDe's avx512.h and gfni.h and
+ * compiled with blocked_avx512gfni.c's flags, after SIMDe's avx512.h and gfni.h and
  * avx512_probes.h. Little-endian word view: x86 only.
  */
 #ifndef BB_AVX512GFNI_MASK_H

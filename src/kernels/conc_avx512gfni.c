@@ -2,7 +2,7 @@
 /*
  * conc_avx512gfni.c - the concurrent add kernel (conc_loops.h) of CPUs whose plain adds run
  * on avx512gfni: the same GF(2)-product mask (avx512gfni_mask.h), ORed into the block by
- * conc_or512.h. This file alone is compiled with avx512gfni.c's flags. The caller holds the
+ * conc_or512.h. This file alone is compiled with blocked_avx512gfni.c's flags. The caller holds the
  * block's stripe lock. Little-endian: x86 only.
  */
 #include "../internal.h"

@@ -56,7 +56,7 @@
  * copy for filters within L2 has no prefetch code). With dist, the block of the key dist
  * places further on (up to `end`: in the fast path the next chunk's, in the grouped one
  * mostly the next stripes') is prefetched for writing and kept in a ring until its turn, so
- * each key's multiply-shift is done once, as the plain kernels' loops.h does; the first dist
+ * each key's multiply-shift is done once, as the plain kernels' blocked_loops.h does; the first dist
  * of the run are computed again here (the previous run prefetched them). Measured on Zen 4
  * (EPYC family 25 model 17), avx512gfni, 1 thread, ratio to the plain add in one process,
  * medians of 21 / 11: 10^6 keys 1.24-1.30 -> 1.17-1.18, 10^7 1.07-1.11 -> 1.02-1.04,

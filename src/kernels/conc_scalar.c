@@ -35,7 +35,7 @@
  * / 1.22 at 10^4 / 10^6 / 10^7 (C loop / before 0.73 / 0.78 / 0.81). callgrind, instructions
  * per key, k = 6, 10^4 / 10^6 keys: plain add 61.0 / 66.2, before 103.3 / 118.9, C loop
  * 82.3 / 95.9.
- * Since then the plain scalar add uses the same table (0.79-0.83x, scalar.c), and a batch
+ * Since then the plain scalar add uses the same table (0.79-0.83x, blocked_scalar.c), and a batch
  * that does not ask for its "new" count skips the sum test (conc_loops.h's BB_CONC_COUNT):
  * two builds in one process, forced scalar, bb_add_hashes_concurrent(..., NULL) against
  * bb_add_hashes, medians of 21: 1.20 at 10^4 keys, 1.06 at 10^6, 1.05 at 10^7. Against that
@@ -46,7 +46,7 @@
  *     x86-64 asm (now)   1.45-1.62 / 1.08      1.42-1.46 / 1.09-1.10 1.33-1.42 / 1.09-1.12
  * callgrind, instructions per key at 10^4 / 10^6 keys: plain add 49.0 / 53.2; counted, C
  * 82.3 / 96.9, asm 70.3 / 84.9; uncounted (either) 56.3 / 68.9. So the test is now ~2.3
- * instructions per probe, and conc_loops.h's prefetch ring ~10 per key more than loops.h's
+ * instructions per probe, and conc_loops.h's prefetch ring ~10 per key more than blocked_loops.h's
  * (at 10^6, against ~4).
  * Tried on the way (ratio to the plain add at 10^4 / 10^6 keys unless said):
  *  - the kernel before, with a branch skipping the store of a word that already has its

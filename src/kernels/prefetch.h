@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * prefetch.h - how far ahead the blocked filter's batch loops (loops.h) prefetch, and when they
- * do not, and when batch.c prefetches a whole chunk while hashing it; a header of its own so
- * that other batch loops over blocks can follow the same rules. Values measured with
+ * prefetch.h - how far ahead the blocked filter's batch loops (blocked_loops.h) prefetch, and
+ * when they do not, and when batch.c prefetches a whole chunk while hashing it; a header of
+ * its own so that other batch loops over blocks can follow the same rules. Values measured with
  * bench/blockbloom-bench (README "Performance"):
  *  - BB_PREFETCH_AHEAD = 64 keys. A lookup costs ~2 ns of work once its line is there, and an
  *    LLC line arrives ~40-60 ns after the prefetch on the 2-core EPYC VMs here, so 16 keys
@@ -38,7 +38,8 @@ static inline bool bb_pipeline_worth(uint64_t blocks) {
 }
 
 /** X(1) X(2) ... X(16): one case per k in 1 .. BB_MAX_K, for the batch loops that keep one
- *  copy of their loop per k so the probe loop is unrolled with k known (loops.h, conc_loops.h). */
+ *  copy of their loop per k so the probe loop is unrolled with k known (blocked_loops.h,
+ *  conc_loops.h). */
 #define BB_EACH_K(X)                                                                           \
     X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15) X(16)
 _Static_assert(BB_MAX_K == 16, "BB_EACH_K lists 1 .. BB_MAX_K");

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * neon.c - NEON block test through SIMDe. On AArch64 it is native and chosen at compile time;
- * on x86 SIMDe emulates it with SSE, so the same code is tested against the scalar kernel on
- * every machine (BB_ISA=neon), though there it is not fast and never picked automatically.
+ * blocked_neon.c - NEON block test through SIMDe. On AArch64 it is native and chosen at
+ * compile time; on x86 SIMDe emulates it with SSE, so the same code is tested against the
+ * scalar kernel on every machine (BB_ISA=neon), though there it is not fast and never picked
+ * automatically.
  * The 64-byte block is a 4-register table: one TBL (vqtbl4q_u8) fetches byte p_j >> 3 for all
  * 16 probes at once, and each byte is tested against 1 << (p_j & 7); lanes j >= k pass.
  */
@@ -38,4 +39,4 @@ static inline bool neon_test(const uint8_t *block, uint32_t lo, unsigned k) {
 #define KERNEL_NAME neon
 #define KERNEL_ISA BB_ISA_NEON
 #define KERNEL_TEST neon_test
-#include "loops.h"
+#include "blocked_loops.h"

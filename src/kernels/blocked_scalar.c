@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * scalar.c - the reference kernel: the probe scheme of internal.h written out one bit at a
+ * blocked_scalar.c - the reference kernel: the probe scheme of internal.h written out one bit at a
  * time on bytes, so it is endian-neutral and obviously right. Every SIMD kernel must give the
  * same answers (tests/test_kernels.c). It is also the kernel on CPUs with no supported SIMD.
  */
@@ -13,4 +13,4 @@ const uint32_t bb_probe_powers[16] = BB_PROBE_POWERS_INIT;
 #define KERNEL_NAME scalar
 #define KERNEL_ISA BB_ISA_SCALAR
 #define KERNEL_TEST bb_block_test_bytes
-#include "loops.h"
+#include "blocked_loops.h"

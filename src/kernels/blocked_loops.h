@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * loops.h - the batch loops every kernel shares, included once by each ISA file after it has
+ * blocked_loops.h - the batch loops every kernel shares, included once by each ISA file after it has
  * defined its block test:
  *     static inline bool KERNEL_TEST(const uint8_t *block, uint32_t lo, unsigned k);
  * and KERNEL_NAME (a token: scalar, avx2, ...) and KERNEL_ISA (a bb_isa); optionally also
@@ -17,8 +17,8 @@
  *
  * Adds get one copy of the loop per k (1 .. BB_MAX_K), so KERNEL_SET's probe loop is
  * unrolled for the filter's k. Building a key's 512-bit mask is what an add costs on a
- * filter in cache (the measurements below are of the one-probe-at-a-time masks of avx2.c
- * and avx512.c; avx512gfni.c builds all probes' mask at once and has its own numbers) (a register shift, broadcast and OR per probe, about 2-3 cycles each, the
+ * filter in cache (the measurements below are of the one-probe-at-a-time masks of blocked_avx2.c
+ * and blocked_avx512.c; blocked_avx512gfni.c builds all probes' mask at once and has its own numbers) (a register shift, broadcast and OR per probe, about 2-3 cycles each, the
  * vector pipes' limit; the block's load and store are ~1.5 ns of the ~4.4): measured on
  * Zen 4 (EPYC family 25 model 17), 1M keys at 1%, the same build with and without this
  * unrolling loaded side by side in one process, medians of 11: pre-hashed batch add 4.66 ->

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * avx2.c - the AVX2 kernel; this file alone is compiled with -mavx2, so SIMDe (adds) and
+ * blocked_avx2.c - the AVX2 kernel; this file alone is compiled with -mavx2, so SIMDe (adds) and
  * the header's AVX2 test emit native instructions; dispatch.c picks it only with AVX2.
  * The block test is the public header's bb_block_test_avx2 (eight probes per pass, after
  * RocksDB's FastLocalBloom AVX2 path; this file's flags compile it in), so callers' inline
@@ -28,4 +28,4 @@ static inline void avx2_set(uint8_t *block, uint32_t lo, unsigned k) {
 #define KERNEL_ISA BB_ISA_AVX2
 #define KERNEL_TEST bb_block_test_avx2
 #define KERNEL_SET avx2_set
-#include "loops.h"
+#include "blocked_loops.h"

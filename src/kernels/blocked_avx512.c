@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * avx512.c - the AVX-512F kernel; this file alone is compiled with -mavx512f, so SIMDe (adds)
- * and the header's AVX-512 test emit native instructions; dispatch.c picks it only with
- * AVX-512F.
+ * blocked_avx512.c - the AVX-512F kernel; this file alone is compiled with -mavx512f, so
+ * SIMDe (adds) and the header's AVX-512 test emit native instructions; dispatch.c picks it
+ * only with AVX-512F.
  * The block test is the public header's bb_block_test_avx512 (this file's flags compile it
  * in), so callers' inline lookups and this kernel are one piece of code.
  * Adds build the key's 512-bit mask in a register (avx512_probes.h) and update the block with
@@ -25,4 +25,4 @@ static inline void avx512_set(uint8_t *block, uint32_t lo, unsigned k) {
 #define KERNEL_ISA BB_ISA_AVX512
 #define KERNEL_TEST bb_block_test_avx512
 #define KERNEL_SET avx512_set
-#include "loops.h"
+#include "blocked_loops.h"

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * avx512gfni.c - the AVX-512 kernel for CPUs that also have AVX512-BW, -CD, -VBMI and GFNI
+ * blocked_avx512gfni.c - the AVX-512 kernel for CPUs that also have AVX512-BW, -CD, -VBMI and GFNI
  * (Intel Ice Lake and later, AMD Zen 4 and later); this file alone is compiled with those
  * flags and dispatch.c picks it only where CPUID reports all of them. Its block test is the
  * avx512 kernel's (the public header's bb_block_test_avx512); its add builds a key's 512-bit
  * mask from all probes at once instead of one probe at a time.
  *
- * Why: avx512.c spends a broadcast, a subtract, a 512-bit variable shift and an OR on every
+ * Why: blocked_avx512.c spends a broadcast, a subtract, a 512-bit variable shift and an OR on every
  * probe, about 2.5 cycles each on Zen 4, which runs 512-bit operations as two 256-bit halves;
  * with k = 6-7 that is most of an add. Here the k probes (at most 8 per pass) sit in the
  * lanes of one vector, and the mask is a product over GF(2), computed by GFNI's
@@ -22,7 +22,7 @@
  * position are dropped first (vpconflictd: about 4% of keys at k = 7 have such a pair).
  * Measured on Zen 4 (EPYC family 25 model 17), k = 7, batch add of 2^20 pre-hashed keys,
  * thread CPU time, medians of 11 alternating calls in one process (/work/lab, not kept):
- * 12 KiB filter 4.64 -> 2.75 ns/key (the avx512.c mask), 1.2 MiB 4.78 -> 2.80, against 1.33
+ * 12 KiB filter 4.64 -> 2.75 ns/key (the blocked_avx512.c mask), 1.2 MiB 4.78 -> 2.80, against 1.33
  * and 1.88 for the batch contains there. Tried there and slower: the same products with the
  * fields (q = p >> 6, c, i) transposed separately, 3.24; the mask transposed from qword
  * rows built by a 512-bit vprolvq, 2.90; the broadcasts taken from memory, 3.53; duplicates
@@ -56,4 +56,4 @@ BB_INLINE void gfni_set(uint8_t *block, uint32_t lo, unsigned k) {
 #define KERNEL_ISA BB_ISA_AVX512GFNI
 #define KERNEL_TEST bb_block_test_avx512
 #define KERNEL_SET gfni_set
-#include "loops.h"
+#include "blocked_loops.h"
