@@ -213,6 +213,49 @@ Test(standalone, madd_mexists_fpr_and_card) {
     bb_redis_free(r);
 }
 
+/* Capacities above one default shard (65536 blocks), with and without --shards, up to 10^8
+ * (124 MB at 1%): every key added is found, the shards are the split the meta promises, and
+ * a multi-shard filter pulls byte for byte as the local build. Before the split was evened
+ * out, every capacity from 3.5M up was refused ("inconsistent shard count"). */
+static void any_capacity(bb_redis *r, const char *name) {
+    static const struct { uint64_t cap; double p; uint64_t shards; } cases[] = {
+        {3000000, 0.01, 0}, {3500000, 0.01, 0}, {4000000, 0.01, 0}, {8000000, 0.001, 0},
+        {30000000, 0.01, 0}, {100000000, 0.01, 0}, {3500000, 0.01, 7}, {4000000, 0.02, 64},
+        {1, 0.01, 0}, {1, 0.9, 0},
+    };
+    keyset ks = keys_make(name, 0, 5000);
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        fresh(r, name);
+        bb_redis_forget(r, name);
+        cr_assert_eq(bb_redis_reserve(r, name, cases[i].p, cases[i].cap, cases[i].shards),
+                     BB_REDIS_OK, "reserve %llu at %g in %llu shards: %s",
+                     (unsigned long long)cases[i].cap, cases[i].p,
+                     (unsigned long long)cases[i].shards, bb_redis_error(r));
+        must(r, bb_redis_madd(r, name, ks.keys, ks.lens, ks.n, NULL), "madd");
+        assert_all_present(r, name, &ks);
+        bb_redis_info in;
+        must(r, bb_redis_info_get(r, name, &in), "info");
+        uint64_t want = cases[i].shards ? cases[i].shards : (in.blocks + 65535) / 65536;
+        cr_assert(in.shards == want || (cases[i].shards && in.shards < want),
+                  "%llu shards for %llu blocks", (unsigned long long)in.shards,
+                  (unsigned long long)in.blocks);
+        cr_assert(in.blocks_per_shard * in.shards >= in.blocks &&
+                  in.blocks_per_shard * (in.shards - 1) < in.blocks && in.blocks_per_shard <= 65536,
+                  "%llu shards of %llu blocks for %llu", (unsigned long long)in.shards,
+                  (unsigned long long)in.blocks_per_shard, (unsigned long long)in.blocks);
+        if (cases[i].cap == 3500000 && cases[i].shards == 0)
+            assert_pull_equals_local(r, name, &ks, cases[i].cap, cases[i].p);
+    }
+    must(r, bb_redis_del(r, name), "del");
+    keys_free(&ks);
+}
+
+Test(standalone, any_capacity, .timeout = 300) {
+    bb_redis *r = standalone();
+    any_capacity(r, "anycap");
+    bb_redis_free(r);
+}
+
 /* The shard strings are the file's payload bytes: read raw, not through the binding. */
 Test(standalone, shards_are_file_bytes) {
     keyset ks;
@@ -641,6 +684,12 @@ Test(cluster, commands_and_pull) {
     assert_all_present(r, "cf", &ks);
     assert_pull_equals_local(r, "cf", &ks, 50000, 0.01);
     keys_free(&ks);
+    bb_redis_free(r);
+}
+
+Test(cluster, any_capacity, .timeout = 300) {
+    bb_redis *r = cluster();
+    any_capacity(r, "anycapc");
     bb_redis_free(r);
 }
 
