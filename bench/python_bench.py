@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: MIT
-"""Benchmark of the Python package (not run in CI; README "Python" has the figures). In one
+"""Benchmark of the Python package (not run in CI; docs/PYTHON.md "Speed" has the figures). In one
 process, on the same keys and the same filter, median of REPEATS runs, ns per key:
 
   1. contains_many on a numpy S20 array, against the C batch call bb_contains_fixed on the

@@ -70,7 +70,7 @@ options_of() {
   echo ".SH ENVIRONMENT AND EXIT STATUS"
   sed -n '/^Run /,$p' <<<"$main" | roff | sed 's/$/\n.br/'
   echo ".SH SEE ALSO"
-  echo "The blockbloom README; docs/FORMAT.md for the file format."
+  echo "docs/CLI.md of the blockbloom sources for the full reference; docs/FORMAT.md for the file format."
 } >"$out/blockbloom.1"
 
 {

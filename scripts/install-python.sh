@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Installs the Python package blockbloom for Debian's /usr/bin/python3: the one command of the
-# README's "Python" section. Installs the Debian packages the build needs when missing
+# docs/PYTHON.md. Installs the Debian packages the build needs when missing
 # (python3-dev; python3-numpy, optional at run time, for numpy results), builds the
 # extension against the static library with CMake (nothing is downloaded), and installs it
 # into DIR, by default the interpreter's site directory for local installs

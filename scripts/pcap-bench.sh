@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# The packet benchmark (README "Network keys", not CI): builds Release, writes a capture of
+# The packet benchmark (docs/NETWORK.md, not CI): builds Release, writes a capture of
 # PACKETS Ethernet frames and RANGES random CIDR ranges (bench/pcap-bench.c, fixed seed),
 # builds the CIDR filter with `blockbloom build --keys cidr`, reads the capture once so it is
 # in the page cache, then times libpcap's read loop alone against

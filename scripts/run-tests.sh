@@ -5,7 +5,7 @@
 # Debian 12 chroot of a 2-vCPU VM at load average 7-10, 2026-12-01: 27 min, of which packages
 # 4, unit 4.5, redis 1, python 2, sanitize 10, fuzz 4, cross 1.5):
 #   1. unit      Release-with-debug-info build, the whole CTest suite (Criterion tests, CLI
-#                tests, the README example, and parquet_oracle: `blockbloom parquet` against
+#                tests, the README examples, and parquet_oracle: `blockbloom parquet` against
 #                DuckDB, which scripts/setup-duckdb.sh installs from npm)
 #   2. redis     scripts/test-redis.sh: the Redis binding and `blockbloom redis` against a
 #                standalone redis-server and a 3-master cluster started on loopback (~20-50 s)
@@ -17,7 +17,7 @@
 #   6. cross     AArch64 and big-endian s390x builds under qemu-user (golden hashes, kernel
 #                equivalence, filter files exchanged with x86-64), signed/unsigned char
 # Any failure stops the run with a non-zero exit. Longer runs are scripts/fuzz.sh SECONDS,
-# scripts/stress-cli.sh and the benchmark (README "Performance").
+# scripts/stress-cli.sh and the benchmark (docs/PERFORMANCE.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh nodejs npm time # npm: tests/scripts/npm_setup.sh (kept if on PATH); time:

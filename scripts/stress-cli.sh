@@ -7,7 +7,7 @@
 #               keys): query -c of the same file counts every key, query -v -c counts 0
 #   binary-nul  the same bytes with -0 (NUL-terminated keys)
 # Each step prints its wall time and the peak memory of the CLI (GNU time). Documented
-# behaviour (README "Keys"): keys up to --max-key-bytes long, an empty line is the empty key, a NUL
+# behaviour (docs/CLI.md "Keys"): keys up to --max-key-bytes long, an empty line is the empty key, a NUL
 # is an ordinary byte in line mode, bytes are hashed as they are (no text decoding).
 #   scripts/stress-cli.sh [STEP...]        (default: all four; needs ~4 GiB RAM, ~1.2 GiB disk)
 # Build directory: <prefix>stress, prefix BB_BUILD_PREFIX (default "build-"); data in its data/.

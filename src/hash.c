@@ -72,7 +72,7 @@ hash_keys_with(const bb_keysrc *src, uint64_t seed, size_t first, size_t count,
  * and IPv6 addresses, integers) with XXH3: flatten inlines XXH3_64bits_withSeed into the
  * loop and the range assumption drops its long-input path, so a key costs XXH3's short-input
  * arithmetic, the length branch the same every time, not an out-of-line call. The same
- * function, so the same hashes. Measured with scripts/pcap-bench.sh: see README "Speed of
+ * function, so the same hashes. Measured with scripts/pcap-bench.sh: see docs/NETWORK.md "Speed of
  * query --pcap". */
 static __attribute__((flatten)) void xxh3_fixed_short(const bb_keysrc *src, uint64_t seed,
                                                       size_t first, size_t count,

@@ -49,7 +49,7 @@
  * with f_split <= p (k is 8 by the format). Parquet's own sizing, c = -8 / ln(1 - p^{1/8})
  * bits per key, is the i = n / z term alone (every block at the mean load) and so misses p:
  * 1.46% for p = 1%, 0.21% for 0.1% by the sum above. Measured FPR stays inside a binomial
- * 99.9% interval of this model (tests/test_fpr.c); README "Split-block filters" has numbers.
+ * 99.9% interval of this model (tests/test_fpr.c); docs/DESIGN.md "Split-block filters" has numbers.
  */
 #include "internal.h"
 

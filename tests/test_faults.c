@@ -806,7 +806,7 @@ Test(faults, held_keys_out_of_memory_names_the_way_out, .timeout = 120) {
  * --skip-invalid` under the smallest limits used to warn "out of memory" for each entry past
  * the first realloc that failed, skip them and write a filter without them (exit 0: false
  * negatives); without --skip-invalid it tried every remaining line and blamed them as "bad
- * lines". 1.2M IPv4 entries hold 5 + 8 bytes each (README, CIDR keys), 15.6 MB, more than a
+ * lines". 1.2M IPv4 entries hold 5 + 8 bytes each (docs/NETWORK.md, CIDR ranges), 15.6 MB, more than a
  * quarter of any limit below 59 MiB: exit 1, never a "bad line", no file. */
 Test(faults, entries_out_of_memory_fail_the_build, .timeout = 120) {
 #ifdef BB_ASAN

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_keylimit.c - the limit on one key's length (--max-key-bytes, default 16 MiB = 16777216
- * bytes; README "Keys"): a key over it, from a file or from standard input, in line mode or
+ * bytes; docs/CLI.md "Keys"): a key over it, from a file or from standard input, in line mode or
  * with -0, fails with "blockbloom: FILE:LINE: ..." naming the limit, exit 1, and writes
  * nothing (no new file, an existing filter byte for byte unchanged); a key exactly at the
  * limit is accepted and found, also when it spans the reader's 64 KiB reads; an endless
@@ -123,7 +123,7 @@ Test(keylimit, query_stops_at_a_key_over_the_limit) {
     build_from("f.bb", "a\n");
     run_result r = RUN("a\nbbbbbb\na\n", "query", "--max-key-bytes", "5", "f.bb");
     expect_too_long(&r, "(standard input):2:", 5, "query");
-    /* README "query": the keys before the long one were printed (they share its chunk). */
+    /* docs/CLI.md "query": the keys before the long one were printed (they share its chunk). */
     cr_assert_str_eq(r.out, "a\n", "query: the key before the long one was not printed");
     run_free(&r);
     write_text("keys.txt", "a\nzz\nzz-but-far-too-long\n");
@@ -417,7 +417,7 @@ Test(keylimit, network_keys_obey_the_limit) {
     expect_no_output_file("d.bb");
 }
 
-/* N is written as -n is (README "Keys"): suffixes are decimal, so 1K is 1000 bytes, not 1024;
+/* N is written as -n is (docs/CLI.md "Keys"): suffixes are decimal, so 1K is 1000 bytes, not 1024;
  * the largest value is 2^62 - 1, and the usage error says so. */
 Test(keylimit, values_are_written_as_for_n) {
     char *key = letters(1001);

@@ -250,7 +250,7 @@ Test(split, model_matches_independent_sum) {
     }
     /* Pinned: 10^6 keys at 1% take 41,130 blocks (10.53 bits/key), at 0.1% 65,976 blocks
      * (16.89 bits/key); the smallest z with model <= p, found by bisection outside this
-     * library (README "Split-block filters"). */
+     * library (docs/DESIGN.md "Split-block filters"). */
     static const struct { double p; uint64_t blocks; } pinned[] = {{0.01, 41130}, {0.001, 65976}};
     for (size_t i = 0; i < 2; i++) {
         uint64_t bits = 0;

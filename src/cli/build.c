@@ -63,7 +63,7 @@ static const char usage[] =
     "      --keys=KIND        network keys, one entry per line: url (Safe Browsing\n"
     "                         expressions), domain (names or hosts-file lines), cidr\n"
     "                         (ADDR[/LEN]) or 5tuple (PROTO SRC SPORT DST DPORT); '#'\n"
-    "                         comments and blank lines skipped (README, Network keys)\n"
+    "                         comments and blank lines skipped (docs/NETWORK.md)\n"
     "      --skip-invalid     with --keys: warn about bad lines instead of failing\n"
     "  -h, --help             show this help and exit\n"
     "\n"

@@ -20,7 +20,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* Exit codes (documented in README, "Exit status"). A query that prints nothing is a
+/* Exit codes (documented in docs/CLI.md, "Exit status"). A query that prints nothing is a
  * success (0), unlike grep. */
 enum { BB_EXIT_OK = 0, BB_EXIT_RUNTIME = 1, BB_EXIT_USAGE = 2 };
 

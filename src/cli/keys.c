@@ -6,7 +6,7 @@
  * and collects the keys of one chunk in a cli_keybuf (one growing byte buffer plus
  * Arrow-style 64-bit offsets) that the batch API takes in one call.
  *
- * Key rules (also in README "Command-line tool"): in line mode LF ends a key and one CR right before it (or
+ * Key rules (also in docs/CLI.md "Keys"): in line mode LF ends a key and one CR right before it (or
  * at the very end of the input) is dropped, so CRLF files give the same keys as LF files; an
  * empty line is the empty key; NUL bytes are ordinary key bytes. With -0 a NUL ends a key
  * and nothing is stripped. In both modes the last key needs no terminator.

@@ -8,7 +8,7 @@
  * the subcommand's options reach the subcommand. The subcommand then gets argv starting at
  * its own name, with that slot set to "blockbloom" because glibc's getopt prefixes its
  * messages ("unrecognized option ...") with argv[0], and optind = 0, which makes glibc
- * re-initialise getopt for the new vector. Exit codes: see cli.h and README "Exit status".
+ * re-initialise getopt for the new vector. Exit codes: see cli.h and docs/CLI.md "Exit status".
  */
 #include "cli.h"
 
@@ -31,7 +31,7 @@ static const command commands[] = {
     {"merge", bb_cmd_merge, "write the union of filter files"},
     {"export", bb_cmd_export, "write the plain blocked filter of a counting filter"},
     {"demo", bb_cmd_demo, "run the demonstration"},
-    {"bench", bb_cmd_bench, "run the benchmark program (bench/; see README Performance)"},
+    {"bench", bb_cmd_bench, "run the benchmark program (bench/; see docs/PERFORMANCE.md)"},
 #ifdef BB_HAVE_REDIS
     {"redis", bb_cmd_redis, "keep a filter in Redis / Redis Cluster (BF.* commands)"},
 #endif

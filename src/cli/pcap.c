@@ -193,7 +193,7 @@ static bb_status test_batch(pcapq *q, batch *b) {
      * AMD EPYC family 25 model 17 (scripts/pcap-bench.sh, medians of 5, CPU ratio to
      * libpcap's loop) the two measured the same, 2.37 vs 2.33, within this VM's noise, and
      * this one is simpler. What took --match any from 2.3 to 1.8-1.97 is in hash.c and
-     * cidr.c (README "Speed of query --pcap"). */
+     * cidr.c (docs/NETWORK.md "Speed of query --pcap"). */
     s = bb_cidr_contains_batch(q->f, &q->prefixes, b->addr[0][0], 16, 2 * b->n, b->hit2, NULL);
     for (size_t i = 0; i < b->n; i++) b->hit[i] = b->hit2[2 * i] | b->hit2[2 * i + 1];
     return s;

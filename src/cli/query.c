@@ -95,7 +95,7 @@ static int run_query(const bb_filter *f, const query_opts *o, cli_keyreader *r, 
     while (!done && !ferror(stdout) && !(o->quiet && *count)) {
         /* A failed fill (a key over the limit, a read error) keeps the whole keys before
          * the failure in kb: they are answered and printed before the error ends the run,
-         * as grep prints the lines before a read error (README "query"). */
+         * as grep prints the lines before a read error (docs/CLI.md "query"). */
         st = cli_keyreader_fill(r, kb, CLI_CHUNK_KEYS, CLI_CHUNK_BYTES, &done);
         if (st != BB_EXIT_OK && !kb->n) break;
         size_t hits = 0;

@@ -2,7 +2,7 @@
 /*
  * fuzz_keyreader.c - libFuzzer target for the CLI's key reader (src/cli/keys.c), in line and
  * NUL mode, over one to three input files read in order and in chunks of any size. The
- * reader's keys are compared with an independent reading of the rules in README "Keys":
+ * reader's keys are compared with an independent reading of the rules in docs/CLI.md "Keys":
  *  - line mode: LF ends a key and one CR right before it (or at the very end of the input)
  *    is dropped; an empty line is the empty key; NUL bytes are ordinary key bytes;
  *  - NUL mode (-0): NUL ends a key and nothing is stripped;

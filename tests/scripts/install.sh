@@ -105,16 +105,16 @@ HOME=$home "$p/bin/blockbloom" demo --quick >"$tmp/out" 2>"$tmp/err" || fail "in
 grep -q "^Part 2: 1000 npm package names from $home/.local/share/blockbloom/npm-names.txt" "$tmp/out" ||
   fail "installed demo did not run part 2 on the installed names: $(cat "$tmp/err")"
 
-# 5. The README's C example ("Using the library") against the prefix, through pkg-config
+# 5. The README's C example ("Quick start: C") against the prefix, through pkg-config
 #    (whose paths must be the prefix given to `cmake --install`, not the configured one)
 #    and through find_package.
 #    A sanitizer build's library needs the program built with the same sanitizers.
 san=$(sed -n 's/^BB_SANITIZE:[A-Z]*=//p' "$build/CMakeCache.txt")
 sanflags=${san:+-fsanitize=$san}
 mkdir -p "$tmp/ex" && cd "$tmp/ex"
-awk '/^## Using the library/ { f = 1 } f && /^```c/ { g = 1; next } g && /^```/ { exit } g' \
+awk '/^## Quick start: C/ { f = 1 } f && /^```c/ { g = 1; next } g && /^```/ { exit } g' \
   "$src/README.md" >ex.c
-[[ -s ex.c ]] || fail "no C example under 'Using the library' in README.md"
+[[ -s ex.c ]] || fail "no C example under 'Quick start: C' in README.md"
 pc=$(find "$p" -name blockbloom.pc) && [[ -n $pc ]] || fail "no blockbloom.pc installed"
 export PKG_CONFIG_PATH=${pc%/*}
 inc=$(pkg-config --variable=includedir blockbloom) || fail "pkg-config does not find blockbloom"
