@@ -210,6 +210,7 @@ typedef struct bench_opts {
     bb_isa best_isa;        /* the kernel the library picks by itself: "blocked" in targets */
     bb_isa add_isa;         /* the same for adds (dispatch chooses per operation) */
     uint64_t warm_max_bytes; /* filters up to this size (the LLC) are warmed before timing */
+    bool targets;           /* --targets: also report the developers' targets (report.c) */
 } bench_opts;
 
 typedef struct size_run {

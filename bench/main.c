@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * main.c - blockbloom-bench: options, the list of filter sizes and series, and the run.
- * Sizes follow issue 3: n = 10,000 and 1,000,000 (the issue's L1/L2-resident sizes),
+ * Sizes: n = 10,000 and 1,000,000 (L1/L2-resident on most CPUs),
  * 10,000,000 (LLC) and a DRAM size whose smallest filter is at least 4x the last-level cache
  * read at run time (capped by --max-mib). At every size: the blocked filter once per native
  * kernel (every operation, concurrent adds included, on every kernel), the classic filter,
@@ -41,6 +41,8 @@ static void usage(FILE *fp) {
           "  --keys PATH      key list, one per line (default: the npm names if present, in\n"
           "                   $BB_DATA_DIR, data/ or ~/.local/share/blockbloom/)\n"
           "  --generated-keys use generated 20-byte keys even if a key list exists\n"
+          "  --targets        also print the developers' performance targets: ratios of\n"
+          "                   this run's figures against their limits (and add them to --json)\n"
           "  -h, --help       this text\n"
           "Single-thread figures are this thread's CPU time (CLOCK_THREAD_CPUTIME_ID), so time\n"
           "slices given to other processes do not count; -xN rows give wall time and the\n"
@@ -108,6 +110,7 @@ static int parse_args(cli *c, int argc, char **argv) {
         if (!strcmp(a, "--quick")) c->quick = true;
         else if (!strcmp(a, "--no-dram")) c->no_dram = true;
         else if (!strcmp(a, "--generated-keys")) c->generated = true;
+        else if (!strcmp(a, "--targets")) c->o.targets = true;
         else if (!v) return bad_usage(a, NULL);
         else if (!strcmp(a, "--json")) c->json = v, i++;
         else if (!strcmp(a, "--keys")) c->keys = v, i++;

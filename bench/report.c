@@ -2,10 +2,10 @@
 /*
  * report.c - the benchmark's output: a text table per filter size (with the clock of each
  * column and, per operation, the kernel dispatch chose against the fastest one measured),
- * the issues' targets as ratios of numbers from this one run (issue 3's numbered 1-6; "C"
- * the concurrent build's) (each with its limit and whether it is met), and the same data as
- * JSON for scripts/plot-bench.sh and docs/bench.json. Ratios are computed here, once, so the
- * table, the JSON and the README cannot disagree.
+ * with --targets the developers' performance targets as ratios of numbers from this one run
+ * (each with its limit and whether it is met), and the same data as JSON for
+ * scripts/plot-bench.sh and docs/bench/. Ratios are computed here, once, so the table and the
+ * JSON cannot disagree.
  */
 #include "bench.h"
 
@@ -311,9 +311,10 @@ void report_table(const size_run *runs, size_t nruns, const machine *m, const be
         }
         print_dispatch(r, o);
     }
+    if (!o->targets) return;
     target t[MAX_TARGETS];
     size_t nt = targets8(runs, nruns, o, t, targets(runs, nruns, o->best_isa, o->add_isa, t));
-    printf("\ntargets (blocked = %s kernel, adds on %s; issue 3's 1-6 and C, issue 8's 8.x):\n",
+    printf("\ntargets (blocked = %s kernel, adds on %s; ids as in bench/report.c):\n",
            bb_isa_to_string(o->best_isa), bb_isa_to_string(o->add_isa));
     for (size_t i = 0; i < nt; i++)
         printf("  %-4s %-12s %-66s %6.2f %s %5.2f  %s\n", t[i].id, t[i].size, t[i].what, t[i].value,
@@ -463,7 +464,9 @@ bool report_json(const char *path, const size_run *runs, size_t nruns, const mac
         fprintf(fp, "}%s\n", i + 1 < nruns ? "," : "");
     }
     target t[MAX_TARGETS];
-    size_t nt = targets8(runs, nruns, o, t, targets(runs, nruns, o->best_isa, o->add_isa, t));
+    size_t nt = o->targets
+                    ? targets8(runs, nruns, o, t, targets(runs, nruns, o->best_isa, o->add_isa, t))
+                    : 0;
     fputs("  ],\n  \"targets\": [\n", fp);
     for (size_t i = 0; i < nt; i++) {
         fprintf(fp, "    {\"id\": \"%s\", \"size\": \"%s\", \"what\": ", t[i].id, t[i].size);
