@@ -8,7 +8,7 @@
 #   fuzz_diff       operations on a filter against a reference filter and an exact key set
 #   fuzz_url        URL canonicalisation and expressions (src/net/url.c)
 #   fuzz_parquet    the Parquet footer, Bloom filter header and Thrift compact parsers
-#                   (libblockbloom_parquet; needs libsnappy-dev, libzstd-dev, zlib1g-dev)
+#                   (libblockbloom_parquet; needs libsnappy-dev, libzstd-dev, liblz4-dev, libbrotli-dev, zlib1g-dev)
 #   fuzz_arrow      validation of Arrow arrays (offsets, views, dictionary indices) against
 #                   an independent verdict, buffers allocated at their exact sizes
 # Each starts from its committed seeds, tests/fuzz/corpus/<target>/, and keeps what it finds
@@ -26,7 +26,7 @@ targets=("$@")
 dir=${BB_BUILD_PREFIX:-build-}fuzz
 cc=clang-14
 
-scripts/setup.sh clang-14 libclang-rt-14-dev libsnappy-dev libzstd-dev zlib1g-dev
+scripts/setup.sh clang-14 libclang-rt-14-dev libsnappy-dev libzstd-dev liblz4-dev libbrotli-dev zlib1g-dev
 
 # The library (and, for the key reader, three CLI files) with coverage instrumentation
 # (fuzzer-no-link) and the sanitizers; each target links libFuzzer's main.
@@ -39,7 +39,7 @@ cmake --build "$dir/lib" -j2 --target blockbloom blockbloom_parquet >/dev/null
 for t in "${targets[@]}"; do
   extra=()
   [[ $t == fuzz_keyreader ]] && extra=(src/cli/keys.c src/cli/common.c src/cli/cgroup.c)
-  [[ $t == fuzz_parquet ]] && extra=(-Isrc/parquet "$dir/lib/libblockbloom_parquet.a" -lsnappy -lzstd -lz)
+  [[ $t == fuzz_parquet ]] && extra=(-Isrc/parquet "$dir/lib/libblockbloom_parquet.a" -lsnappy -lzstd -llz4 -lbrotlidec -lz)
   # shellcheck disable=SC2086 # cflags is a list of words
   "$cc" $cflags -fsanitize=fuzzer -std=c11 -D_GNU_SOURCE -DBB_STATIC_DEFINE -Iinclude \
     "tests/fuzz/$t.c" "${extra[@]}" "$dir/lib/libblockbloom.a" -lm -o "$dir/$t"

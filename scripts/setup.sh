@@ -9,7 +9,7 @@
 #   scripts/setup.sh [EXTRA-PACKAGE...]
 set -euo pipefail
 pkgs=(cmake make gcc pkg-config libxxhash-dev libsimde-dev libcriterion-dev libbloom-dev
-  libsnappy-dev libzstd-dev zlib1g-dev # libblockbloom_parquet's codecs
+  libsnappy-dev libzstd-dev liblz4-dev libbrotli-dev zlib1g-dev # libblockbloom_parquet's codecs
   libhiredis-dev                       # libblockbloom_redis
   libidn2-dev publicsuffix libpcap-dev tcpdump # network keys and pcap
   "$@")

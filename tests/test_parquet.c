@@ -11,6 +11,7 @@
 #include <criterion/criterion.h>
 
 #include <dirent.h>
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -98,6 +99,51 @@ Test(thrift, hostile_sizes_and_depth) {
     static const uint8_t long_varint[] = {0x15, 0xff, 0xff, 0xff, 0xff, 0xff,
                                           0xff, 0xff, 0xff, 0xff, 0xff, 0x01, 0x00};
     cr_assert_eq(tc_parse_struct(long_varint, sizeof long_varint, &used, &s), BB_E_CORRUPT);
+}
+
+Test(thrift, a_repeated_field_keeps_its_last_value_once) {
+    /* {1: i32 5, 3: i32 1, 1: i32 7 (long header: zigzag 1 = 02), 2: i32 9}: field 1 twice
+     * and out of order. Thrift's generated readers keep 7; the tree holds one field 1, and
+     * the rewrite is in id order with each field once. */
+    static const uint8_t twice[] = {0x15, 0x0a, 0x25, 0x02, 0x05, 0x02, 0x0e, 0x15, 0x12, 0x00};
+    tc_node s;
+    size_t used;
+    int64_t v;
+    cr_assert_eq(tc_parse_struct(twice, sizeof twice, &used, &s), BB_OK);
+    cr_assert_eq(used, sizeof twice);
+    cr_assert_eq(s.n_kids, 3);
+    cr_assert(tc_int(&s, 1, &v) && v == 7);
+    cr_assert(tc_int(&s, 2, &v) && v == 9);
+    tc_buf b = {0};
+    tc_write_struct(&b, &s);
+    static const uint8_t want[] = {0x15, 0x0e, 0x15, 0x12, 0x15, 0x02, 0x00};
+    cr_assert_eq(b.len, sizeof want);
+    cr_assert_arr_eq(b.p, want, sizeof want);
+    tc_buf_free(&b);
+    tc_free(&s);
+}
+
+Test(values, unknown_physical_type_named_by_its_number) {
+    cr_assert_str_eq(bb_pq_type_name((bb_pq_type)-1), "UNKNOWN(-1)");
+    cr_assert_str_eq(bb_pq_type_name((bb_pq_type)8), "UNKNOWN(8)");
+    cr_assert_str_eq(bb_pq_type_name(BB_PQ_INT96), "INT96");
+}
+
+Test(values, a_fifo_or_device_is_named) {
+    char fifo[] = "/tmp/bb_test_pq_fifo_XXXXXX";
+    int fd = mkstemp(fifo);
+    cr_assert_geq(fd, 0);
+    close(fd);
+    unlink(fifo);
+    cr_assert_eq(mkfifo(fifo, 0600), 0);
+    bb_pq_file *pf;
+    bb_pq_error err;
+    errno = ENOENT; /* a stale errno must not leak into the message */
+    cr_assert_eq(bb_pq_open(&pf, fifo, &err), BB_E_IO);
+    unlink(fifo);
+    cr_assert(strstr(err.message, "it is a FIFO"), "%s", err.message);
+    cr_assert_eq(bb_pq_open(&pf, "/dev/zero", &err), BB_E_IO);
+    cr_assert(strstr(err.message, "it is a character device"), "%s", err.message);
 }
 
 /* ---- Values ------------------------------------------------------------------------------- */

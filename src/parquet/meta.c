@@ -52,21 +52,24 @@ const char *pq_codec_name(int64_t codec) {
 const char *pq_encoding_name(int64_t encoding) {
     static const char *const names[] = {
         "PLAIN", NULL, "PLAIN_DICTIONARY", "RLE", "BIT_PACKED", "DELTA_BINARY_PACKED",
-        "DELTA_LENGTH_BYTE_ARRAY", "DELTA_BYTE_ARRAY", "RLE_DICTIONARY", "BYTE_STREAM_SPLIT"};
+        "DELTA_LENGTH_BYTE_ARRAY", "DELTA_BYTE_ARRAY", "RLE_DICTIONARY", "BYTE_STREAM_SPLIT",
+        "ALP"};
     return ENUM_NAME(names, encoding);
 }
 
 const char *bb_pq_type_name(bb_pq_type type) {
     static const char *const names[] = {"BOOLEAN", "INT32",  "INT64",      "INT96",
                                         "FLOAT",   "DOUBLE", "BYTE_ARRAY", "FIXED_LEN_BYTE_ARRAY"};
-    return ENUM_NAME(names, type);
+    /* Through int: the enum has no negative member, so its type may be unsigned, and a
+     * file's -1 must print as -1, not 4294967295. */
+    return ENUM_NAME(names, (int)type);
 }
 
 /* ---- Schema --------------------------------------------------------------------------------- */
 
 /* Logical type of a leaf: the LogicalType union (field 10) if set, else the legacy
  * ConvertedType (field 6). Only what value parsing needs is told apart. */
-static const char *logical_name(const tc_node *el, int32_t *scale) {
+static const char *logical_name(const tc_node *el, int32_t *scale, int32_t *precision) {
     static const char *const union_names[] = {
         NULL, "STRING", "MAP", "LIST", "ENUM", "DECIMAL", "DATE", "TIME", "TIMESTAMP", NULL,
         "INT", "UNKNOWN", "JSON", "BSON", "UUID", "FLOAT16"};
@@ -76,16 +79,24 @@ static const char *logical_name(const tc_node *el, int32_t *scale) {
         "JSON", "BSON", "INTERVAL"};
     int64_t v;
     *scale = 0;
+    *precision = -1; /* not given */
     const tc_node *lt = tc_struct(el, 10);
     if (lt && lt->n_kids == 1 && lt->kids[0].id > 0 &&
         (size_t)lt->kids[0].id < sizeof union_names / sizeof *union_names &&
         union_names[lt->kids[0].id]) {
-        if (lt->kids[0].id == 5 && tc_int(&lt->kids[0], 1, &v)) *scale = (int32_t)v;
+        /* DecimalType{1: scale, 2: precision}; range-checked by check_decimal. */
+        if (lt->kids[0].id == 5 && tc_int(&lt->kids[0], 1, &v))
+            *scale = v < INT32_MIN ? INT32_MIN : v > INT32_MAX ? INT32_MAX : (int32_t)v;
+        if (lt->kids[0].id == 5 && tc_int(&lt->kids[0], 2, &v))
+            *precision = v < INT32_MIN ? INT32_MIN : v > INT32_MAX ? INT32_MAX : (int32_t)v;
         return union_names[lt->kids[0].id];
     }
     if (tc_int(el, 6, &v) && v >= 0 && (size_t)v < sizeof converted / sizeof *converted) {
         int64_t s;
-        if (v == 5 && tc_int(el, 7, &s)) *scale = (int32_t)s;
+        if (v == 5 && tc_int(el, 7, &s))
+            *scale = s < INT32_MIN ? INT32_MIN : s > INT32_MAX ? INT32_MAX : (int32_t)s;
+        if (v == 5 && tc_int(el, 8, &s))
+            *precision = s < INT32_MIN ? INT32_MIN : s > INT32_MAX ? INT32_MAX : (int32_t)s;
         return converted[v];
     }
     return "";
@@ -99,31 +110,41 @@ typedef struct schema_walk {
 } schema_walk;
 
 static bb_status add_leaf(schema_walk *w, const tc_node *el, const char *path, int depth,
-                          int64_t rep) {
+                          int64_t rep, int max_def, int max_rep, bb_pq_error *err) {
     if (w->pf->n_cols == w->cap) {
         size_t cap = w->cap ? w->cap * 2 : 16;
         pq_column *c = realloc(w->pf->cols, cap * sizeof *c);
-        if (!c) return BB_E_NOMEM;
+        if (!c) return pq_fail(err, BB_E_NOMEM, "out of memory");
         w->pf->cols = c;
         w->cap = cap;
     }
     pq_column *c = &w->pf->cols[w->pf->n_cols];
     memset(c, 0, sizeof *c);
-    if (!(c->name = strdup(path))) return BB_E_NOMEM;
+    if (!(c->name = strdup(path))) return pq_fail(err, BB_E_NOMEM, "out of memory");
     w->pf->n_cols++;
     int64_t v = -1;
     tc_int(el, 1, &v);
-    c->type = (bb_pq_type)v;
-    if (tc_int(el, 2, &v)) c->type_length = (int32_t)v;
-    c->logical = logical_name(el, &c->scale);
+    if (v < INT32_MIN || v > INT32_MAX)
+        return pq_fail(err, BB_E_CORRUPT, "schema: column '%s' has physical type %lld (not an "
+                       "i32)", path, (long long)v);
+    c->type = (bb_pq_type)(int32_t)v; /* one outside the enum is refused by name when read */
+    if (tc_int(el, 2, &v)) c->type_length = v < 0 || v > INT32_MAX ? -1 : (int32_t)v;
+    c->logical = logical_name(el, &c->scale, &c->precision);
     c->optional = rep == 1;
     c->flat = depth == 1 && rep != 2;
+    c->max_def = max_def;
+    c->max_rep = max_rep;
     return BB_OK;
 }
 
-/* Walk the depth-first schema list from element w->next, `depth` levels below the root. */
-static bb_status walk(schema_walk *w, const char *prefix, int depth, bb_pq_error *err) {
-    if (w->next >= w->list->n_kids || depth > TC_MAX_DEPTH)
+/* Walk the depth-first schema list from element w->next, `depth` levels below the root,
+ * under def OPTIONAL or REPEATED and rep REPEATED ancestors. */
+static bb_status walk(schema_walk *w, const char *prefix, int depth, int def, int rep_level,
+                      bb_pq_error *err) {
+    if (depth > TC_MAX_DEPTH)
+        return pq_fail(err, BB_E_UNSUPPORTED, "schema: nested more than %d levels deep",
+                       TC_MAX_DEPTH);
+    if (w->next >= w->list->n_kids)
         return pq_fail(err, BB_E_INCONSISTENT, "schema: fewer elements than num_children say");
     const tc_node *el = &w->list->kids[w->next++];
     const tc_node *name = tc_field(el, 4);
@@ -139,17 +160,18 @@ static bb_status walk(schema_walk *w, const char *prefix, int depth, bb_pq_error
     int64_t children = 0, rep = 0;
     tc_int(el, 5, &children);
     tc_int(el, 3, &rep);
+    if (depth > 0 && (rep == 1 || rep == 2)) def++;
+    if (depth > 0 && rep == 2) rep_level++;
     if (children <= 0) {
         if (depth == 0) return pq_fail(err, BB_E_INCONSISTENT, "schema: root has no columns");
         if (!tc_field(el, 1)) return pq_fail(err, BB_E_INCONSISTENT, "schema: leaf without type");
-        bb_status s = add_leaf(w, el, path, depth, rep);
-        return s == BB_OK ? s : pq_fail(err, s, "out of memory");
+        return add_leaf(w, el, path, depth, rep, def, rep_level, err);
     }
     if ((uint64_t)children > w->list->n_kids)
         return pq_fail(err, BB_E_INCONSISTENT, "schema: num_children larger than the schema");
     for (int64_t i = 0; i < children; i++) {
         /* Leaves below a group are at depth > 1: nested, not flat. */
-        bb_status s = walk(w, path, depth + 1, err);
+        bb_status s = walk(w, path, depth + 1, def, rep_level, err);
         if (s != BB_OK) return s;
     }
     return BB_OK;
@@ -160,7 +182,7 @@ static bb_status read_schema(bb_pq_file *pf, bb_pq_error *err) {
     if (!schema || schema->elem != TC_STRUCT || schema->n_kids < 2)
         return pq_fail(err, BB_E_INCONSISTENT, "footer has no schema");
     schema_walk w = {schema, 0, pf, 0};
-    bb_status s = walk(&w, "", 0, err);
+    bb_status s = walk(&w, "", 0, 0, 0, err);
     if (s == BB_OK && w.next != schema->n_kids)
         return pq_fail(err, BB_E_INCONSISTENT, "schema: elements beyond the root's children");
     return s;
@@ -264,11 +286,26 @@ bb_status bb_pq_open(bb_pq_file **out, const char *path, bb_pq_error *err) {
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) return pq_fail(err, BB_E_IO, "%s", strerror(errno));
     struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        int e = S_ISDIR(st.st_mode) ? EISDIR : errno ? errno : EINVAL;
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
         close(fd);
         errno = e;
-        return pq_fail(err, BB_E_IO, "%s", e == EINVAL ? "not a regular file" : strerror(e));
+        return pq_fail(err, BB_E_IO, "%s", strerror(e));
+    }
+    if (!S_ISREG(st.st_mode)) {
+        /* Named by its kind: errno says nothing here (it may hold a stale ENOENT). A
+         * Parquet file is read from its end, so a pipe or device cannot be one. */
+        int e = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+        const char *kind = S_ISFIFO(st.st_mode)  ? "a FIFO"
+                           : S_ISCHR(st.st_mode)  ? "a character device"
+                           : S_ISBLK(st.st_mode)  ? "a block device"
+                           : S_ISSOCK(st.st_mode) ? "a socket"
+                                                  : "not a regular file";
+        close(fd);
+        errno = e;
+        if (e == EISDIR) return pq_fail(err, BB_E_IO, "%s", strerror(e));
+        return pq_fail(err, BB_E_IO, "%s%s (a Parquet file must be a regular file: it is read "
+                       "from its end)", *kind == 'a' ? "it is " : "", kind);
     }
     void *map = NULL;
     if (st.st_size > 0) {
@@ -345,14 +382,21 @@ bb_status bb_pq_chunk(const bb_pq_file *pf, size_t rg, size_t col, bb_pq_chunk_i
 /* ---- Bloom filter header -------------------------------------------------------------------- */
 
 /* A union member of the header (algorithm, hash, compression) must be the one the spec
- * defines: field `want` of the union, an empty struct. */
-static bool union_is(const tc_node *hdr, int16_t id, int16_t want) {
-    const tc_node *u = tc_struct(hdr, id);
-    return u && u->n_kids == 1 && u->kids[0].id == want && u->kids[0].type == TC_STRUCT;
+ * defines: field `want` of the union, an empty struct. Being liberal: an empty union (as
+ * @dsnp/parquetjs writes them) or a missing one can only mean that one value, the only one
+ * the spec has; *incomplete notes it. */
+static bool union_is(const tc_node *hdr, int16_t id, int16_t want, bool *incomplete) {
+    const tc_node *f = tc_field(hdr, id);
+    if (!f || (f->type == TC_STRUCT && f->n_kids == 0)) {
+        *incomplete = true;
+        return true;
+    }
+    return f->type == TC_STRUCT && f->n_kids == 1 && f->kids[0].id == want &&
+           f->kids[0].type == TC_STRUCT;
 }
 
-bb_status bb_pq_chunk_bitset(const bb_pq_file *pf, size_t rg, size_t col, const void **bitset,
-                             size_t *len_bytes, bool *pow2, bb_pq_error *err) {
+bb_status pq_chunk_bitset(const bb_pq_file *pf, size_t rg, size_t col, const void **bitset,
+                          size_t *len_bytes, bool *pow2, bool *incomplete, bb_pq_error *err) {
     if (err) err->message[0] = '\0';
     bb_pq_chunk_info ci;
     tc_node *m;
@@ -380,7 +424,9 @@ bb_status bb_pq_chunk_bitset(const bb_pq_file *pf, size_t rg, size_t col, const 
                        pf->cols[col].name, s == BB_E_TRUNCATED ? "truncated" : "corrupt");
     int64_t nb = -1;
     bool have_nb = tc_int(&hdr, 1, &nb);
-    bool algo = union_is(&hdr, 2, 1), hash = union_is(&hdr, 3, 1), comp = union_is(&hdr, 4, 1);
+    bool partial = false;
+    bool algo = union_is(&hdr, 2, 1, &partial), hash = union_is(&hdr, 3, 1, &partial),
+         comp = union_is(&hdr, 4, 1, &partial);
     tc_free(&hdr);
     const char *where = pf->cols[col].name;
     if (!have_nb) return pq_fail(err, BB_E_CORRUPT, "column '%s': header without numBytes", where);
@@ -404,5 +450,11 @@ bb_status bb_pq_chunk_bitset(const bb_pq_file *pf, size_t rg, size_t col, const 
     *bitset = pf->data + ci.bloom_offset + used;
     *len_bytes = (size_t)nb;
     if (pow2) *pow2 = (nb & (nb - 1)) == 0;
+    if (incomplete) *incomplete = partial;
     return BB_OK;
+}
+
+bb_status bb_pq_chunk_bitset(const bb_pq_file *pf, size_t rg, size_t col, const void **bitset,
+                             size_t *len_bytes, bool *pow2, bb_pq_error *err) {
+    return pq_chunk_bitset(pf, rg, col, bitset, len_bytes, pow2, NULL, err);
 }

@@ -8,6 +8,9 @@
  * in the low); a map has a varint size and, when not empty, one byte of key and value types;
  * a double is 8 little-endian bytes; a binary is a varint length and its bytes.
  *
+ * A struct that repeats a field id keeps the last value, in the place of the first (Thrift's
+ * generated readers assign each field as they meet it).
+ *
  * Every read is checked against the end of the input before it happens, and a container may
  * announce at most as many elements as bytes remain, so no hostile size can make the parser
  * allocate more than a small multiple of its input.
@@ -67,13 +70,55 @@ static bb_status grow_kids(tc_node *n, size_t want) {
 
 static bb_status read_value(reader *r, uint8_t type, tc_node *out);
 
+/* Order a struct's fields by id, keeping of a repeated id only its last value: generated
+ * Thrift readers assign each field as they meet it, so the last one wins; the tree keeps one
+ * copy, so a rewrite writes each field once. O(n log n): hostile footers stay cheap. */
+typedef struct id_at {
+    int16_t id;
+    size_t at;
+} id_at;
+
+static int by_id_then_order(const void *a, const void *b) {
+    const id_at *x = a, *y = b;
+    if (x->id != y->id) return x->id < y->id ? -1 : 1;
+    return (x->at > y->at) - (x->at < y->at);
+}
+
+static bb_status dedupe_fields(tc_node *s) {
+    size_t n = s->n_kids;
+    id_at *order = malloc(n * sizeof *order);
+    tc_node *kids = malloc(n * sizeof *kids);
+    if (!order || !kids) {
+        free(order);
+        free(kids);
+        return BB_E_NOMEM;
+    }
+    for (size_t i = 0; i < n; i++) order[i] = (id_at){s->kids[i].id, i};
+    qsort(order, n, sizeof *order, by_id_then_order);
+    size_t m = 0;
+    for (size_t k = 0; k < n; k++) {
+        tc_node *f = &s->kids[order[k].at];
+        if (k + 1 < n && order[k + 1].id == f->id)
+            tc_free(f); /* a later value of the same id follows */
+        else
+            kids[m++] = *f;
+    }
+    free(order);
+    free(s->kids);
+    s->kids = kids;
+    s->n_kids = m;
+    s->cap_kids = n;
+    return BB_OK;
+}
+
 static bb_status read_fields(reader *r, tc_node *s) {
     int16_t last = 0;
+    bool unordered = false;
     for (;;) {
         uint8_t h;
         bb_status st = read_byte(r, &h);
         if (st != BB_OK) return st;
-        if (h == TC_STOP) return BB_OK;
+        if (h == TC_STOP) return unordered ? dedupe_fields(s) : BB_OK;
         uint8_t type = h & 0x0f;
         int64_t id = last + (h >> 4);
         if (!(h >> 4)) {
@@ -93,6 +138,7 @@ static bb_status read_fields(reader *r, tc_node *s) {
             return st;
         }
         f->id = (int16_t)id;
+        if (s->n_kids && id <= s->kids[s->n_kids - 1].id) unordered = true;
         s->n_kids++;
         last = (int16_t)id;
     }

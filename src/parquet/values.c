@@ -197,6 +197,36 @@ static bool parse_uuid(const char *t, size_t len, uint8_t *out) {
     return true;
 }
 
+/* The largest unscaled DECIMAL a physical type holds has this many decimal digits
+ * (LogicalTypes.md: INT32 9, INT64 18, FIXED_LEN_BYTE_ARRAY(n) floor(log10(2^(8n-1) - 1))). */
+static int32_t decimal_digits(bb_pq_type t, int32_t len) {
+    if (t == BB_PQ_INT32) return 9;
+    if (t == BB_PQ_INT64) return 18;
+    if ((t != BB_PQ_FIXED_LEN_BYTE_ARRAY && t != BB_PQ_BYTE_ARRAY) || len <= 0) return 0;
+    if (t == BB_PQ_BYTE_ARRAY || len > 128) return INT32_MAX; /* unbounded / very wide */
+    return (int32_t)((8.0 * len - 1) * 0.30102999566398120); /* log10(2) */
+}
+
+/* A DECIMAL's scale and precision against its type (LogicalTypes.md: 0 <= scale <=
+ * precision, precision >= 1 and within what the type holds). A scale of 2^31 - 1 would
+ * otherwise have value parsing pad the fraction 2^31 digits long. */
+static bb_status check_decimal(const pq_column *c, bb_pq_error *err) {
+    if (strcmp(c->logical, "DECIMAL") != 0) return BB_OK;
+    int32_t most = decimal_digits(c->type, c->type_length);
+    if (most == 0)
+        return pq_fail(err, BB_E_INCONSISTENT, "column '%s' is a DECIMAL of type %s",
+                       c->name, bb_pq_type_name(c->type));
+    /* A footer without the (required) precision is read as the widest the type holds. */
+    int32_t precision = c->precision == -1 ? most : c->precision;
+    if (precision < 1 || precision > most || c->scale < 0 || c->scale > precision)
+        return pq_fail(err, BB_E_INCONSISTENT,
+                       "column '%s' is DECIMAL(%d, %d), which %s%s cannot hold "
+                       "(precision 1 .. %d, scale 0 .. precision)", c->name, c->precision,
+                       c->scale, bb_pq_type_name(c->type),
+                       c->type == BB_PQ_FIXED_LEN_BYTE_ARRAY ? " of that length" : "", most);
+    return BB_OK;
+}
+
 bb_status bb_pq_encode_value(const bb_pq_file *pf, size_t col, const char *text, size_t len,
                              uint8_t buf[16], const void **value, size_t *value_len,
                              bb_pq_error *err) {
@@ -204,6 +234,8 @@ bb_status bb_pq_encode_value(const bb_pq_file *pf, size_t col, const char *text,
         return pq_fail(err, BB_E_INVAL, "invalid argument");
     const pq_column *c = &pf->cols[col];
     *value = buf;
+    bb_status s = check_decimal(c, err);
+    if (s != BB_OK) return s;
     switch (c->type) {
     case BB_PQ_INT32:
     case BB_PQ_INT64:
