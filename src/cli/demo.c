@@ -76,6 +76,7 @@ static const double demo_ps[] = {0.1, 0.01, 0.001};
 typedef struct demo {
     const char *data_path;
     bool npm;          /* run part 2 */
+    bool no_npm;       /* --no-npm: part 2 skipped on request, not for want of the names */
     size_t n;          /* keys per filter in part 1 */
     bb_isa start_isa;  /* kernel in use when the demo began, restored after each sweep */
     uint8_t *out;      /* answers of the largest batch */
@@ -533,7 +534,7 @@ static int parse_args(demo *d, int argc, char **argv) {
     while ((c = getopt_long(argc, argv, "h", long_opts, NULL)) != -1) {
         switch (c) {
         case OPT_DATA: d->data_path = optarg; break;
-        case OPT_NO_NPM: d->npm = false; break;
+        case OPT_NO_NPM: d->npm = false, d->no_npm = true; break;
         case OPT_QUICK: d->n = DEMO_N_QUICK; break;
         case 'h': return cli_help(usage) == BB_EXIT_OK ? DEMO_HELP_SHOWN : BB_EXIT_RUNTIME;
         default: return cli_bad_option("demo");
@@ -548,7 +549,14 @@ static int run(demo *d) {
     print_header(d);
     int st = part1(d);
     if (st == BB_EXIT_OK && d->npm) st = part2(d);
-    if (st == BB_EXIT_OK && !d->npm) printf("\nPart 2 (npm names) skipped.\n");
+    if (st == BB_EXIT_OK && !d->npm && d->no_npm)
+        printf("\nPart 2 (npm names) skipped: --no-npm was given.\n");
+    else if (st == BB_EXIT_OK && !d->npm)
+        printf("\nPart 2 (npm names) skipped: no names at %s.\n"
+               "Fetch them (the npm registry's package names, one per line) with\n"
+               "blockbloom-fetch-npm-names, or scripts/fetch-npm-names.sh in a source tree, then\n"
+               "run the demo again; --data FILE takes any list of names, one per line.\n",
+               d->data_path);
     if (st != BB_EXIT_OK) return st;
     printf("\n%u filters in %.1f s: ", d->filters, (now_ns() - t0) / 1e9);
     if (d->failing) {
