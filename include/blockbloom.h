@@ -106,13 +106,11 @@ typedef enum bb_kind {
 /**
  * Size a filter of `kind` for `capacity` keys at target false-positive rate `fpr`.
  *
- * Classic (Bloom 1970): for each of the two whole k next to the optimum log2(1/p), clamped
- * to 1..BB_MAX_K, bits = ceil(-k n / ln(1 - p^{1/k})), the m at which the model
- * (1 - e^{-kn/m})^k equals p; the smaller of the two wins. So the model never exceeds p: the
- * textbook m = -n ln p / (ln 2)^2 with a rounded k can (1.0039% at p = 1%, and 0.99 at
- * p = 0.9 where k is clamped to 1). For 10^6 keys at 1%: 9,592,955 bits, k = 7. Tiny
- * filters (tens to thousands of bits) get more, from a model with their O(1/m) terms (fill
- * spread, repeated probe positions; src/sizing.c): n = 1 at 1% takes 58 bits, not 10.
+ * Classic (Bloom 1970), the textbook design: bits = ceil(-n ln p / (ln 2)^2),
+ * k = max(1, round((bits / n) ln 2)); for 10^6 keys at 1%: 9,585,059 bits, k = 7, whose model
+ * is 1.0039% (a whole k costs at most 4.7% over p below p = 0.5; docs/DESIGN.md). Only where
+ * k is clamped, to 1 above p = 0.5 or to BB_MAX_K below ~1.1e-5, is bits solved for the model
+ * (1 - e^{-kn/m})^k = p at the clamped k instead.
  * Every kind: near p = 1 also enough bits that a filter is full (every bit set, so every
  * key a hit) with probability <= 1e-3.
  * Blocked: the smallest whole number of 512-bit blocks for which some k in 1..BB_MAX_K has

@@ -7,11 +7,11 @@
  * with probability  f = (1 - e^{-kn/m})^k.  Minimising over k gives k = (m/n) ln 2 and then
  * f = 2^{-k}, so for a target p:  m = -n ln p / (ln 2)^2,  k = (m/n) ln 2.
  * Example: n = 1,000,000 and p = 1% give m = 9,585,059 bits (ceil) and k = 7; filled to 2n
- * the same filter drifts to (1 - e^{-14/9.585})^7 ~ 15.7%. A whole k is not the optimum,
- * though: that m with k = 7 models 1.0039%, and where k is clamped (to 1 for p > 0.5, to
- * BB_MAX_K for p < 1.5e-5) the textbook m misses p badly (0.99 at p = 0.9). bb_size therefore
- * solves f = p for m at the two whole k next to log2(1/p) and keeps the smaller m
- * (9,592,955 bits, k = 7 for the example), so the model never exceeds p.
+ * the same filter drifts to (1 - e^{-14/9.585})^7 ~ 15.7%. The classic kind is the textbook
+ * baseline and keeps these formulas with k = max(1, round((m/n) ln 2)), so its model can sit a
+ * little above p (1.0039% for the example; the price table is at bb_classic_size). Only where
+ * k is clamped (to 1 for p > 0.5, to BB_MAX_K below ~1.1e-5) does it solve f = p for m at the
+ * clamped k, since there the textbook m misses p badly (0.99 at p = 0.9).
  * Probe positions: enhanced double hashing, g_i = h1 + i h2 + (i^3 - i)/6 (Kirsch and
  * Mitzenmacher 2006, "Less hashing, same performance"; Dillinger and Manolios 2004), see
  * classic.c.
@@ -299,32 +299,13 @@ static double classic_bits_for_k(double n, double p, unsigned k) {
     return ceil(-(double)k * n / log1p(-pow(p, 1.0 / k)));
 }
 
-/* Small classic filters (tens to thousands of bits) sit outside the asymptotic model, for two
- * reasons, both O(1/m):
- *  - the fill X/m of one filter varies, and E[(X/m)^k] > (E[X]/m)^k (Jensen, as for the blocked
- *    in-block term). To second order, with c = kn/m and F = 1 - e^{-c}, the count of zero bits
- *    has variance ~ m e^{-c} (1 - (1 + c) e^{-c}), which adds k(k-1)/2 F^{k-2} Var(X/m);
- *  - the probes are not independent: with multiply-shift, probe i is at floor(frac(x0 + i a) m)
- *    (a = y0 / 2^64, the cubic term moves only low bits), so an absent key whose a lies within
- *    ~1/(km) of a fraction j/b with small b touches only ~b distinct bits and is a false
- *    positive with probability ~F^b. Summed over b that is ~3/(km) at F = 1/2; the measured
- *    excess over the independent-probe value (n = 1..7, m = 10..101, k = 4..10, 10^6 absent
- *    keys over 20,000 filters) was 1.6/(km) to 3.8/(km), so the model adds 4/(km) for k > 1.
- * (and, exactly, a bit stays 0 with probability (1 - 1/m)^{kn}, not e^{-kn/m}: 0.556 against
- * 0.487 for n = 2, m = 3, k = 1). bb_classic_size uses this model wherever it exceeds p by
- * more than 10^-4 p at the asymptotic size; for big filters the corrections are far below
- * anything measurable (5e-6 relative at 1M keys and 1%), and the asymptotic size is kept. */
-#define CLASSIC_COLLAPSE_C 4.0
-
-static double classic_small_terms(double n, double m, unsigned k) {
-    double c = (double)k * n / m, e = exp(-c), F = -expm1(-c);
-    double var = e * (1.0 - (1.0 + c) * e) / m;
-    double jensen = k >= 2 ? 0.5 * k * (k - 1.0) * pow(F, k - 2.0) * (var > 0 ? var : 0) : 0.0;
-    return jensen + (k >= 2 ? CLASSIC_COLLAPSE_C / ((double)k * m) : 0.0);
-}
-
-static double classic_small_fpr(double n, double m, unsigned k) {
-    return pow(-expm1((double)k * n * log1p(-1.0 / m)), k) + classic_small_terms(n, m, k);
+/* Single-probe filters above p = 0.5 are small (a few bits per key), and there the exact
+ * chance that a bit stays 0, (1 - 1/m)^n, differs from the asymptotic e^{-n/m} (0.556 against
+ * 0.487 for n = 2, m = 3): sizing uses the exact form wherever it exceeds p by more than
+ * 10^-4 p at the asymptotic size. */
+static double classic_k1_fpr(double n, double m, unsigned k) {
+    (void)k;
+    return -expm1(n * log1p(-1.0 / m));
 }
 
 /* Near p = 1 the mean over filters is not enough: at p = 0.9999 the 109 bits that model
@@ -358,36 +339,41 @@ static double classic_min_bits(classic_model model, double n, double p, unsigned
     return hi;
 }
 
-/* Small filters: the fewest bits at either whole k next to the optimum, the smaller. Larger k
- * would look cheaper under the 4/(km) term, but once k nears m the probes wrap round the
- * filter and that term no longer bounds the excess (k = 16 in 31 bits measured 2.4x p). */
-static void classic_size_small(double n, double p, unsigned k_lo, unsigned k_hi, double *m_out,
-                               unsigned *k_out) {
-    for (unsigned k = k_lo; k <= k_hi; k++) {
-        double m = classic_min_bits(classic_small_fpr, n, p, k, classic_bits_for_k(n, p, k));
-        if (m && (!*m_out || m < *m_out)) *m_out = m, *k_out = k;
-    }
-}
-
-/* The textbook m = -n ln p / (ln 2)^2 holds only at the real-valued optimum k = log2(1/p); a
- * whole k off it needs more bits (at p = 1% and k = 7 the textbook size models 1.0039%), and
- * k clamped to 1 for p > 0.5 or to BB_MAX_K for p < 1.5e-5 needs far more (at p = 0.9 and
- * k = 1 the textbook size models 0.99). So solve for m at the two whole k around the optimum,
- * clamped, and keep the smaller; small filters then go by classic_small_fpr. */
-bb_status bb_classic_size(uint64_t capacity, double fpr, uint64_t *bits_out, unsigned *k_out) {
-    double n = (double)capacity, k_opt = -log2(fpr);
-    unsigned k_lo = clamp_k(floor(k_opt)), k_hi = clamp_k(ceil(k_opt));
-    double m_lo = classic_bits_for_k(n, fpr, k_lo), m_hi = classic_bits_for_k(n, fpr, k_hi);
-    double m = m_hi <= m_lo ? m_hi : m_lo;
-    unsigned k = m_hi <= m_lo ? k_hi : k_lo;
-    if (m <= (double)BB_MAX_BITS && classic_small_fpr(n, m, k) > (1.0 + 1e-4) * fpr) {
-        double ms = 0;
-        classic_size_small(n, fpr, k_lo, k_hi, &ms, &k);
+/* The textbook design, as RedisBloom and the literature give it: m = ceil(-n ln p / (ln 2)^2),
+ * k = max(1, round((m / n) ln 2)). Its whole k costs a little: the model at that size exceeds p
+ * by at most 0.75% (relative) for p <= 1%, 1.7% up to 10% and 4.7% up to 50% (n = 10^6, a
+ * geometric grid of 10^5 p per range; 1.0039% at p = 1%). It breaks down only where k is
+ * clamped, and there alone m is solved for p at the clamped k instead:
+ *  - p > 0.5, where round(log2(1/p)) is 0 or a fractional k near 1 is forced to 1: the textbook
+ *    m would model 0.989 at p = 0.9. Such filters are small, so the exact single-probe
+ *    model (classic_k1_fpr) and the "not full" bound (classic_full_p) size them;
+ *  - p < 2^-16.5 (~1.1e-5), where the format's BB_MAX_K caps k: the textbook m with k = 16
+ *    would model 1.17e-6 at p = 1e-6. */
+static bb_status classic_size_k1(double n, double fpr, double *m_out) {
+    double m = classic_bits_for_k(n, fpr, 1);
+    if (m <= (double)BB_MAX_BITS && classic_k1_fpr(n, m, 1) > (1.0 + 1e-4) * fpr) {
+        double ms = classic_min_bits(classic_k1_fpr, n, fpr, 1, m);
         m = ms ? ms : INFINITY;
     }
-    if (m <= (double)BB_MAX_BITS && classic_full_p(n, m, k) > BB_FULL_P) {
-        double mf = classic_min_bits(classic_full_p, n, BB_FULL_P, k, m);
+    if (m <= (double)BB_MAX_BITS && classic_full_p(n, m, 1) > BB_FULL_P) {
+        double mf = classic_min_bits(classic_full_p, n, BB_FULL_P, 1, m);
         m = mf ? mf : INFINITY;
+    }
+    *m_out = m;
+    return m <= (double)BB_MAX_BITS ? BB_OK : BB_E_TOO_LARGE;
+}
+
+bb_status bb_classic_size(uint64_t capacity, double fpr, uint64_t *bits_out, unsigned *k_out) {
+    double n = (double)capacity, m;
+    unsigned k;
+    if (fpr > 0.5) {
+        k = 1;
+        if (classic_size_k1(n, fpr, &m) != BB_OK) return BB_E_TOO_LARGE;
+    } else {
+        m = ceil(-n * log(fpr) / (M_LN2 * M_LN2));
+        double k_real = round(m / n * M_LN2);
+        k = clamp_k(k_real);
+        if (k_real > BB_MAX_K) m = classic_bits_for_k(n, fpr, k);
     }
     if (!(m <= (double)BB_MAX_BITS)) return BB_E_TOO_LARGE;
     *bits_out = (uint64_t)m;

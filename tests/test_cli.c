@@ -224,8 +224,9 @@ Test(cli, zero_keys_give_a_capacity_one_filter_that_matches_nothing) {
 /* ==== info ==================================================================================== */
 
 Test(cli, info_json_classic_fields) {
-    /* Classic, n = 10^6, p = 0.01: k = 7 (next to log2 100 = 6.64), m = ceil(-7 n /
-     * ln(1 - 0.01^{1/7})) = 9592955 bits (1199120 bytes), see tests/test_sizing.c. */
+    /* Classic, n = 10^6, p = 0.01: the textbook m = ceil(-n ln 0.01 / (ln 2)^2) = 9585059 bits
+     * (ceil(9585059 / 8) = 1198133 bytes), k = round(9.585059 ln 2) = 7, see
+     * tests/test_sizing.c. */
     run_result r = RUN("k1\nk2\nk3\n", "build", "--kind", "classic", "-n", "1000000", "-p", "0.01",
                        "--seed", "0x2a", "-o", "c.bb");
     expect_ok(&r, "build");
@@ -238,7 +239,7 @@ Test(cli, info_json_classic_fields) {
         "format_version", "bits_set", "bits_per_key", "isa"};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) json_get(fs, n, names[i]);
     static const char *const want[][2] = {
-        {"kind", "\"classic\""}, {"bits", "9592955"},   {"bytes", "1199120"},
+        {"kind", "\"classic\""}, {"bits", "9585059"},   {"bytes", "1198133"},
         {"k", "7"},              {"blocks", "0"},       {"capacity", "1000000"},
         {"keys_added", "3"},     {"seed", "42"},        {"seed_hex", "\"0x000000000000002a\""},
         {"format_version", "1"}, {"fpr_target", "0.01"}};
@@ -247,8 +248,8 @@ Test(cli, info_json_classic_fields) {
      * but never fewer than one key's 7 (fixed keys and seed: the count is reproducible). */
     double set = json_double(fs, n, "bits_set");
     cr_assert(set >= 7 && set <= 21, "bits_set %g", set);
-    cr_assert_float_eq(json_double(fs, n, "fill_ratio"), set / 9592955.0, 1e-15);
-    cr_assert_float_eq(json_double(fs, n, "bits_per_key"), 9.592955, 1e-12);
+    cr_assert_float_eq(json_double(fs, n, "fill_ratio"), set / 9585059.0, 1e-15);
+    cr_assert_float_eq(json_double(fs, n, "bits_per_key"), 9.585059, 1e-12);
 }
 
 Test(cli, info_blocked_geometry_and_text_form) {

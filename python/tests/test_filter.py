@@ -52,11 +52,10 @@ def test_xxh3_of_empty_key_is_the_published_value():
 
 
 def test_sizing_facts_classic():
-    # Textbook m = -n ln p / (ln 2)^2 = 9,585,059 bits for 10^6 keys at 1%, k = (m/n) ln 2 ->
-    # 7; with that whole k the model is 1.0039%, so the library solves m for p at k = 7:
-    # -k n / ln(1 - p^(1/k)) = 9,592,955 bits (tests/test_sizing.c works both out by hand).
+    # The textbook design: m = ceil(-n ln p / (ln 2)^2) = 9,585,059 bits for 10^6 keys at 1%,
+    # k = round((m/n) ln 2) = 7 (tests/test_sizing.c works it out by hand).
     i = Filter(1_000_000, 0.01, kind="classic").info()
-    assert (i["bits"], i["k"]) == (9_592_955, 7)
+    assert (i["bits"], i["k"]) == (9_585_059, 7)
     assert i["capacity"] == 1_000_000 and i["fpr_target"] == 0.01
 
 
