@@ -8,11 +8,11 @@
 #          the XXH3 floor and the sum of both floors.
 # The x value of a size is the blocked filter's size (classic and libbloom are ~4% smaller).
 # Installs gnuplot-nox and jq (Debian) if they are missing.
-#   scripts/plot-bench.sh [docs/bench.json] [docs/bench.png]
+#   scripts/plot-bench.sh [docs/bench/zen4.json] [docs/bench/zen4.png]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-json=${1:-docs/bench.json}
-png=${2:-docs/bench.png}
+json=${1:-docs/bench/zen4.json}
+png=${2:-docs/bench/zen4.png}
 
 scripts/setup.sh gnuplot-nox jq
 [[ -s $json ]] || { echo "plot-bench: $json not found (run blockbloom-bench --json $json)" >&2; exit 1; }
