@@ -116,6 +116,12 @@ BB_API bb_status bb_pq_chunk_bitset(const bb_pq_file *pf, size_t rg, size_t col,
                                     const void **bitset, size_t *len_bytes, bool *pow2,
                                     bb_pq_error *err);
 
+/** Whether the chunk's Bloom filter header gave its algorithm, hash and compression: false
+ *  when it left one out or as an empty union (as @dsnp/parquetjs writes them), which
+ *  bb_pq_chunk_bitset reads as the only values the spec defines (BLOCK, XXHASH,
+ *  UNCOMPRESSED). True when it gave them all, and when the chunk has no readable header. */
+BB_API bool bb_pq_chunk_bloom_header_complete(const bb_pq_file *pf, size_t rg, size_t col);
+
 /**
  * Encode the text `text[0 .. len)` as a value of column `col` in Parquet's PLAIN encoding
  * (the bytes an SBBF hashes): INT32/INT64 from a decimal integer (DECIMAL columns: a decimal

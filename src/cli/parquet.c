@@ -116,6 +116,7 @@ typedef struct chunk_row {
     bb_pq_chunk_info ci;
     bb_info fi;            /* of the filter, when ci.has_bloom */
     bool pow2;             /* its size is a power of two */
+    bool incomplete;       /* its header left out a union (read as the spec's only value) */
 } chunk_row;
 
 static void print_row(const chunk_row *r, bool json, bool first) {
@@ -126,8 +127,9 @@ static void print_row(const chunk_row *r, bool json, bool first) {
                r->ci.codec_name, r->ci.num_values, r->ci.has_bloom ? "true" : "false");
         if (r->ci.has_bloom) {
             printf(",\"offset\":%" PRId64 ",\"length\":%" PRId64 ",\"bytes\":%" PRIu64
-                   ",\"pow2\":%s,\"fill_ratio\":", r->ci.bloom_offset, r->ci.bloom_length,
-                   r->fi.bytes, r->pow2 ? "true" : "false");
+                   ",\"pow2\":%s,\"bloom_header_incomplete\":%s,\"fill_ratio\":",
+                   r->ci.bloom_offset, r->ci.bloom_length, r->fi.bytes, r->pow2 ? "true" : "false",
+                   r->incomplete ? "true" : "false");
             json_number(r->fi.fill_ratio);
             fputs(",\"cardinality_estimate\":", stdout);
             json_number(r->fi.cardinality_estimate);
@@ -182,6 +184,12 @@ static int describe(const char *path, bool json) {
                 st = cli_pq_chunk_filter(path, pf, rg, c, &f, &row.pow2);
                 if (st == BB_EXIT_OK) bb_get_info(f, &row.fi);
                 bb_free(f);
+                row.incomplete = !bb_pq_chunk_bloom_header_complete(pf, rg, c);
+                if (st == BB_EXIT_OK && row.incomplete && !json)
+                    cli_error("note: '%s': row group %zu, column '%s': Bloom filter header "
+                              "incomplete (algorithm, hash or compression left out; read as "
+                              "BLOCK, XXHASH, UNCOMPRESSED, the only ones the spec defines)",
+                              path, rg, ci.name);
             }
             if (st == BB_EXIT_OK) print_row(&row, json, rg == 0 && c == 0);
         }

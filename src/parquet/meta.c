@@ -458,3 +458,11 @@ bb_status bb_pq_chunk_bitset(const bb_pq_file *pf, size_t rg, size_t col, const 
                              size_t *len_bytes, bool *pow2, bb_pq_error *err) {
     return pq_chunk_bitset(pf, rg, col, bitset, len_bytes, pow2, NULL, err);
 }
+
+bool bb_pq_chunk_bloom_header_complete(const bb_pq_file *pf, size_t rg, size_t col) {
+    const void *bits;
+    size_t len;
+    bool incomplete = false;
+    return pq_chunk_bitset(pf, rg, col, &bits, &len, NULL, &incomplete, NULL) != BB_OK ||
+           !incomplete;
+}

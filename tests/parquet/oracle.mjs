@@ -27,17 +27,12 @@
 // binary), PQ_DUMP (the pq_dump test tool), BB_ORACLE_MODULES (node_modules holding DuckDB).
 // Any disagreement throws: exit status 1 with what differed. Nothing is skipped: a missing
 // DuckDB is a failure.
-import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
+import { dumpTool, harness, modules, q, req, run } from './harness.mjs';
 
-const cli = process.env.BB_CLI, dumpTool = process.env.PQ_DUMP;
-const modules = process.env.BB_ORACLE_MODULES;
-if (!cli || !dumpTool || !modules) throw new Error('set BB_CLI, PQ_DUMP and BB_ORACLE_MODULES');
-const req = createRequire(path.join(modules, 'x.js'));
 // A plain `ctest` after the README's build has no DuckDB yet: say how to get it (still a
 // failure) instead of Node's MODULE_NOT_FOUND stack.
 let duckdbPath;
@@ -52,22 +47,11 @@ const { DuckDBInstance } = await import(pathToFileURL(duckdbPath).href);
 
 const sections = process.argv.slice(2);
 const want = (s) => s === 'files' || sections.length === 0 || sections.includes(s);
-const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'bb_pq_oracle_'));
-process.on('exit', () => fs.rmSync(tmp, { recursive: true, force: true }));
+const h = harness('oracle'), { tmp } = h;
 const db = await DuckDBInstance.create(':memory:');
 const con = await db.connect();
 const rows = async (sql) => (await con.runAndReadAll(sql)).getRowObjects();
-let checks = 0;
-function check(ok, what) {
-  if (!ok) throw new Error(`oracle: FAILED: ${what}`);
-  checks++;
-}
-function run(args, input = '') {
-  const r = spawnSync(cli, args, { input, maxBuffer: 1 << 30, encoding: 'utf8' });
-  if (r.error) throw r.error;
-  return r;
-}
-const q = (s) => `'${String(s).replaceAll("'", "''")}'`;
+const check = h.check;
 let lap = Date.now();
 function done(section) { // progress on stderr: the CI log shows where the time goes
   if (want(section)) console.error(`oracle: ${section} done in ${((Date.now() - lap) / 1000).toFixed(1)} s`);
@@ -168,7 +152,7 @@ if (want('decode')) {
           const a = r.stdout.split('\n'), b = want.split('\n'), i = a.findIndex((x, j) => x !== b[j]);
           check(false, `${f.path} ${col}: line ${i}: ours ${a[i]}, DuckDB ${b[i]} (${a.length - 1} vs ${b.length - 1} values)`);
         }
-        checks++;
+        h.checks++;
         continue;
       }
       const ours = r.stdout.split('\n').slice(0, -1);
@@ -181,7 +165,7 @@ if (want('decode')) {
         const same = columns[col].num === 'float' ? Math.fround(ov) === Math.fround(v) : ov === v;
         if (!(og === g && same)) check(false, `${f.path} ${col} value ${i}: ours ${ours[i]}, DuckDB ${g}\t${v}`);
       }
-      checks++;
+      h.checks++;
     }
 }
 
@@ -268,7 +252,7 @@ async function compareProbe(file, col, values, mustBePresent) {
       else if (absentProbes++, a === 'present') falsePos++;
     }
   }
-  checks++;
+  h.checks++;
   if (columns[col].noDuckProbe) // our own answers only: a few false positives at most
     check(falsePos <= 0.1 * absentProbes, `${file} ${col}: ${falsePos} false positives in ${absentProbes}`);
   return { falsePos, absentProbes };
@@ -496,4 +480,4 @@ if (want('errors')) {
 }
 
 done('errors');
-console.log(`oracle: ${checks} checks passed (${sections.length ? sections.join(', ') : 'all sections'})`);
+console.log(`oracle: ${h.checks} checks passed (${sections.length ? sections.join(', ') : 'all sections'})`);
