@@ -10,7 +10,7 @@ if(BB_BUILD_REDIS AND NOT CMAKE_CROSSCOMPILING) # a host hiredis cannot link a c
   endif()
 endif()
 if(BB_BUILD_REDIS AND HIREDIS_FOUND)
-  add_library(blockbloom_redis src/redis/conn.c src/redis/meta.c src/redis/filter.c
+  add_library(blockbloom_redis src/redis/conn.c src/redis/url.c src/redis/meta.c src/redis/filter.c
     src/redis/publish.c)
   add_library(blockbloom::redis ALIAS blockbloom_redis)
   # hiredis by target here and by name in the installed package (see the parquet library).

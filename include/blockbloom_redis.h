@@ -47,19 +47,60 @@ BB_API const char *bb_redis_strerror(bb_redis_status s);
 
 typedef struct bb_redis bb_redis;
 
-/**
- * Connect to one standalone server: url is "redis://HOST:PORT", "HOST:PORT" or "HOST"
- * (port 6379). On error *out is still a handle (free it) whose bb_redis_error says why,
- * unless the error is BB_REDIS_E_NOMEM or BB_REDIS_E_INVAL with out NULL.
- */
-BB_API bb_redis_status bb_redis_connect(bb_redis **out, const char *url);
+/** Default deadline of one request, in milliseconds (bb_redis_options.timeout_ms). */
+#define BB_REDIS_TIMEOUT_MS 10000u
 
 /**
- * Connect to a Redis Cluster through any of its nodes (seeds[0 .. n), each "HOST:PORT"):
- * the slot map comes from CLUSTER SLOTS; keys go to the node owning CRC16(hash tag) & 16383;
- * MOVED replies update the map, ASK replies are followed with ASKING, and a broken
- * connection is reopened (and the map reloaded) before a command is given up.
+ * How to connect (bb_redis_open). Zero every field you do not set: {sizeof opts} is a valid
+ * value. Fields past `size` bytes are read as zero, so a caller built against an older
+ * header keeps working.
  */
+typedef struct bb_redis_options {
+    size_t size;            /**< sizeof (bb_redis_options) */
+    bool cluster;           /**< the URLs are seeds of a Redis Cluster (any number of them) */
+    const char *user;       /**< ACL user for AUTH when the URLs name none (NULL: none) */
+    const char *password;   /**< password for AUTH when the URLs carry none (NULL: none) */
+    uint32_t timeout_ms;    /**< deadline of each request; 0: BB_REDIS_TIMEOUT_MS */
+    unsigned wait_replicas; /**< after each batch of writes, WAIT for this many replicas */
+} bb_redis_options;
+
+/**
+ * Connect. urls[0 .. n_urls) are addresses: redis://[[USER]:PASSWORD@]HOST[:PORT][/DB]
+ * (USER and PASSWORD percent-decoded; an IPv6 HOST in brackets, [::1]), HOST:PORT or HOST
+ * (port 6379). A standalone handle takes exactly one; a cluster handle (opts->cluster) takes
+ * any number of seeds, reads the slot map from the first that answers (CLUSTER SLOTS), sends
+ * each key to the node owning CRC16(hash tag) & 16383, follows MOVED and ASK, and reconnects
+ * (reloading the map) when a node breaks, until the request's deadline.
+ *
+ * Every connection the handle opens, to any node and after any reconnect, first sends
+ * AUTH (USER PASSWORD, or PASSWORD alone: requirepass) when a password or user is given, and
+ * SELECT DB when DB > 0. Redis Cluster has only database 0, so a cluster URL with /DB > 0 is
+ * refused (E_INVAL); seeds with different credentials too. rediss:// (TLS) is refused
+ * (E_INVAL): the hiredis this builds on has none.
+ *
+ * Deadlines: each request (one call's pipeline, with its redirections, reconnects and
+ * retries) must finish within opts->timeout_ms, or fails with E_IO saying what timed out on
+ * which node. A reply is read only up to a bound (16 MiB, or the largest shard of a filter
+ * this handle opened, per string; 65536 array elements per reply), whatever the server
+ * claims. After a broken connection, a command that may have run is sent again only when
+ * running it twice changes nothing (reads, BITFIELD SET, DEL ...); one that is not (INCRBY,
+ * SET NX, RENAME) fails the call instead (E_IO, naming it), so no count is added twice.
+ *
+ * opts->wait_replicas = N > 0: every request with writes ends with WAIT N on each node it
+ * wrote to; fewer acknowledgements fail the call (E_IO, saying how many answered; the writes
+ * are done on the master).
+ *
+ * opts may be NULL (the defaults). On error *out is still a handle (free it) whose
+ * bb_redis_error says why, unless the error is E_NOMEM or E_INVAL with out NULL. The
+ * password is never quoted in a message.
+ */
+BB_API bb_redis_status bb_redis_open(bb_redis **out, const char *const *urls, size_t n_urls,
+                                     const bb_redis_options *opts);
+
+/** bb_redis_open of one standalone server with the default options. */
+BB_API bb_redis_status bb_redis_connect(bb_redis **out, const char *url);
+
+/** bb_redis_open of a Redis Cluster through seeds[0 .. n) with the default options. */
 BB_API bb_redis_status bb_redis_connect_cluster(bb_redis **out, const char *const *seeds,
                                                 size_t n);
 

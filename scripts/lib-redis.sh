@@ -6,6 +6,8 @@
 #   free_port        print a free loopback port whose cluster bus port (+10000) is free too
 #   start_server NAME PORT ARGS...   start one server, wait until it answers; its pid is in
 #                    the variable pid_NAME
+#   expect_exit CODE MESSAGE-REGEX COMMAND...   run COMMAND (stdout in $redis_tmp/out, stderr in
+#                    $redis_tmp/err); the caller's `fail` unless it exits CODE saying /REGEX/
 redis_tmp=$(mktemp -d)
 redis_pids=()
 redis_cleanup() {
@@ -38,10 +40,18 @@ start_server() {
   redis_pids+=($!)
   printf -v "pid_$name" %s "$!"
   for _ in $(seq 100); do
-    redis-cli -p "$port" ping 2>/dev/null | grep -q PONG && return 0
+    redis-cli -p "$port" ping 2>/dev/null | grep -Eq 'PONG|NOAUTH' && return 0 # NOAUTH: --requirepass
     sleep 0.05
   done
   echo "redis: redis-server $name on port $port did not start:" >&2
   cat "$redis_tmp/$name/log" >&2
   return 1
+}
+
+expect_exit() {
+  local want=$1 re=$2 rc=0
+  shift 2
+  "$@" >"$redis_tmp/out" 2>"$redis_tmp/err" || rc=$?
+  [[ $rc == "$want" ]] || fail "'$*' exited $rc, expected $want: $(cat "$redis_tmp/err")"
+  grep -Eq "$re" "$redis_tmp/err" || fail "'$*' said '$(cat "$redis_tmp/err")', expected /$re/"
 }

@@ -9,10 +9,10 @@
 #   scripts/test-redis.sh [BUILD-DIR]     (default build-redis)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh redis-server redis-tools libhiredis-dev
+scripts/setup.sh redis-server redis-tools libhiredis-dev python3
 build=${1:-build-redis}
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBB_BUILD_TESTS=ON >/dev/null
-cmake --build "$build" -j2 --target blockbloom_cli test_redis
+cmake --build "$build" -j2 --target blockbloom_cli test_redis test_redis_conn
 bb=$build/blockbloom
 
 source scripts/lib-redis.sh
@@ -44,13 +44,6 @@ echo "test-redis: C tests (standalone $sa_port, cluster ${cl_ports[*]})" >&2
 
 # ---- CLI checks ---------------------------------------------------------------------------------
 fail() { echo "test-redis: FAIL: $*" >&2; exit 1; }
-expect_exit() { # expect_exit CODE MESSAGE-REGEX COMMAND...
-  local want=$1 re=$2 rc=0
-  shift 2
-  "$@" >"$tmp/out" 2>"$tmp/err" || rc=$?
-  [[ $rc == "$want" ]] || fail "'$*' exited $rc, expected $want: $(cat "$tmp/err")"
-  grep -Eq "$re" "$tmp/err" || fail "'$*' said '$(cat "$tmp/err")', expected /$re/"
-}
 u=(--url "$BB_REDIS_URL")
 seq 1 50000 | sed 's/^/key/' >"$tmp/keys"
 seq 1 50000 | sed 's/^/other/' >"$tmp/others"
@@ -132,8 +125,9 @@ echo "test-redis: killing node 127.0.0.1:${cl_ports[2]} mid-batch (a \"Killed\" 
 # Right after the kill the dead node is named (it refuses connections); once the cluster has
 # noticed (node timeout 2 s) the live nodes answer CLUSTERDOWN, and the one that did is named.
 dead="127\\.0\\.0\\.1:${cl_ports[2]}" live="127\\.0\\.0\\.1:(${cl_ports[0]}|${cl_ports[1]})"
+# Each request retries (reconnects, CLUSTERDOWN) until its deadline: 2 s here.
 expect_exit 1 "^blockbloom: redis ($dead: .*commands not done|$live: CLUSTERDOWN .*commands not done)" \
-  $bb redis "${c[@]}" madd sliced "$tmp/keys"
+  $bb redis "${c[@]}" --timeout 2 madd sliced "$tmp/keys"
 for _ in $(seq 100); do
   redis-cli -p "${cl_ports[0]}" cluster info | grep -q 'cluster_state:fail' && break
   sleep 0.1
@@ -142,6 +136,7 @@ redis-cli -p "${cl_ports[0]}" cluster info | grep -q 'cluster_state:fail' || fai
 for args in "madd $down $tmp/keys" "mexists $down $tmp/keys" "info $down"; do
   # shellcheck disable=SC2086 # $args is the subcommand and its operands (no spaces in them)
   expect_exit 1 "^blockbloom: redis $live: CLUSTERDOWN .*\\(1 of 1 commands not done\\)" \
-    $bb redis "${c[@]}" $args
+    $bb redis "${c[@]}" --timeout 2 $args
 done
+scripts/test-redis-conn.sh "$build"
 echo "test-redis: all passed" >&2

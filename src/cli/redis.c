@@ -35,9 +35,17 @@ static const char usage[] =
     "  push --slice I/N -n CAP FILE NAME publish a slice file of 'build --slice I/N'\n"
     "                                    (same -n, -p, --seed, --hashes as the build)\n"
     "\n"
-    "  -u, --url=URL          standalone server redis://HOST:PORT (default: $BB_REDIS_URL,\n"
-    "                         else redis://127.0.0.1:6379)\n"
-    "      --cluster=HOST:PORT  a Redis Cluster node (repeat for more seeds)\n"
+    "Connecting (docs/REDIS.md, \"Connecting\"):\n"
+    "  -u, --url=URL          the server: redis://[[USER]:PASSWORD@]HOST[:PORT][/DB], HOST:PORT\n"
+    "                         or HOST (default: $BB_REDIS_URL, else redis://127.0.0.1:6379)\n"
+    "      --cluster=URL      a Redis Cluster node, as --url (repeat for more seeds)\n"
+    "      --user=NAME        ACL user to AUTH as, when the URL names none\n"
+    "      --password-file=FILE  AUTH with the first line of FILE when the URL has no\n"
+    "                         password (default: $REDISCLI_AUTH, as redis-cli)\n"
+    "      --timeout=SECONDS  deadline of each request to the server (default 10)\n"
+    "      --wait=N           after each batch of writes, wait for N replicas (WAIT); fewer\n"
+    "                         is an error\n"
+    "\n"
     "  -c, --count            print only the count of 1s instead of one line per key\n"
     "  -0, --null             keys end with NUL instead of newline\n"
     "      --max-key-bytes=N  fail on a key longer than N bytes, as 'blockbloom build'\n"
@@ -52,7 +60,8 @@ static const char usage[] =
     "Errors name the node (HOST:PORT) or the server's reply. Exit status: 0 success, 1\n"
     "error (server, network, bad filter), 2 usage error.\n";
 
-enum { OPT_CLUSTER = 256, OPT_SHARDS, OPT_SLICE, OPT_SEED, OPT_HASHES, OPT_KEYS, OPT_MAX_KEY };
+enum { OPT_CLUSTER = 256, OPT_SHARDS, OPT_SLICE, OPT_SEED, OPT_HASHES, OPT_KEYS, OPT_MAX_KEY,
+       OPT_USER, OPT_PWFILE, OPT_TIMEOUT, OPT_WAIT };
 
 static const struct option long_opts[] = {
     {"url", required_argument, NULL, 'u'},       {"cluster", required_argument, NULL, OPT_CLUSTER},
@@ -62,12 +71,16 @@ static const struct option long_opts[] = {
     {"fpr", required_argument, NULL, 'p'},       {"seed", required_argument, NULL, OPT_SEED},
     {"hashes", required_argument, NULL, OPT_HASHES}, {"keys", required_argument, NULL, OPT_KEYS},
     {"help", no_argument, NULL, 'h'},        {"max-key-bytes", required_argument, NULL, OPT_MAX_KEY},
+    {"user", required_argument, NULL, OPT_USER}, {"password-file", required_argument, NULL, OPT_PWFILE},
+    {"timeout", required_argument, NULL, OPT_TIMEOUT}, {"wait", required_argument, NULL, OPT_WAIT},
     {NULL, 0, NULL, 0}};
 
 typedef struct redis_opts {
     const char *url, *out;
     const char *seeds[MAX_SEEDS];
     size_t n_seeds;
+    const char *password_file;
+    bb_redis_options conn;
     bool count, nul, help;
     uint64_t shards, slice_i, slice_n, keys;
     bb_config cfg; /* push --slice */
@@ -112,6 +125,18 @@ static int parse_opt(int c, redis_opts *o) {
         o->cfg.k = (unsigned)v;
         break;
     case OPT_MAX_KEY: return cli_parse_max_key("redis", optarg);
+    case OPT_USER: o->conn.user = optarg; break;
+    case OPT_PWFILE: o->password_file = optarg; break;
+    case OPT_TIMEOUT: {
+        double sec;
+        if (!cli_parse_double(optarg, 0.0, 86400.0, &sec) || sec < 0.001) return bad("--timeout", optarg);
+        o->conn.timeout_ms = (uint32_t)(sec * 1000.0 + 0.5);
+        break;
+    }
+    case OPT_WAIT:
+        if (!cli_parse_u64(optarg, 0, 1000, false, &v)) return bad("--wait", optarg);
+        o->conn.wait_replicas = (unsigned)v;
+        break;
     default: return cli_bad_option("redis");
     }
     return BB_EXIT_OK;
@@ -119,6 +144,7 @@ static int parse_opt(int c, redis_opts *o) {
 
 static int parse_args(int argc, char **argv, redis_opts *o) {
     memset(o, 0, sizeof *o);
+    o->conn.size = sizeof o->conn;
     int c;
     while ((c = getopt_long(argc, argv, "u:c0o:n:p:h", long_opts, NULL)) != -1) {
         int st = parse_opt(c, o);
@@ -290,17 +316,60 @@ static int dispatch(bb_redis *r, redis_opts *o, const char *sub, char **args, si
     return cli_usage_error("redis", "unknown subcommand '%s' or wrong number of operands", sub);
 }
 
+/* ---- Connecting ---------------------------------------------------------------------------------- */
+
+/* The first line of path (without its line end) into buf: a password kept off the command
+ * line and out of the environment. */
+static int read_password(const char *path, char *buf, size_t cap) {
+    FILE *in = fopen(path, "r");
+    if (!in) {
+        cli_error("cannot read the password file '%s': %s", path, strerror(errno));
+        return BB_EXIT_RUNTIME;
+    }
+    bool got = fgets(buf, (int)cap, in) != NULL;
+    fclose(in);
+    size_t len = got ? strcspn(buf, "\r\n") : 0;
+    if (got && len == strlen(buf) && len == cap - 1) {
+        cli_error("the password file '%s' has a first line over %zu bytes", path, cap - 2);
+        return BB_EXIT_RUNTIME;
+    }
+    buf[len] = '\0';
+    if (len == 0) {
+        cli_error("the password file '%s' is empty", path);
+        return BB_EXIT_RUNTIME;
+    }
+    return BB_EXIT_OK;
+}
+
+/* AUTH's password when the URL has none: --password-file, else $REDISCLI_AUTH (redis-cli's). */
+static int connect_redis(redis_opts *o, bb_redis **r) {
+    char password[1024];
+    *r = NULL;
+    if (o->password_file) {
+        int st = read_password(o->password_file, password, sizeof password);
+        if (st != BB_EXIT_OK) return st;
+        o->conn.password = password;
+    } else if (getenv("REDISCLI_AUTH") && *getenv("REDISCLI_AUTH")) {
+        o->conn.password = getenv("REDISCLI_AUTH");
+    }
+    const char *const *urls = o->n_seeds ? o->seeds : &o->url;
+    bb_redis_status s = bb_redis_open(r, urls, o->n_seeds ? o->n_seeds : 1, &o->conn);
+    memset(password, 0, sizeof password);
+    o->conn.password = NULL;
+    return s == BB_REDIS_OK ? BB_EXIT_OK : fail(*r, s);
+}
+
 int bb_cmd_redis(int argc, char **argv) {
     redis_opts o;
     int st = parse_args(argc, argv, &o);
     if (st != BB_EXIT_OK) return st;
     if (o.help) return cli_help(usage);
     if (optind >= argc) return cli_usage_error("redis", "missing subcommand");
+    o.conn.cluster = o.n_seeds > 0;
     bb_redis *r;
-    bb_redis_status s = o.n_seeds ? bb_redis_connect_cluster(&r, o.seeds, o.n_seeds)
-                                  : bb_redis_connect(&r, o.url);
-    if (s != BB_REDIS_OK) st = fail(r, s);
-    else st = dispatch(r, &o, argv[optind], argv + optind + 1, (size_t)(argc - optind - 1));
+    st = connect_redis(&o, &r);
+    if (st == BB_EXIT_OK)
+        st = dispatch(r, &o, argv[optind], argv + optind + 1, (size_t)(argc - optind - 1));
     bb_redis_free(r);
     return st;
 }

@@ -4,21 +4,48 @@
  * own Redis Cluster routing (hiredis 0.14 has none): CRC16 of the hash tag, the slot map from
  * CLUSTER SLOTS, MOVED (the slot moved for good: update the map, resend) and ASK (the slot is
  * migrating: send ASKING then the command to the named node, once, without touching the map),
- * TRYAGAIN (a multi-key operation mid-migration: wait, resend), and reconnects. Everything
- * follows the Redis Cluster specification ("Keys distribution model", "Redirection and
- * resharding"). A batch is sent as one pipeline per node, all nodes' pipelines written
- * before any reply is read, so a batch costs one round trip per node.
+ * TRYAGAIN, CLUSTERDOWN and LOADING (wait, resend), and reconnects. Everything follows the
+ * Redis Cluster specification ("Keys distribution model", "Redirection and resharding"). A
+ * batch is sent as one pipeline per node, all nodes' pipelines written before any reply is
+ * read, so a batch costs one round trip per node.
+ *
+ * Invariants:
+ * - Every connection starts with AUTH and SELECT when the handle has them (queued ahead of
+ *   the first command, in the same pipeline), so no command runs unauthenticated or on db 0
+ *   by mistake, on any node or after any reconnect.
+ * - One deadline per bbr_exec (r->timeout_ms): sockets are non-blocking and every wait is a
+ *   poll() bounded by the time left, so a server that stalls, trickles bytes or never
+ *   accepts ends the call on time, naming the node and the command waited for.
+ * - A reply is buffered only up to a bound (reply_cap), and its arrays to BBR_MAX_ELEMENTS
+ *   elements, checked as bytes arrive: a claimed "$9999999999999" fails at once.
+ * - After a broken connection, a command whose reply was not read is resent only if running
+ *   it twice is harmless (resend_safe); otherwise the call fails naming it.
  */
 #include "redis_internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
 #include <time.h>
 
-#define BBR_ROUNDS 8          /* redirections/reconnects a command may go through */
-#define BBR_TIMEOUT_MS 10000  /* connect and reply timeout of every node */
+#define BBR_MAX_ROUNDS 64 /* redirection rounds of one call, within its deadline */
+/* A string reply may be this large unless a filter's shard is larger (pull GETs whole
+ * shards): 4x the default 4 MiB shard. */
+#define BBR_REPLY_MIN (UINT64_C(16) << 20)
+/* Array elements in one reply: BITFIELD answers k <= 32, CLUSTER SLOTS a few per range. */
+#define BBR_MAX_ELEMENTS 65536
+
+/* conn.c's own commands in a node's queue (batch commands are indexes >= 0). */
+#define Q_ASKING (-1)
+#define Q_AUTH (-2)
+#define Q_SELECT (-3)
+#define Q_WAIT (-4)
+#define Q_PING (-5)
 
 bb_redis_status bbr_fail(bb_redis *r, bb_redis_status s, const char *fmt, ...) {
     va_list ap;
@@ -26,6 +53,25 @@ bb_redis_status bbr_fail(bb_redis *r, bb_redis_status s, const char *fmt, ...) {
     vsnprintf(r->err, sizeof r->err, fmt, ap);
     va_end(ap);
     return s;
+}
+
+/* ---- Time ----------------------------------------------------------------------------------- */
+
+static uint64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Milliseconds left before the deadline (0 once it has passed), rounded up. */
+static long left_ms(const bb_redis *r) {
+    uint64_t t = now_ns();
+    return t >= r->deadline_ns ? 0 : (long)((r->deadline_ns - t + 999999u) / 1000000u);
+}
+
+static void pause_ms(long ms) {
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
 }
 
 /* ---- Slots ----------------------------------------------------------------------------------
@@ -86,12 +132,62 @@ static int node_get(bb_redis *r, const char *host, int port) {
 static void node_close(bbr_node *n) {
     if (n->ctx) redisFree(n->ctx);
     n->ctx = NULL;
+    n->n_queued = n->q_read = 0;
+    n->out_pending = n->wrote = false;
 }
 
+static bool queue_push(bbr_node *n, long v) {
+    if (n->n_queued == n->cap_queued) {
+        size_t cap = n->cap_queued ? 2 * n->cap_queued : 64;
+        long *q = realloc(n->queued, cap * sizeof *q);
+        if (!q) return false;
+        n->queued = q;
+        n->cap_queued = cap;
+    }
+    n->queued[n->n_queued++] = v;
+    return true;
+}
+
+/* Append one command to node n's output and queue; false when out of memory. */
+static bool node_append(bbr_node *n, long v, int argc, const char **argv, const size_t *lens) {
+    if (redisAppendCommandArgv(n->ctx, argc, argv, lens) != REDIS_OK || !queue_push(n, v))
+        return false;
+    n->out_pending = true;
+    return true;
+}
+
+/* An idle connection the server has closed (its timeout, a restart, CLIENT KILL) reads as
+ * end of file: found here, before a command is written to it, rather than after, when a
+ * command that is not safe to resend could not be resent. */
+static bool node_alive(const bbr_node *n) {
+    struct pollfd pf = {.fd = n->ctx->fd, .events = POLLIN};
+    if (poll(&pf, 1, 0) == 0) return true;
+    char b;
+    return recv(n->ctx->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) < 0 && errno == EAGAIN;
+}
+
+/* Elements of the reply being read, counted as the reader creates arrays. */
+static void *create_array(const redisReadTask *t, int elements) {
+    bb_redis *r = t->privdata;
+    r->reply_elems += (size_t)elements;
+    if (r->reply_elems > BBR_MAX_ELEMENTS) {
+        r->too_many = true;
+        return NULL; /* the reader stops with an out-of-memory error */
+    }
+    return r->base_fns.createArray(t, elements);
+}
+
+/* Open node i (if closed) within the deadline and queue AUTH and SELECT ahead of anything
+ * else. The socket is made non-blocking: every wait is exec's poll. */
 static bb_redis_status node_connect(bb_redis *r, int i) {
     bbr_node *n = &r->nodes[i];
-    if (n->ctx) return BB_REDIS_OK;
-    struct timeval tv = {BBR_TIMEOUT_MS / 1000, (BBR_TIMEOUT_MS % 1000) * 1000};
+    if (n->ctx && (n->n_queued || node_alive(n))) return BB_REDIS_OK;
+    node_close(n);
+    long ms = left_ms(r);
+    if (ms == 0)
+        return bbr_fail(r, BB_REDIS_E_IO, "redis %s:%d: timed out (%.1f s) before connecting",
+                        n->host, n->port, r->timeout_ms / 1000.0);
+    struct timeval tv = {ms / 1000, (ms % 1000) * 1000};
     n->ctx = redisConnectWithTimeout(n->host, n->port, tv);
     if (!n->ctx) return bbr_fail(r, BB_REDIS_E_NOMEM, "redis %s:%d: out of memory", n->host, n->port);
     if (n->ctx->err) {
@@ -100,32 +196,58 @@ static bb_redis_status node_connect(bb_redis *r, int i) {
         node_close(n);
         return BB_REDIS_E_IO;
     }
-    redisSetTimeout(n->ctx, tv);
+    int fl = fcntl(n->ctx->fd, F_GETFL);
+    if (fl < 0 || fcntl(n->ctx->fd, F_SETFL, fl | O_NONBLOCK) < 0) {
+        bbr_fail(r, BB_REDIS_E_IO, "redis %s:%d: %s", n->host, n->port, strerror(errno));
+        node_close(n);
+        return BB_REDIS_E_IO;
+    }
+    n->ctx->flags &= ~REDIS_BLOCK; /* hiredis then takes EAGAIN as "later", not an error */
+    if (!r->fns.createArray) {
+        r->base_fns = *n->ctx->reader->fn;
+        r->fns = r->base_fns;
+        r->fns.createArray = create_array;
+    }
+    n->ctx->reader->fn = &r->fns;
+    n->ctx->reader->privdata = r;
+    const char *argv[3];
+    size_t lens[3];
+    int argc = 0;
+    char db[16];
+    if (r->user || r->password) {
+        argv[argc++] = "AUTH";
+        if (r->user) argv[argc++] = r->user;
+        argv[argc++] = r->password ? r->password : "";
+        for (int a = 0; a < argc; a++) lens[a] = strlen(argv[a]);
+        if (!node_append(n, Q_AUTH, argc, argv, lens)) goto nomem;
+    }
+    if (r->db > 0) {
+        argv[0] = "SELECT";
+        argv[1] = db;
+        lens[0] = 6;
+        lens[1] = (size_t)snprintf(db, sizeof db, "%d", r->db);
+        if (!node_append(n, Q_SELECT, 2, argv, lens)) goto nomem;
+    }
     return BB_REDIS_OK;
+nomem:
+    node_close(n);
+    return bbr_fail(r, BB_REDIS_E_NOMEM, "redis: out of memory");
 }
 
-/* "HOST:PORT" (or "redis://HOST:PORT", or HOST alone: 6379) into a node. */
-static bb_redis_status parse_address(bb_redis *r, const char *addr, int *node) {
-    if (strncmp(addr, "redis://", 8) == 0) addr += 8;
-    char host[256];
-    const char *colon = strrchr(addr, ':');
-    size_t hl = colon ? (size_t)(colon - addr) : strlen(addr);
-    long port = 6379;
-    if (colon) {
-        char *end;
-        errno = 0;
-        port = strtol(colon + 1, &end, 10);
-        if (errno || *end || end == colon + 1) port = -1;
-    }
-    if (hl == 0 || hl >= sizeof host || port <= 0 || port > 65535)
-        return bbr_fail(r, BB_REDIS_E_INVAL, "redis: bad address '%s' (expected HOST:PORT)", addr);
-    memcpy(host, addr, hl);
-    host[hl] = '\0';
-    *node = node_get(r, host, (int)port);
+/* "HOST:PORT" of a redirection or CLUSTER SLOTS (no userinfo: the handle's is used) into a
+ * node. */
+static bb_redis_status node_of_address(bb_redis *r, const char *addr, int *node) {
+    bbr_url u;
+    bb_redis_status s = bbr_url_parse(r, addr, &u);
+    if (s != BB_REDIS_OK) return s;
+    bbr_url_free(&u);
+    *node = node_get(r, u.host, u.port);
     return *node < 0 ? bbr_fail(r, BB_REDIS_E_NOMEM, "redis: out of memory") : BB_REDIS_OK;
 }
 
 /* ---- The slot map ------------------------------------------------------------------------------ */
+
+static bb_redis_status exec_rounds(bb_redis *r, bbr_cmd *cmds, size_t n, int max_rounds);
 
 /* One CLUSTER SLOTS entry: [start, end, [host, port, id...], replicas...]. An empty host
  * means "the node you asked" (Redis 7). */
@@ -137,35 +259,33 @@ static bool slots_entry(bb_redis *r, const redisReply *e, int asked) {
         m->element[0]->type != REDIS_REPLY_STRING || m->element[1]->type != REDIS_REPLY_INTEGER)
         return false;
     if (lo->integer < 0 || hi->integer >= BBR_SLOTS || lo->integer > hi->integer) return false;
+    if (m->element[1]->integer < 1 || m->element[1]->integer > 65535) return false;
     const char *host = m->element[0]->len ? m->element[0]->str : r->nodes[asked].host;
+    if (strlen(host) >= sizeof ((bbr_url *)0)->host) return false;
     int node = node_get(r, host, (int)m->element[1]->integer);
     if (node < 0) return false;
     for (long long s = lo->integer; s <= hi->integer; s++) r->slot_node[s] = (uint16_t)node;
     return true;
 }
 
+/* CLUSTER SLOTS of node i, in one round (a node that does not answer is not waited for). */
 static bb_redis_status slots_from(bb_redis *r, int i) {
-    bb_redis_status s = node_connect(r, i);
+    bbr_cmd c = {.pin = i + 1};
+    bbr_arg_str(&c, "CLUSTER");
+    bbr_arg_str(&c, "SLOTS");
+    bb_redis_status s = exec_rounds(r, &c, 1, 1);
     if (s != BB_REDIS_OK) return s;
-    bbr_node *n = &r->nodes[i]; /* slots_entry may add nodes: re-read r->nodes[i] after it */
-    redisReply *rep = redisCommand(n->ctx, "CLUSTER SLOTS");
-    r->round_trips++;
-    if (!rep) {
-        s = bbr_fail(r, BB_REDIS_E_IO, "redis %s:%d: %s", n->host, n->port, n->ctx->errstr);
-        node_close(n);
-        return s;
-    }
-    s = BB_REDIS_OK;
+    const redisReply *rep = c.reply;
     if (rep->type != REDIS_REPLY_ARRAY) {
-        s = bbr_fail(r, BB_REDIS_E_SERVER, "redis %s:%d: CLUSTER SLOTS: %s", n->host, n->port,
-                     rep->type == REDIS_REPLY_ERROR ? rep->str : "unexpected reply");
+        s = bbr_fail(r, BB_REDIS_E_SERVER, "redis %s:%d: CLUSTER SLOTS: %s", r->nodes[i].host,
+                     r->nodes[i].port, rep->type == REDIS_REPLY_ERROR ? rep->str : "unexpected reply");
     } else {
         for (size_t e = 0; e < rep->elements && s == BB_REDIS_OK; e++)
-            if (!slots_entry(r, rep->element[e], i))
+            if (!slots_entry(r, rep->element[e], i)) /* may add nodes: r->nodes moves */
                 s = bbr_fail(r, BB_REDIS_E_SERVER, "redis %s:%d: malformed CLUSTER SLOTS reply",
                              r->nodes[i].host, r->nodes[i].port);
     }
-    freeReplyObject(rep);
+    bbr_cmds_clear(&c, 1);
     return s;
 }
 
@@ -179,43 +299,104 @@ static bb_redis_status slots_refresh(bb_redis *r) {
 
 /* ---- Handles ------------------------------------------------------------------------------------ */
 
-static bb_redis_status handle_new(bb_redis **out, bool cluster) {
+static bb_redis_status handle_new(bb_redis **out) {
     bb_redis *r = calloc(1, sizeof *r);
     if (!r) return BB_REDIS_E_NOMEM;
-    r->cluster = cluster;
-    for (size_t s = 0; s < BBR_SLOTS; s++) r->slot_node[s] = cluster ? BBR_NO_NODE : 0;
     bb_config z = {.kind = BB_BLOCKED, .bits = BB_BLOCK_BITS, .k = 1};
     if (bb_create(&r->zero, &z) != BB_OK) {
         free(r);
         return BB_REDIS_E_NOMEM;
     }
+    r->timeout_ms = BB_REDIS_TIMEOUT_MS;
     *out = r;
     return BB_REDIS_OK;
 }
 
-bb_redis_status bb_redis_connect(bb_redis **out, const char *url) {
+/* Credentials of one URL into the handle: the first URL that has them sets them, and
+ * every other must agree (one cluster, one user). */
+static bb_redis_status take_credentials(bb_redis *r, const bbr_url *u, const char *url) {
+    char shown[300];
+    bbr_url_redact(url, shown, sizeof shown);
+    if (u->db > 0 && r->cluster)
+        return bbr_fail(r, BB_REDIS_E_INVAL, "redis: '%s' asks for database %d, but Redis "
+                        "Cluster has only database 0", shown, u->db);
+    if (u->db >= 0) r->db = u->db;
+    if (!u->user && !u->password) return BB_REDIS_OK;
+    bool same_user = !r->user == !u->user && (!u->user || strcmp(r->user, u->user) == 0);
+    bool same_pw = !r->password == !u->password &&
+                   (!u->password || strcmp(r->password, u->password) == 0);
+    if (r->user || r->password) {
+        if (same_user && same_pw) return BB_REDIS_OK;
+        return bbr_fail(r, BB_REDIS_E_INVAL, "redis: the cluster seeds carry different users "
+                        "or passwords ('%s')", shown);
+    }
+    if ((u->user && !(r->user = strdup(u->user))) ||
+        (u->password && !(r->password = strdup(u->password))))
+        return bbr_fail(r, BB_REDIS_E_NOMEM, "redis: out of memory");
+    return BB_REDIS_OK;
+}
+
+static bb_redis_status set_secret(bb_redis *r, char **dst, const char *v) {
+    if (*dst) memset(*dst, 0, strlen(*dst));
+    free(*dst);
+    *dst = strdup(v);
+    return *dst ? BB_REDIS_OK : bbr_fail(r, BB_REDIS_E_NOMEM, "redis: out of memory");
+}
+
+/* The options' fields that fit in the caller's struct (opts->size). */
+static bool opt_has(const bb_redis_options *o, size_t end) { return o && o->size >= end; }
+#define OPT(o, field) \
+    (opt_has(o, offsetof(bb_redis_options, field) + sizeof((o)->field)) ? (o)->field : 0)
+
+static bb_redis_status open_handle(bb_redis *r, const char *const *urls, size_t n,
+                                   const bb_redis_options *o) {
+    r->cluster = OPT(o, cluster);
+    for (size_t s = 0; s < BBR_SLOTS; s++) r->slot_node[s] = r->cluster ? BBR_NO_NODE : 0;
+    if (OPT(o, timeout_ms)) r->timeout_ms = OPT(o, timeout_ms);
+    r->wait_replicas = OPT(o, wait_replicas);
+    if (!urls || n == 0) return bbr_fail(r, BB_REDIS_E_INVAL, "redis: no address");
+    if (!r->cluster && n != 1)
+        return bbr_fail(r, BB_REDIS_E_INVAL, "redis: a standalone server takes one address, "
+                        "not %zu (Redis Cluster: set cluster)", n);
+    bb_redis_status s = BB_REDIS_OK;
+    for (size_t i = 0; i < n && s == BB_REDIS_OK; i++) {
+        bbr_url u;
+        if (!urls[i]) return bbr_fail(r, BB_REDIS_E_INVAL, "redis: NULL address");
+        if ((s = bbr_url_parse(r, urls[i], &u)) != BB_REDIS_OK) return s;
+        s = take_credentials(r, &u, urls[i]);
+        if (s == BB_REDIS_OK && node_get(r, u.host, u.port) < 0)
+            s = bbr_fail(r, BB_REDIS_E_NOMEM, "redis: out of memory");
+        bbr_url_free(&u);
+    }
+    if (s == BB_REDIS_OK && !r->user && OPT(o, user)) s = set_secret(r, &r->user, OPT(o, user));
+    if (s == BB_REDIS_OK && !r->password && OPT(o, password))
+        s = set_secret(r, &r->password, OPT(o, password));
+    if (s != BB_REDIS_OK) return s;
+    r->deadline_ns = now_ns() + (uint64_t)r->timeout_ms * 1000000u;
+    if (r->cluster) return slots_refresh(r);
+    /* A PING now, so a wrong address or password is reported by the connect call. */
+    bbr_cmd c = {.pin = 1};
+    bbr_arg_str(&c, "PING");
+    s = exec_rounds(r, &c, 1, 1);
+    bbr_cmds_clear(&c, 1);
+    return s;
+}
+
+bb_redis_status bb_redis_open(bb_redis **out, const char *const *urls, size_t n_urls,
+                              const bb_redis_options *opts) {
     if (!out) return BB_REDIS_E_INVAL;
     *out = NULL;
-    bb_redis_status s = handle_new(out, false);
-    if (s != BB_REDIS_OK) return s;
-    if (!url) return bbr_fail(*out, BB_REDIS_E_INVAL, "redis: no address");
-    int node;
-    s = parse_address(*out, url, &node);
-    return s == BB_REDIS_OK ? node_connect(*out, node) : s;
+    bb_redis_status s = handle_new(out);
+    return s == BB_REDIS_OK ? open_handle(*out, urls, n_urls, opts) : s;
+}
+
+bb_redis_status bb_redis_connect(bb_redis **out, const char *url) {
+    return bb_redis_open(out, &url, 1, NULL);
 }
 
 bb_redis_status bb_redis_connect_cluster(bb_redis **out, const char *const *seeds, size_t n) {
-    if (!out) return BB_REDIS_E_INVAL;
-    *out = NULL;
-    bb_redis_status s = handle_new(out, true);
-    if (s != BB_REDIS_OK) return s;
-    if (!seeds || n == 0) return bbr_fail(*out, BB_REDIS_E_INVAL, "redis: no cluster node given");
-    for (size_t i = 0; i < n; i++) {
-        int node;
-        if (!seeds[i]) return bbr_fail(*out, BB_REDIS_E_INVAL, "redis: NULL cluster node");
-        if ((s = parse_address(*out, seeds[i], &node)) != BB_REDIS_OK) return s;
-    }
-    return slots_refresh(*out);
+    bb_redis_options o = {.size = sizeof o, .cluster = true};
+    return bb_redis_open(out, seeds, n, &o);
 }
 
 void bbr_handle_free(bb_redis *r) {
@@ -228,6 +409,9 @@ void bbr_handle_free(bb_redis *r) {
     if (r->slab) free(r->slab->cmds);
     free(r->slab);
     bb_free(r->zero);
+    free(r->user);
+    if (r->password) memset(r->password, 0, strlen(r->password));
+    free(r->password);
     free(r);
 }
 
@@ -261,6 +445,7 @@ bbr_cmd *bbr_cmds_get(bb_redis *r, size_t n) {
     for (size_t i = 0; i < n; i++) {
         r->slab->cmds[i].argc = r->slab->cmds[i].n_num = 0;
         r->slab->cmds[i].reply = NULL;
+        r->slab->cmds[i].pin = 0;
     }
     return r->slab->cmds;
 nomem:
@@ -275,24 +460,137 @@ void bbr_cmds_clear(bbr_cmd *cmds, size_t n) {
     }
 }
 
-static bool queue_push(bbr_node *n, long v) {
-    if (n->n_queued == n->cap_queued) {
-        size_t cap = n->cap_queued ? 2 * n->cap_queued : 64;
-        long *q = realloc(n->queued, cap * sizeof *q);
-        if (!q) return false;
-        n->queued = q;
-        n->cap_queued = cap;
+/* ---- The executor -------------------------------------------------------------------------------- */
+
+static bool arg_is(const bbr_cmd *c, int a, const char *word) {
+    return strlen(word) == c->argvlen[a] && strncasecmp(c->argv[a], word, c->argvlen[a]) == 0;
+}
+
+static bool name_in(const bbr_cmd *c, const char *const *names) {
+    for (; *names; names++)
+        if (arg_is(c, 0, *names)) return true;
+    return false;
+}
+
+static const char *const read_cmds[] = {"GET", "GETRANGE", "STRLEN", "BITCOUNT", "EXISTS",
+                                        "TYPE", "MGET", "BITFIELD_RO", "PTTL", "TTL", "CLUSTER",
+                                        "PING", NULL};
+
+/* Whether c changes data (so that --wait follows it): every command not known to read. */
+static bool is_write(const bbr_cmd *c) { return !name_in(c, read_cmds); }
+
+/* Whether running c a second time leaves the data as running it once: reads; BITFIELD with
+ * only GET and SET (bits, not counters); SETBIT, SETRANGE; DEL; SET without NX, XX or GET.
+ * A resent one may answer differently (BITFIELD then finds its bits set, DEL nothing to
+ * delete), which the callers accept; a counter (INCRBY), SET NX (a lock, a meta key) or
+ * RENAME would be applied twice or fail, so after a broken connection they are not resent. */
+static bool resend_safe(const bbr_cmd *c) {
+    static const char *const idem[] = {"SETBIT", "SETRANGE", "DEL", "UNLINK", NULL};
+    if (name_in(c, read_cmds) || name_in(c, idem)) return true;
+    bool bitfield = arg_is(c, 0, "BITFIELD"), set = arg_is(c, 0, "SET");
+    if (!bitfield && !set) return false;
+    for (int a = bitfield ? 2 : 3; a < c->argc; a++) {
+        if (bitfield && (arg_is(c, a, "INCRBY") || arg_is(c, a, "OVERFLOW"))) return false;
+        if (set && (arg_is(c, a, "NX") || arg_is(c, a, "XX") || arg_is(c, a, "GET"))) return false;
     }
-    n->queued[n->n_queued++] = v;
     return true;
 }
 
-/* Where command c goes now; -1 when its slot has no known owner. */
-static int route(const bb_redis *r, const bbr_cmd *c) {
-    if (c->ask_node >= 0) return c->ask_node;
-    if (!r->cluster || c->argc < 2) return 0;
-    uint16_t node = r->slot_node[bbr_key_slot(c->argv[1], c->argvlen[1])];
-    return node == BBR_NO_NODE ? -1 : node;
+/* The largest string reply this handle accepts: BBR_REPLY_MIN, or a cached filter's shard. */
+static uint64_t reply_cap(const bb_redis *r) {
+    uint64_t cap = BBR_REPLY_MIN;
+    for (const bbr_filter *f = r->filters; f; f = f->next)
+        if (f->per_shard * BBR_BLOCK_BYTES + 64 > cap) cap = f->per_shard * BBR_BLOCK_BYTES + 64;
+    return cap;
+}
+
+typedef struct round_state {
+    bool *pending;
+    size_t n, n_pending;
+    bool retry_wait;    /* TRYAGAIN, CLUSTERDOWN, LOADING or a broken node: pause */
+    bool refresh_slots; /* a broken node: reload the map before the next round */
+    bool io_failed;     /* a node failed or timed out: r->err names it */
+    bool fatal;         /* AUTH, SELECT or NOAUTH: no retry helps; r->err says why */
+    int last_node;      /* the node of the last redirection, -1 if none */
+    size_t n_unsure;    /* commands not safe to resend, lost with their connection */
+    char unsure[320];   /* the first of them, naming the node */
+    size_t n_short;     /* WAITs answered by fewer replicas than asked */
+    char short_msg[200];
+    char down[200];     /* "HOST:PORT: CLUSTERDOWN ..." or LOADING: the last such reply */
+} round_state;
+
+/* "CMD 'key'" of the command node n waits for (its next unread reply). */
+static void waited_for(const bbr_node *n, const bbr_cmd *cmds, char *out, size_t cap) {
+    long v = n->q_read < n->n_queued ? n->queued[n->q_read] : Q_PING;
+    static const char *const own[] = {"", "ASKING", "AUTH", "SELECT", "WAIT", "PING"};
+    if (v < 0) snprintf(out, cap, "%s", own[-v]);
+    else if (cmds[v].argc < 2) snprintf(out, cap, "%.*s", (int)cmds[v].argvlen[0], cmds[v].argv[0]);
+    else
+        snprintf(out, cap, "%.*s '%.*s'", (int)cmds[v].argvlen[0], cmds[v].argv[0],
+                 (int)(cmds[v].argvlen[1] < 120 ? cmds[v].argvlen[1] : 120), cmds[v].argv[1]);
+}
+
+/* Node i broke (why: the message, naming it): the commands whose replies were not read stay
+ * pending if safe to resend, else they fail the call. */
+static void node_broken(bb_redis *r, int i, const bbr_cmd *cmds, round_state *st, const char *why) {
+    bbr_node *n = &r->nodes[i];
+    for (size_t q = n->q_read; q < n->n_queued; q++) {
+        long v = n->queued[q];
+        if (v < 0 || !st->pending[v] || resend_safe(&cmds[v])) continue;
+        st->pending[v] = false;
+        st->n_pending--;
+        if (!st->n_unsure++) {
+            char what[160];
+            size_t keep = n->q_read;
+            n->q_read = q;
+            waited_for(n, cmds, what, sizeof what);
+            n->q_read = keep;
+            snprintf(st->unsure, sizeof st->unsure, "redis %s:%d: the connection broke after "
+                     "%s was sent; not sent again, as it may have been applied", n->host,
+                     n->port, what);
+        }
+    }
+    bbr_fail(r, BB_REDIS_E_IO, "%s", why);
+    node_close(n);
+    st->refresh_slots = st->retry_wait = st->io_failed = true;
+}
+
+static void broken_io(bb_redis *r, int i, const bbr_cmd *cmds, round_state *st) {
+    bbr_node *n = &r->nodes[i];
+    char why[400], what[160];
+    waited_for(n, cmds, what, sizeof what);
+    if (r->too_many)
+        snprintf(why, sizeof why, "redis %s:%d: the reply to %s has more than %d elements",
+                 n->host, n->port, what, BBR_MAX_ELEMENTS);
+    else
+        snprintf(why, sizeof why, "redis %s:%d: %s (waiting for the reply to %s)", n->host,
+                 n->port, n->ctx->errstr[0] ? n->ctx->errstr : "connection lost", what);
+    r->too_many = false;
+    node_broken(r, i, cmds, st, why);
+}
+
+/* The reply of one of conn.c's own commands (st->fatal when the call cannot go on). */
+static void own_reply(bb_redis *r, const bbr_node *n, long v, const redisReply *rep,
+                      round_state *st) {
+    bool err = rep->type == REDIS_REPLY_ERROR;
+    if (v == Q_AUTH && err) {
+        bool nopw = strstr(rep->str, "without any password") != NULL;
+        bbr_fail(r, BB_REDIS_E_SERVER, "redis %s:%d: AUTH failed: %s (%s)", n->host, n->port,
+                 rep->str, nopw ? "the server has no password: give none"
+                                : "check the user and password: URL, --password-file or REDISCLI_AUTH");
+        st->fatal = true;
+    } else if (v == Q_SELECT && err) {
+        bbr_fail(r, BB_REDIS_E_SERVER, "redis %s:%d: SELECT %d failed: %s", n->host, n->port,
+                 r->db, rep->str);
+        st->fatal = true;
+    } else if (v == Q_WAIT) {
+        long long acks = rep->type == REDIS_REPLY_INTEGER ? rep->integer : -1;
+        if (acks < (long long)r->wait_replicas && !st->n_short++)
+            snprintf(st->short_msg, sizeof st->short_msg, "redis %s:%d: the writes are done, "
+                     "but %s%lld of %u replicas acknowledged them in time (WAIT)", n->host,
+                     n->port, acks < 0 ? "WAIT failed: " : "only ", acks < 0 ? 0 : acks,
+                     r->wait_replicas);
+    }
 }
 
 /* "MOVED 3999 127.0.0.1:6381" / "ASK ...": the slot and the node; false if malformed. */
@@ -302,167 +600,275 @@ static bool parse_redirect(bb_redis *r, const char *msg, long *slot, int *node) 
     char *end;
     *slot = strtol(sp + 1, &end, 10);
     if (*end != ' ' || *slot < 0 || *slot >= BBR_SLOTS) return false;
-    char addr[300];
-    snprintf(addr, sizeof addr, "%s", end + 1);
-    return parse_address(r, addr, node) == BB_REDIS_OK;
+    char keep[sizeof r->err];
+    memcpy(keep, r->err, sizeof keep);
+    bool ok = node_of_address(r, end + 1, node) == BB_REDIS_OK;
+    memcpy(r->err, keep, sizeof keep);
+    return ok;
 }
 
-typedef struct round_state {
-    bool *pending;
-    size_t n_pending;
-    bool retry_wait;    /* TRYAGAIN or a broken node seen: pause before the next round */
-    bool refresh_slots; /* a broken node: reload the map before the next round */
-    bool io_failed;     /* a node failed: r->err names it */
-    int last_node;      /* the node of the last redirection or TRYAGAIN, -1 if none */
-    size_t n_down;      /* commands answered CLUSTERDOWN: the batch failed */
-    char down[160];     /* "HOST:PORT: CLUSTERDOWN ..." of the first of them */
-} round_state;
-
-/* Read node i's replies for its queue. A broken connection leaves its commands pending
- * (st->io_failed, r->err naming the node). */
-static void read_node(bb_redis *r, int i, bbr_cmd *cmds, round_state *st) {
-    bbr_node *n;
-    for (size_t q = 0; q < (n = &r->nodes[i])->n_queued; q++) { /* a redirection may add a
-                                                                    node and move the array */
-        long ci = n->queued[q];
-        void *rep = NULL;
-        if (!n->ctx || redisGetReply(n->ctx, &rep) != REDIS_OK || !rep) {
-            bbr_fail(r, BB_REDIS_E_IO, "redis %s:%d: %s", n->host, n->port,
-                         n->ctx && n->ctx->errstr[0] ? n->ctx->errstr : "connection lost");
-            node_close(n);
-            st->refresh_slots = st->retry_wait = st->io_failed = true;
-            break; /* the rest of this node's queue stays pending */
-        }
-        redisReply *reply = rep;
-        if (ci < 0) { /* our ASKING */
-            freeReplyObject(reply);
-            continue;
-        }
-        bbr_cmd *c = &cmds[ci];
-        c->ask_node = -1;
-        long slot;
-        int to;
-        if (reply->type == REDIS_REPLY_ERROR && strncmp(reply->str, "MOVED ", 6) == 0 &&
-            parse_redirect(r, reply->str, &slot, &to)) {
-            r->slot_node[slot] = (uint16_t)to;
-        } else if (reply->type == REDIS_REPLY_ERROR && strncmp(reply->str, "ASK ", 4) == 0 &&
-                   parse_redirect(r, reply->str, &slot, &to)) {
-            c->ask_node = to;
-        } else if (reply->type == REDIS_REPLY_ERROR && strncmp(reply->str, "TRYAGAIN", 8) == 0) {
-            st->retry_wait = true;
-        } else {
-            /* The node is up but its cluster is not (a master failed): no retry helps
-             * before a failover; the batch fails naming the node that said so. */
-            if (reply->type == REDIS_REPLY_ERROR && strncmp(reply->str, "CLUSTERDOWN", 11) == 0 &&
-                !st->n_down++)
-                snprintf(st->down, sizeof st->down, "%s:%d: %s", n->host, n->port, reply->str);
-            if (c->reply) freeReplyObject(c->reply);
-            c->reply = reply;
-            st->pending[ci] = false;
-            st->n_pending--;
-            continue;
-        }
-        st->last_node = i; /* redirected or told to retry */
+/* Handle the reply of queue entry v of node i. */
+static void take_reply(bb_redis *r, int i, long v, redisReply *reply, bbr_cmd *cmds,
+                       round_state *st) {
+    bbr_node *n = &r->nodes[i];
+    if (v < 0) {
+        own_reply(r, n, v, reply, st);
         freeReplyObject(reply);
+        return;
     }
-    r->nodes[i].n_queued = 0;
+    bbr_cmd *c = &cmds[v];
+    c->ask_node = -1;
+    const char *e = reply->type == REDIS_REPLY_ERROR ? reply->str : "";
+    long slot;
+    int to;
+    if (strncmp(e, "NOAUTH", 6) == 0) {
+        bbr_fail(r, BB_REDIS_E_SERVER, "redis %s:%d: %s: the server needs a password "
+                 "(redis://:PASSWORD@HOST, --password-file or REDISCLI_AUTH)", n->host, n->port, e);
+        st->fatal = true;
+    } else if (strncmp(e, "MOVED ", 6) == 0 && parse_redirect(r, e, &slot, &to)) {
+        r->slot_node[slot] = (uint16_t)to;
+        st->last_node = i;
+    } else if (strncmp(e, "ASK ", 4) == 0 && parse_redirect(r, e, &slot, &to)) {
+        c->ask_node = to;
+        st->last_node = i;
+    } else if (strncmp(e, "TRYAGAIN", 8) == 0 || strncmp(e, "CLUSTERDOWN", 11) == 0 ||
+               strncmp(e, "LOADING", 7) == 0) {
+        /* A slot mid-migration, a cluster waiting for a failover, a server reading its data
+         * from disk: each passes, so the command is resent until the deadline. */
+        if (e[0] != 'T') snprintf(st->down, sizeof st->down, "%s:%d: %s", n->host, n->port, e);
+        st->retry_wait = true;
+        st->refresh_slots |= e[0] == 'C';
+    } else {
+        if (c->reply) freeReplyObject(c->reply);
+        c->reply = reply;
+        st->pending[v] = false;
+        st->n_pending--;
+        return;
+    }
+    freeReplyObject(reply);
 }
 
-/* Append every pending command to its node's output buffer (ASKING first where asked). */
+/* Whether node n's reader holds more than the handle accepts: a string claimed larger than
+ * cap (seen in its "$LEN" line, before its bytes arrive; *claim), or a reply grown past it. */
+static bool reply_too_big(const bbr_node *n, uint64_t cap, uint64_t *claim) {
+    const redisReader *rd = n->ctx->reader;
+    *claim = 0;
+    if (n->reply_bytes > cap + (UINT64_C(1) << 20)) return true;
+    /* The reader takes an item's type byte before its length line: '$' at pos, or read. */
+    size_t p = rd->pos;
+    if (p < rd->len && rd->buf[p] == '$') p++;
+    else if (rd->ridx < 0 || rd->rstack[rd->ridx].type != REDIS_REPLY_STRING) return false;
+    uint64_t len = 0;
+    for (; p < rd->len && rd->buf[p] >= '0' && rd->buf[p] <= '9'; p++)
+        len = len > UINT64_MAX / 20 ? UINT64_MAX : len * 10 + (uint64_t)(rd->buf[p] - '0');
+    if (len <= cap) return false;
+    *claim = len;
+    return true;
+}
+
+/* Read what node i has sent and take every whole reply. */
+static void node_read(bb_redis *r, int i, bbr_cmd *cmds, round_state *st, uint64_t cap) {
+    bbr_node *n = &r->nodes[i];
+    size_t before = n->ctx->reader->len;
+    if (redisBufferRead(n->ctx) != REDIS_OK) return broken_io(r, i, cmds, st);
+    size_t after = n->ctx->reader->len;
+    n->reply_bytes += after >= before ? after - before : after;
+    while (n->ctx && n->q_read < n->n_queued && !st->fatal) {
+        void *rep = NULL;
+        if (redisGetReplyFromReader(n->ctx, &rep) != REDIS_OK) return broken_io(r, i, cmds, st);
+        if (!rep) break;
+        r->reply_elems = 0;
+        n->reply_bytes = n->ctx->reader->len - n->ctx->reader->pos;
+        take_reply(r, i, n->queued[n->q_read++], rep, cmds, st);
+        n = &r->nodes[i]; /* a redirection may have added a node and moved the array */
+    }
+    uint64_t claim;
+    if (n->ctx && n->q_read < n->n_queued && !st->fatal && reply_too_big(n, cap, &claim)) {
+        char why[400], what[160];
+        waited_for(n, cmds, what, sizeof what);
+        if (claim)
+            snprintf(why, sizeof why, "redis %s:%d: the reply to %s claims %llu bytes, more "
+                     "than the %llu accepted", n->host, n->port, what,
+                     (unsigned long long)claim, (unsigned long long)cap);
+        else
+            snprintf(why, sizeof why, "redis %s:%d: the reply to %s is over %llu bytes", n->host,
+                     n->port, what, (unsigned long long)cap);
+        node_broken(r, i, cmds, st, why);
+    }
+}
+
+static void timed_out(bb_redis *r, int i, const bbr_cmd *cmds, round_state *st) {
+    bbr_node *n = &r->nodes[i];
+    char why[400], what[160];
+    waited_for(n, cmds, what, sizeof what);
+    snprintf(why, sizeof why, "redis %s:%d: timed out (%.1f s) %s %s", n->host, n->port,
+             r->timeout_ms / 1000.0,
+             n->out_pending ? "sending, then waiting for the reply to" : "waiting for the reply to",
+             what);
+    node_broken(r, i, cmds, st, why);
+}
+
+/* Write and read every node's pipeline until each is answered, broken or the deadline. */
+static void exchange(bb_redis *r, bbr_cmd *cmds, round_state *st) {
+    uint64_t cap = reply_cap(r);
+    size_t slots = r->n_nodes ? r->n_nodes : 1;
+    struct pollfd *pf = malloc(slots * sizeof *pf);
+    int *which = malloc(slots * sizeof *which);
+    for (;;) {
+        nfds_t m = 0;
+        for (size_t i = 0; i < r->n_nodes; i++) {
+            bbr_node *n = &r->nodes[i];
+            if (!n->ctx || n->q_read == n->n_queued) continue;
+            if (!pf || !which || m == slots) { /* out of memory, or nodes added mid-round */
+                node_broken(r, (int)i, cmds, st, "redis: out of memory");
+                continue;
+            }
+            pf[m] = (struct pollfd){n->ctx->fd, (short)(POLLIN | (n->out_pending ? POLLOUT : 0)), 0};
+            which[m++] = (int)i;
+        }
+        if (m == 0 || st->fatal) break;
+        long ms = left_ms(r);
+        int ready = ms > 0 ? poll(pf, m, ms > 60000 ? 60000 : (int)ms) : 0;
+        if (ready < 0 && errno == EINTR) continue;
+        if (ready <= 0 && left_ms(r) == 0) {
+            for (nfds_t j = 0; j < m; j++) timed_out(r, which[j], cmds, st);
+            break;
+        }
+        for (nfds_t j = 0; j < m && !st->fatal; j++) {
+            bbr_node *n = &r->nodes[which[j]];
+            if (!pf[j].revents || !n->ctx) continue;
+            if (n->out_pending) {
+                int done = 0;
+                if (redisBufferWrite(n->ctx, &done) != REDIS_OK) {
+                    broken_io(r, which[j], cmds, st);
+                    continue;
+                }
+                n->out_pending = !done;
+            }
+            if (pf[j].revents & (POLLIN | POLLHUP | POLLERR)) node_read(r, which[j], cmds, st, cap);
+        }
+    }
+    free(pf);
+    free(which);
+}
+
+/* Queue every pending command on its node (ASKING first where asked), then WAIT after the
+ * writes when the handle asks for replicas. */
 static bb_redis_status send_round(bb_redis *r, bbr_cmd *cmds, size_t n, round_state *st) {
-    bb_redis_status last = BB_REDIS_OK;
     for (size_t i = 0; i < n; i++) {
         if (!st->pending[i]) continue;
-        int node = route(r, &cmds[i]);
+        int node = cmds[i].pin ? cmds[i].pin - 1 : cmds[i].ask_node;
         if (node < 0) {
-            st->refresh_slots = true;
-            continue;
+            uint16_t s = r->cluster && cmds[i].argc >= 2
+                             ? r->slot_node[bbr_key_slot(cmds[i].argv[1], cmds[i].argvlen[1])]
+                             : 0;
+            if (s == BBR_NO_NODE) {
+                st->refresh_slots = st->retry_wait = true;
+                continue;
+            }
+            node = s;
         }
-        if (node_connect(r, node) != BB_REDIS_OK) {
-            last = BB_REDIS_E_IO;
+        bb_redis_status s = node_connect(r, node);
+        if (s == BB_REDIS_E_NOMEM) return s;
+        if (s != BB_REDIS_OK) {
             st->refresh_slots = st->retry_wait = st->io_failed = true;
             continue;
         }
         bbr_node *nd = &r->nodes[node];
-        bool ask = cmds[i].ask_node >= 0;
-        if (ask && (redisAppendCommand(nd->ctx, "ASKING") != REDIS_OK || !queue_push(nd, -1)))
+        const char *asking = "ASKING";
+        size_t asking_len = 6;
+        if ((cmds[i].ask_node >= 0 && !node_append(nd, Q_ASKING, 1, &asking, &asking_len)) ||
+            !node_append(nd, (long)i, cmds[i].argc, cmds[i].argv, cmds[i].argvlen))
             return bbr_fail(r, BB_REDIS_E_NOMEM, "redis: out of memory");
-        if (redisAppendCommandArgv(nd->ctx, cmds[i].argc, cmds[i].argv, cmds[i].argvlen) !=
-                REDIS_OK ||
-            !queue_push(nd, (long)i))
+        nd->wrote |= is_write(&cmds[i]);
+    }
+    long ms = left_ms(r);
+    for (size_t i = 0; r->wait_replicas && i < r->n_nodes; i++) {
+        bbr_node *nd = &r->nodes[i];
+        if (!nd->wrote) continue;
+        nd->wrote = false;
+        /* WAIT's own timeout ends before ours, so that its answer (how many replicas) can
+         * still be read; 0 would mean "forever". */
+        char num[2][24];
+        const char *argv[3] = {"WAIT", num[0], num[1]};
+        size_t lens[3] = {4, (size_t)snprintf(num[0], sizeof num[0], "%u", r->wait_replicas),
+                          (size_t)snprintf(num[1], sizeof num[1], "%ld", ms > 4 ? ms * 3 / 4 : 1)};
+        if (!node_append(nd, Q_WAIT, 3, argv, lens))
             return bbr_fail(r, BB_REDIS_E_NOMEM, "redis: out of memory");
     }
-    return last;
+    return BB_REDIS_OK;
 }
 
-static void pause_ms(long ms) {
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-}
-
-/* Write every node's pipeline before reading any reply, so the nodes work in parallel
- * (redisGetReply would only write a node's buffer when its replies are first wanted). A
- * write error is left in the context for read_node to report. */
-static void flush_all(bb_redis *r) {
-    for (size_t i = 0; i < r->n_nodes; i++) {
-        redisContext *c = r->nodes[i].ctx;
-        int done = 0;
-        if (!c || !r->nodes[i].n_queued) continue;
-        while (!done && redisBufferWrite(c, &done) == REDIS_OK) {}
+/* The call's failure, most telling first: what cannot be retried, a command that could not be
+ * resent, the node that broke or timed out last, CLUSTERDOWN, the redirections. */
+static bb_redis_status failure(bb_redis *r, bbr_cmd *cmds, const round_state *st) {
+    size_t not_done = st->n_pending + st->n_unsure, len;
+    bb_redis_status s = BB_REDIS_E_IO;
+    if (st->fatal) return BB_REDIS_E_SERVER;
+    if (st->n_unsure) bbr_fail(r, s, "%s", st->unsure);
+    else if (st->io_failed) {} /* r->err names the node */
+    else if (st->down[0]) s = bbr_fail(r, BB_REDIS_E_SERVER, "redis %s", st->down);
+    else if (st->last_node >= 0)
+        bbr_fail(r, s, "redis %s:%d: still redirecting after %.1f s (cluster resharding or "
+                 "down?)", r->nodes[st->last_node].host, r->nodes[st->last_node].port,
+                 r->timeout_ms / 1000.0);
+    else if (st->n_pending) {
+        size_t i = 0;
+        while (!st->pending[i]) i++;
+        bbr_fail(r, s, "redis: no node serves the slot of '%.*s' (cluster down?)",
+                 (int)cmds[i].argvlen[1], (const char *)cmds[i].argv[1]);
     }
+    if (!not_done) return bbr_fail(r, s, "%s", st->short_msg); /* only WAIT fell short */
+    len = strlen(r->err);
+    snprintf(r->err + len, sizeof r->err - len, " (%zu of %zu commands not done)", not_done, st->n);
+    return s;
 }
 
-static bb_redis_status exec_rounds(bb_redis *r, bbr_cmd *cmds, size_t n, round_state *st) {
-    for (int round = 0; st->n_pending && round < BBR_ROUNDS; round++) {
-        if (st->retry_wait) pause_ms(50L << (round < 4 ? round : 4));
-        if (st->refresh_slots && r->cluster) slots_refresh(r);
-        st->retry_wait = st->refresh_slots = false;
-        if (send_round(r, cmds, n, st) == BB_REDIS_E_NOMEM) return BB_REDIS_E_NOMEM;
-        flush_all(r);
-        for (size_t i = 0; i < r->n_nodes; i++) {
-            if (!r->nodes[i].n_queued) continue;
-            r->round_trips++;
-            read_node(r, (int)i, cmds, st);
-        }
-    }
-    if (!st->n_pending && !st->n_down) return BB_REDIS_OK;
-    size_t not_done = st->n_pending + st->n_down;
-    if (!st->n_pending)
-        return bbr_fail(r, BB_REDIS_E_SERVER, "redis %s (%zu of %zu commands not done)",
-                        st->down, not_done, n);
-    if (st->io_failed) { /* r->err names the node of the last failure */
-        size_t len = strlen(r->err);
-        snprintf(r->err + len, sizeof r->err - len, " (%zu of %zu commands not done)", not_done, n);
-        return BB_REDIS_E_IO;
-    }
-    if (st->last_node >= 0)
-        return bbr_fail(r, BB_REDIS_E_IO, "redis %s:%d: still redirecting after %d rounds "
-                        "(cluster resharding or down?) (%zu of %zu commands not done)",
-                        r->nodes[st->last_node].host, r->nodes[st->last_node].port, BBR_ROUNDS,
-                        not_done, n);
-    size_t i = 0;
-    while (!st->pending[i]) i++;
-    return bbr_fail(r, BB_REDIS_E_IO, "redis: no node serves the slot of '%.*s' (cluster down?) "
-                    "(%zu of %zu commands not done)", (int)cmds[i].argvlen[1],
-                    (const char *)cmds[i].argv[1], not_done, n);
-}
-
-bb_redis_status bbr_exec(bb_redis *r, bbr_cmd *cmds, size_t n) {
+/* Rounds until every command is answered, the deadline passes or max_rounds are done. */
+static bb_redis_status exec_rounds(bb_redis *r, bbr_cmd *cmds, size_t n, int max_rounds) {
     r->err[0] = '\0';
     if (n == 0) return BB_REDIS_OK;
-    round_state st = {.pending = malloc(n), .n_pending = n, .last_node = -1};
+    round_state st = {.pending = malloc(n), .n = n, .n_pending = n, .last_node = -1};
     if (!st.pending) return bbr_fail(r, BB_REDIS_E_NOMEM, "redis: out of memory");
     memset(st.pending, 1, n);
     for (size_t i = 0; i < n; i++) cmds[i].ask_node = -1;
-    bb_redis_status s = exec_rounds(r, cmds, n, &st);
-    free(st.pending);
-    if (s != BB_REDIS_OK) {
-        for (size_t i = 0; i < r->n_nodes; i++) { /* replies never read: drop the connection */
-            if (r->nodes[i].n_queued) node_close(&r->nodes[i]);
-            r->nodes[i].n_queued = 0;
+    r->reply_elems = 0;
+    bb_redis_status s = BB_REDIS_OK;
+    for (int round = 0; st.n_pending && round < max_rounds && !st.fatal; round++) {
+        if (st.retry_wait) {
+            long ms = left_ms(r), want = 20L << (round < 5 ? round : 5);
+            pause_ms(want < ms ? want : ms);
+        }
+        if (left_ms(r) == 0) break;
+        if (st.refresh_slots && r->cluster && max_rounds > 1) {
+            char keep[sizeof r->err];
+            memcpy(keep, r->err, sizeof keep);
+            slots_refresh(r);
+            memcpy(r->err, keep, sizeof keep); /* the batch's failure is the one to report */
+        }
+        st.retry_wait = st.refresh_slots = false;
+        if ((s = send_round(r, cmds, n, &st)) != BB_REDIS_OK) break;
+        for (size_t i = 0; i < r->n_nodes; i++) r->round_trips += r->nodes[i].n_queued > 0;
+        exchange(r, cmds, &st);
+        for (size_t i = 0; i < r->n_nodes; i++) { /* replies left unread (a fatal error) would */
+            bbr_node *nd = &r->nodes[i];           /* answer the next call: drop them */
+            if (nd->q_read < nd->n_queued) node_close(nd);
+            nd->n_queued = nd->q_read = 0;
         }
     }
+    if (s == BB_REDIS_OK && (st.n_pending || st.n_unsure || st.n_short || st.fatal))
+        s = failure(r, cmds, &st);
+    free(st.pending);
+    if (s != BB_REDIS_OK) {
+        for (size_t i = 0; i < r->n_nodes; i++) /* replies never read: drop the connection */
+            if (r->nodes[i].ctx && r->nodes[i].out_pending) node_close(&r->nodes[i]);
+    }
     return s;
+}
+
+bb_redis_status bbr_exec(bb_redis *r, bbr_cmd *cmds, size_t n) {
+    r->deadline_ns = now_ns() + (uint64_t)r->timeout_ms * 1000000u;
+    return exec_rounds(r, cmds, n, BBR_MAX_ROUNDS);
 }
 
 bb_redis_status bbr_exec1(bb_redis *r, bbr_cmd *c) { return bbr_exec(r, c, 1); }

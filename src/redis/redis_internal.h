@@ -27,10 +27,14 @@
 typedef struct bbr_node {
     char *host;
     int port;
-    redisContext *ctx; /* NULL while disconnected */
-    /* The commands appended in the current round, in order; -1 = an ASKING we sent. */
+    redisContext *ctx; /* NULL while disconnected; non-blocking while connected */
+    /* The commands appended in the current round, in order (an index into the batch, or one
+     * of conn.c's own commands: ASKING, AUTH, SELECT, WAIT); q_read of them are answered. */
     long *queued;
-    size_t n_queued, cap_queued;
+    size_t n_queued, cap_queued, q_read;
+    bool out_pending;     /* the output buffer holds bytes not yet written */
+    bool wrote;           /* a write command was queued this round (WAIT follows it) */
+    uint64_t reply_bytes; /* bytes received towards the reply being read */
 } bbr_node;
 
 typedef struct bbr_cmd bbr_cmd;
@@ -52,8 +56,26 @@ typedef struct bbr_filter {
     struct bbr_filter *next;
 } bbr_filter;
 
+/* An address: redis://[[USER]:PASSWORD@]HOST[:PORT][/DB], HOST:PORT or HOST (url.c). */
+typedef struct bbr_url {
+    char host[256];
+    int port;
+    char *user, *password; /* percent-decoded, malloc'd; NULL when absent */
+    int db;                /* -1 when absent */
+} bbr_url;
+
 struct bb_redis {
     bool cluster;
+    char *user, *password; /* AUTH on every new connection (NULL: none) */
+    int db;                /* SELECT on every new connection (0: none) */
+    uint32_t timeout_ms;   /* deadline of one bbr_exec, its retries and reconnects */
+    unsigned wait_replicas; /* WAIT this many replicas after the writes of each round */
+    uint64_t deadline_ns;  /* of the bbr_exec running (CLOCK_MONOTONIC) */
+    /* hiredis's reply builders with createArray counting elements (reply_elems), so a server
+     * claiming a huge array cannot make the reader allocate without bound. */
+    redisReplyObjectFunctions fns, base_fns;
+    size_t reply_elems;
+    bool too_many;
     bbr_node *nodes;
     size_t n_nodes, cap_nodes;
     uint16_t slot_node[BBR_SLOTS];
@@ -71,6 +93,7 @@ struct bbr_cmd {
     size_t argvlen[BBR_MAX_ARGS];
     redisReply *reply; /* set by bbr_exec; freed by bbr_cmds_clear */
     int ask_node;      /* -1, or the node an ASK redirected us to */
+    int pin;           /* 0, or 1 + the node this command must go to (conn.c's own) */
     int n_num;
     char num[BB_MAX_K + 2][21]; /* numeric arguments: k bit offsets, or GETRANGE's two */
 };
@@ -96,6 +119,14 @@ void bbr_arg_u64(bbr_cmd *c, uint64_t v);
 bbr_cmd *bbr_cmds_get(bb_redis *r, size_t n);
 /** One command, run alone. */
 bb_redis_status bbr_exec1(bb_redis *r, bbr_cmd *c);
+
+/* ---- url.c ----------------------------------------------------------------------------------- */
+/** Parse an address (url.c's header says which forms); E_INVAL with the reason in r->err
+ *  (the password never quoted). Free u's strings with bbr_url_free. */
+bb_redis_status bbr_url_parse(bb_redis *r, const char *s, bbr_url *u);
+void bbr_url_free(bbr_url *u);
+/** s with the password of its userinfo written as "***", into out[0 .. cap). */
+void bbr_url_redact(const char *s, char *out, size_t cap);
 
 /* ---- meta.c ---------------------------------------------------------------------------------- */
 /** The meta bytes of a filter of this geometry (file header + Redis record). */
