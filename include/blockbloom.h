@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * blockbloom.h - the whole public API of blockbloom, a library of Bloom filters built for
+ * blockbloom.h - the core API of blockbloom, a library of Bloom filters built for
  * throughput: a cache-line-blocked filter (every key touches one 64-byte block), a classic
  * filter as the baseline, batch entry points over pointer arrays, Arrow-style columns,
  * fixed-width keys and pre-computed hashes, and a versioned little-endian file format.
+ * It includes the other headers of libblockbloom, one per concern: blockbloom_view.h (inline
+ * lookups), blockbloom_arrow.h (Arrow C Data Interface) and blockbloom_net.h (URL, domain,
+ * CIDR and 5-tuple keys). The optional libraries have their own: blockbloom_parquet.h and
+ * blockbloom_redis.h.
  *
  * Conventions used by every function below:
  *  - Errors are returned as a bb_status; results go through out-parameters. A membership
@@ -142,16 +146,10 @@ BB_API bb_status bb_best_k(bb_kind kind, uint64_t capacity, uint64_t bits, unsig
 /**
  * Model false-positive rate of a filter of `bits` bits, `k` probes, after `n_keys` keys.
  *
- * Classic: (1 - e^{-kn/m})^k (Bloom 1970).
- * Blocked (and counting, which has the same positions):
- *   sum over i >= 0 of Poisson(i; lambda = n / blocks) * q_k(i),
- * the number of keys per block being Poisson distributed (Putze, Sanders, Singler,
- * "Cache-, Hash- and Space-Efficient Bloom Filters", WEA 2007, section 3), and q_k(i) =
- * E[(X/512)^k], X the set bits of a block after i k independent uniform probes, from the exact
- * occupancy distribution (Putze et al.'s (1 - (1 - 1/512)^{ik})^k ignores the spread of X
- * and is 0.6-3% optimistic at 8-16 bits per key; see src/sizing.c).
- * Split (k must be 8): sum over i of Poisson(i; n / z) * (1 - (1 - 1/32)^i)^8 with z = bits /
- * 256 blocks; exact for this layout, since a key sets one bit in each of the 8 words.
+ * Classic: (1 - e^{-kn/m})^k (Bloom 1970). Blocked and counting: the Poisson-weighted sum over
+ * block loads of Putze, Sanders and Singler (WEA 2007), with the exact in-block term. Split
+ * (k must be 8): the same sum over 256-bit blocks of 8 words, one bit per word. The
+ * derivations are in src/sizing.c.
  *
  * @return BB_OK, or BB_E_INVAL on bits = 0, k = 0 or > BB_MAX_K, NULL fpr_out, blocked or
  *         counting bits not a multiple of 512, split bits not a multiple of 256 or k != 8, or
@@ -182,13 +180,10 @@ typedef struct bb_filter bb_filter;
  * BB_SCALABLE needs capacity (c0, keys of the first sub-filter) and fpr (p, the bound on the
  * whole filter's FPR); bits, k and bits_per_key must be 0. Sub-filter i (from 0) is a blocked
  * filter for capacity c_i = ceil(c_{i-1} * growth) (c_0 = capacity) and FPR
- * p_i = p (1 - r) r^i with r = tightening, so the union bound sum_i p_i = p (1 - r^n) < p
- * holds however many sub-filters there are (Almeida et al. 2007, section 4; the first
- * sub-filter is already tightened, as in RedisBloom, where r = 0.5 gives p_0 = p / 2). Each
- * is sized so that its model FPR plus 3.3 standard deviations of one filter's scatter around
- * the model is <= p_i (a little above bb_size's blocks), because the slack p r^n vanishes and
- * a small sub-filter's real FPR scatters by several per cent. At most 1024 sub-filters: the
- * add that needs the 1025th returns BB_E_TOO_LARGE.
+ * p_i = p (1 - r) r^i with r = tightening, so the union bound sum_i p_i < p holds however
+ * many sub-filters there are (Almeida et al. 2007, section 4; src/kinds/scalable.c sizes
+ * each with a margin for its scatter). At most 1024 sub-filters: the add that needs the
+ * 1025th returns BB_E_TOO_LARGE.
  * growth, tightening must be 0 for every other kind; flags may be BB_POW2_BYTES for
  * BB_SPLIT and BB_BLOCKED, and must be 0 otherwise.
  *
@@ -281,177 +276,6 @@ BB_API bb_status bb_add_hash(bb_filter *f, uint64_t hash);
 BB_API bool bb_contains_hash(const bb_filter *f, uint64_t hash);
 
 /* ============================================================================================
- * Inline lookups: a read-only view of a blocked filter. For loops of single lookups (an
- * in-process prefilter) a library call per key costs more instructions than the lookup, and
- * those instructions limit how many cache misses the core overlaps. bb_view_contains_hash
- * is the lookup itself, inlined into the caller's loop; bb_view_prefetch starts a key's line
- * on its way, for callers that pipeline their own loop (hash key i + d, prefetch it, test key
- * i), as RocksDB's PrepareHash does. The view is the file format's payload (docs/FORMAT.md),
- * so these functions are its probe scheme, written out:
- *     block  b = floor(h * blocks / 2^64)                (Lemire 2016, "fastrange")
- *     x_0 = low 32 bits of h,  x_j = x_{j-1} * 0x9E3779B9 (mod 2^32),  p_j = x_j >> 23
- *     key possibly present  <=>  bit (p_j & 7) of byte (p_j >> 3) of block b is set, j = 1..k
- * The answers equal bb_contains_hash's (tests/test_view.c checks every kernel against it).
- * The wide tests below suit loops of independent lookups, which overlap their misses. A
- * dependent chain (each answer decides the next key) waits for each test instead, and there
- * the byte test's k loads answer sooner than one 64-byte vector load and its test:
- *     bb_block_test_bytes(bb_view_block(v, h), (uint32_t)h, v->k)
- * (Zen 4, EPYC family 25 model 17, k = 6, chains of inline lookups in one process: 10^5
- * keys 12.4 ns/step against 13.2 for the AVX-512 test, 10^6 18.1-19.1 against 20.5-21.4, a
- * chain of one-word line reads 7.5 and 14.0-16.0; the benchmark's 10^7 chain 36.4 against
- * 48-53, a line-read chain 29.0).
- * A view stays valid while the filter lives and is not cleared; reading it while another
- * thread adds to the filter has bb_contains_hash's rules (it is a plain read).
- * ========================================================================================== */
-typedef struct bb_view {
-    const uint8_t *data; /**< blocks * 64 bytes, 64-byte aligned */
-    uint64_t blocks;     /**< number of 64-byte blocks, >= 1 */
-    unsigned k;          /**< probes per key, 1 .. BB_MAX_K */
-} bb_view;
-
-/** Fill *out with a view of blocked filter f (heap or memory-mapped).
- *  @return BB_OK, BB_E_INVAL (NULL argument), BB_E_UNSUPPORTED (f is not BB_BLOCKED). */
-BB_API bb_status bb_get_view(const bb_filter *f, bb_view *out);
-
-/** floor(a * n / 2^64), the high half of the 128-bit product: maps a uniform 64-bit hash
- *  to 0 .. n-1 without division or modulo bias (Lemire 2016, "fastrange"). */
-static inline uint64_t bb_fastrange64(uint64_t a, uint64_t n) {
-#if defined(__SIZEOF_INT128__)
-    return (uint64_t)(__extension__((unsigned __int128)a * n) >> 64); /* quiet under -pedantic */
-#else
-    uint64_t a_lo = (uint32_t)a, a_hi = a >> 32, n_lo = (uint32_t)n, n_hi = n >> 32;
-    uint64_t lo_lo = a_lo * n_lo, hi_lo = a_hi * n_lo, lo_hi = a_lo * n_hi;
-    uint64_t cross = (lo_lo >> 32) + (uint32_t)hi_lo + lo_hi;
-    return a_hi * n_hi + (hi_lo >> 32) + (cross >> 32);
-#endif
-}
-
-/** The 64-byte block of `hash` in the view. */
-static inline const uint8_t *bb_view_block(const bb_view *v, uint64_t hash) {
-    return v->data + bb_fastrange64(hash, v->blocks) * 64u;
-}
-
-/** C^1 .. C^16 (mod 2^32), C = 0x9E3779B9: x_j = lo * C^j, so all k probes are one vector
- *  multiply in the SIMD tests below. */
-#define BB_PROBE_POWERS_INIT                                                                  \
-    {0x9E3779B9u, 0xE35E67B1u, 0x734297E9u, 0x35FBE861u, 0xDEB7C719u, 0x0448B211u,            \
-     0x3459B749u, 0xAB25F4C1u, 0x52941879u, 0x9C95E071u, 0xF5AB9AA9u, 0x2D6BA521u,            \
-     0x8BEDEDD9u, 0x9BFB72D1u, 0x3AE1C209u, 0x7FCA7981u}
-
-/** Whether all k probe bits of `lo` (a hash's low 32 bits) are set in one 64-byte block:
- *  the blocked filter's in-block test on bytes. Branch-free over the probes, so absent keys
- *  do not mispredict; this is also the library's scalar kernel. */
-static inline bool bb_block_test_bytes(const uint8_t *block, uint32_t lo, unsigned k) {
-    uint32_t x = lo;
-    unsigned all = 1;
-    for (unsigned j = 0; j < k; j++) {
-        x *= UINT32_C(0x9E3779B9);
-        uint32_t p = x >> 23;
-        all &= (unsigned)(block[p >> 3] >> (p & 7));
-    }
-    return all & 1;
-}
-
-/* The same test with one 64-byte load (AVX-512F) or two 32-byte loads (AVX2), compiled in
- * when the including file is built with those instructions enabled (-mavx512f, -mavx2,
- * -march=native, ...); they are also the library's avx512 and avx2 kernels. One wide load
- * per key instead of k byte loads matters in loops over filters beyond L2: each load waits
- * in the core's load queue until its line arrives, so k loads per key let a loop have only
- * 1/k as many keys' lines in flight (measured on Zen 4, 10M-key filter, loop of inline
- * lookups: 45.9 ns/key with the byte test, 6.6 with the AVX-512 one; 21.8 through
- * bb_contains_hash, whose call costs more instructions per key). Both read the block as
- * little-endian words, which is its byte layout on x86. */
-#if defined(__AVX512F__) || defined(__AVX2__)
-#include <immintrin.h>
-#endif
-
-#if defined(__AVX512F__)
-/** AVX-512F: 16 lanes of lo * C^j, word p_j >> 5 fetched by one in-register permute of the
- *  whole block, bit p_j & 31 tested; lanes j >= k masked off. Both come straight from x_j:
- *  p_j >> 5 is x_j >> 28, and p_j & 31 is the rotate count of x_j >> 23 (vprolvd takes
- *  counts mod 32, so no mask is needed); the key is absent if some wanted lane's bit is
- *  clear (vptestnmd, one flag test). A loop of single lookups is bound by how many keys'
- *  lines it has in flight, so by instructions per key: with this test the benchmark's loop
- *  (bench/view-loops.h, GCC 12 -O2) is 15 instructions per key, where the earlier test on
- *  two 256-bit halves for k <= 8 (vpermt2d, a shift-and-mask count, a compare with k's
- *  mask) made it 23. Measured on Zen 4 (EPYC family 25 model 17), one process, the two
- *  tests alternating, thread CPU time, medians of 15-21, loop of inline lookups, k = 6,
- *  this / the halves: 10^4 keys 0.75, 10^5 0.76, 10^6 0.77, 10^7 0.58, 10^8 0.82; the
- *  batch contains 0.93 at 10^4, 1.00-1.02 at 10^6-10^7. (Zen 4 runs a 512-bit operation on
- *  two 256-bit halves, which made the halves 5% faster in an earlier batch; the shorter
- *  sequence outweighs it now.) */
-static inline bool bb_block_test_avx512(const uint8_t *block, uint32_t lo, unsigned k) {
-    static const uint32_t powers[16] = BB_PROBE_POWERS_INIT;
-    __m512i words = _mm512_load_si512((const void *)block);
-    __m512i x = _mm512_mullo_epi32(_mm512_set1_epi32((int)lo), _mm512_loadu_si512((const void *)powers));
-    __m512i word = _mm512_permutexvar_epi32(_mm512_srli_epi32(x, 28), words);
-    __m512i bit = _mm512_rolv_epi32(_mm512_set1_epi32(1), _mm512_srli_epi32(x, 23));
-    return _mm512_mask_testn_epi32_mask((__mmask16)((1u << k) - 1u), word, bit) == 0;
-}
-#endif
-
-#if defined(__AVX2__)
-/* One AVX2 pass over probes j0 .. j0+7 (after RocksDB's FastLocalBloom AVX2 path): vpermd
- * fetches word p_j >> 5 from each 256-bit half, a blend keeps the right one (bit 3 of the
- * word index, which is the sign bit of x_j), and bit p_j & 31 is compared; lanes j >= k
- * test bit 0 of an all-pass mask. */
-static inline bool bb_block_pass_avx2(__m256i lo_half, __m256i hi_half, uint32_t lo,
-                                      unsigned j0, unsigned k) {
-    static const uint32_t powers[16] = BB_PROBE_POWERS_INIT;
-    __m256i x = _mm256_mullo_epi32(_mm256_set1_epi32((int)lo),
-                                   _mm256_loadu_si256((const __m256i *)(const void *)(powers + j0)));
-    __m256i pos = _mm256_srli_epi32(x, 23);
-    __m256i widx = _mm256_srli_epi32(x, 28); /* p_j >> 5; vpermd reads its low 3 bits */
-    __m256i a = _mm256_permutevar8x32_epi32(lo_half, widx);
-    __m256i b = _mm256_permutevar8x32_epi32(hi_half, widx);
-    __m256 sel = _mm256_castsi256_ps(x); /* the sign bit of x_j is bit 3 of p_j >> 5 */
-    __m256i word = _mm256_castps_si256(
-        _mm256_blendv_ps(_mm256_castsi256_ps(a), _mm256_castsi256_ps(b), sel));
-    __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-    __m256i active = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(k - j0)), lane);
-    __m256i bit = _mm256_and_si256(
-        _mm256_sllv_epi32(_mm256_set1_epi32(1), _mm256_and_si256(pos, _mm256_set1_epi32(31))), active);
-    __m256i hit = _mm256_cmpeq_epi32(_mm256_and_si256(word, bit), bit);
-    return _mm256_movemask_epi8(hit) == -1;
-}
-
-/** AVX2: eight probes per pass, two passes when k > 8. */
-static inline bool bb_block_test_avx2(const uint8_t *block, uint32_t lo, unsigned k) {
-    __m256i lo_half = _mm256_load_si256((const __m256i *)(const void *)block);
-    __m256i hi_half = _mm256_load_si256((const __m256i *)(const void *)(block + 32));
-    bool ok = bb_block_pass_avx2(lo_half, hi_half, lo, 0, k);
-    if (k > 8) ok &= bb_block_pass_avx2(lo_half, hi_half, lo, 8, k);
-    return ok;
-}
-#endif
-
-/** The widest of the tests above that this file is compiled for. */
-static inline bool bb_block_test(const uint8_t *block, uint32_t lo, unsigned k) {
-#if defined(__AVX512F__)
-    return bb_block_test_avx512(block, lo, k);
-#elif defined(__AVX2__)
-    return bb_block_test_avx2(block, lo, k);
-#else
-    return bb_block_test_bytes(block, lo, k);
-#endif
-}
-
-/** Same answer as bb_contains_hash(f, hash) for the filter f the view was taken from. */
-static inline bool bb_view_contains_hash(const bb_view *v, uint64_t hash) {
-    return bb_block_test(bb_view_block(v, hash), (uint32_t)hash, v->k);
-}
-
-/** Hint that `hash` will be looked up soon: starts reading its block (no effect on answers;
- *  a no-op on compilers without __builtin_prefetch). */
-static inline void bb_view_prefetch(const bb_view *v, uint64_t hash) {
-#if defined(__GNUC__) || defined(__clang__)
-    __builtin_prefetch(bb_view_block(v, hash));
-#else
-    (void)v, (void)hash;
-#endif
-}
-
-/* ============================================================================================
  * Batches. Every contains_* writes out[i] = 1 (possibly present) or 0 (definitely absent)
  * for i < n and stores the number of 1s in *n_present (which may be NULL). n = 0 is valid
  * and any pointer may then be NULL. Batches are hashed and prefetched in groups, so they are
@@ -496,107 +320,6 @@ BB_API bb_status bb_contains_fixed(const bb_filter *f, const void *base, size_t 
 BB_API bb_status bb_add_hashes(bb_filter *f, const uint64_t *hashes, size_t n);
 BB_API bb_status bb_contains_hashes(const bb_filter *f, const uint64_t *hashes, size_t n,
                                     uint8_t *out, size_t *n_present);
-
-/* ============================================================================================
- * Arrow C Data Interface (https://arrow.apache.org/docs/format/CDataInterface.html and
- * CStreamInterface.html). The three ABI structs are the spec's own, under the spec's guard
- * macros, so a program that already includes Arrow's abi.h (or nanoarrow) gets one
- * definition and the library needs no Arrow dependency.
- *
- * Formats taken (schema->format): "u" "U" (utf8, large_utf8), "z" "Z" (binary, large_binary),
- * "vu" "vz" (string_view, binary_view), "w:N" (fixed_size_binary), "c" "C" "s" "S" "i" "I"
- * "l" "L" (signed/unsigned 8, 16, 32, 64-bit integers), and dictionary-encoded arrays of
- * those (schema->dictionary set, format the integer index type): each dictionary value is
- * hashed once and the indices are mapped to its hash.
- * Keys: a string or binary value is hashed as its bytes, exactly as bb_add(value, len); an
- * integer as its width in little-endian bytes on every machine (int64 7 hashes as the 8
- * bytes 07 00 .. 00). Those are also the bytes of Parquet's PLAIN encoding of INT32/INT64
- * and of BYTE_ARRAY / FIXED_LEN_BYTE_ARRAY values (without the 4-byte length prefix), so a
- * filter of an Arrow column matches the filter of the same Parquet column.
- * The array's offset and validity bitmap are respected. Nulls (and valid indices that point
- * at a null dictionary value) are skipped by the adds and answer 0 in the contains calls.
- * Validation comes first: an unsupported format, a released (release == NULL) array or
- * schema, a negative length, offset or null_count below -1, a wrong buffer or child count, a
- * missing buffer, offsets that are negative or decrease, a view with a negative length or a
- * buffer index or range outside the variadic buffers, a dictionary index outside the
- * dictionary: BB_E_INVAL, and nothing is added or written. bb_arrow_last_error() then says
- * what was wrong (for a format, which one). Buffers are not owned: the arrays are borrowed.
- * ========================================================================================== */
-#ifndef ARROW_C_DATA_INTERFACE
-#define ARROW_C_DATA_INTERFACE
-#define ARROW_FLAG_DICTIONARY_ORDERED 1
-#define ARROW_FLAG_NULLABLE 2
-#define ARROW_FLAG_MAP_KEYS_SORTED 4
-struct ArrowSchema {
-    const char *format;
-    const char *name;
-    const char *metadata;
-    int64_t flags;
-    int64_t n_children;
-    struct ArrowSchema **children;
-    struct ArrowSchema *dictionary;
-    void (*release)(struct ArrowSchema *);
-    void *private_data;
-};
-struct ArrowArray {
-    int64_t length;
-    int64_t null_count;
-    int64_t offset;
-    int64_t n_buffers;
-    int64_t n_children;
-    const void **buffers;
-    struct ArrowArray **children;
-    struct ArrowArray *dictionary;
-    void (*release)(struct ArrowArray *);
-    void *private_data;
-};
-#endif /* ARROW_C_DATA_INTERFACE */
-#ifndef ARROW_C_STREAM_INTERFACE
-#define ARROW_C_STREAM_INTERFACE
-struct ArrowArrayStream {
-    int (*get_schema)(struct ArrowArrayStream *, struct ArrowSchema *out);
-    int (*get_next)(struct ArrowArrayStream *, struct ArrowArray *out);
-    const char *(*get_last_error)(struct ArrowArrayStream *);
-    void (*release)(struct ArrowArrayStream *);
-    void *private_data;
-};
-#endif /* ARROW_C_STREAM_INTERFACE */
-
-/** Add every non-null value of `array` (described by `schema`; see the section comment).
- *  @return BB_OK; BB_E_INVAL (NULL, or bad array: nothing added); the errors of the batch
- *  adds (BB_E_READONLY, scalable BB_E_FULL ...). The array and schema are not released. */
-BB_API bb_status bb_add_arrow_array(bb_filter *f, const struct ArrowArray *array,
-                                    const struct ArrowSchema *schema);
-
-/** out[i] for i < array->length: 1 if value i is possibly present, 0 if definitely absent or
- *  null; *n_present (may be NULL) gets the number of 1s. Errors as bb_add_arrow_array
- *  (nothing written on BB_E_INVAL). Thread-safe like bb_contains_batch. */
-BB_API bb_status bb_contains_arrow_array(const bb_filter *f, const struct ArrowArray *array,
-                                         const struct ArrowSchema *schema, uint8_t *out,
-                                         size_t *n_present);
-
-/** Add every chunk of a stream. The stream is consumed: read to its end, then released
- *  (also on error). All chunks are read and validated before the first key is added, so a
- *  bad chunk anywhere adds nothing. A get_schema/get_next failure gives BB_E_IO with errno
- *  set to the stream's code and the stream's message in bb_arrow_last_error(). */
-BB_API bb_status bb_add_arrow_stream(bb_filter *f, struct ArrowArrayStream *stream);
-
-/** Receives the answers of one chunk of a stream: out[0 .. n), in stream order. A non-zero
- *  return stops the walk; bb_contains_arrow_stream then returns BB_E_INVAL ("stopped by the
- *  sink"). */
-typedef int (*bb_arrow_sink)(void *ctx, const uint8_t *out, size_t n);
-
-/** Query every chunk of a stream, in order, handing each chunk's answers to sink(ctx, ...);
- *  *n_present (may be NULL) gets the number of 1s over the whole stream. The stream is
- *  consumed (released, also on error). A bad chunk stops the walk with BB_E_INVAL after the
- *  chunks before it were delivered; stream failures as bb_add_arrow_stream. */
-BB_API bb_status bb_contains_arrow_stream(const bb_filter *f, struct ArrowArrayStream *stream,
-                                          bb_arrow_sink sink, void *ctx, size_t *n_present);
-
-/** What the last failing Arrow call of this thread found wrong, e.g. "unsupported Arrow
- *  format 'tsu:'" or "offsets decrease at row 3"; "" if none failed. Thread-local; valid
- *  until the thread's next Arrow call. */
-BB_API const char *bb_arrow_last_error(void);
 
 /* ============================================================================================
  * Information
@@ -778,19 +501,14 @@ BB_API bb_status bb_union(bb_filter *dst, const bb_filter *src);
  * any number of threads may call the *_concurrent adds and contains on one filter at once.
  * No bit is ever lost: once every add has returned, the filter is byte-identical to a
  * single-thread build of the same keys, in any order, and keys_added (updated atomically) is
- * the same. A blocked filter's adds take spin locks on 16 runs of its blocks (one locked
- * instruction per run per 1024 keys of a batch; a batch that is the only writer takes all
- * of them), so a batch costs about what bb_add_hashes does; a thread that holds a lock and
- * is descheduled delays the others that need it. A batch into a blocked filter of at most
- * 2 MiB that passes n_new = NULL while another batch runs, with at least as many keys as
- * the filter has blocks, is built (from the point where it sees the other writer on) in a
- * private copy (malloc'd for the call, the filter's size) and ORed in, one run at a time:
- * those keys reach readers when the call merges them, still before it returns.
- * bb_add_batch_concurrent hashes and adds its keys 1024 at a time, so for it this holds per
- * 1024 keys: only filters of at most 1024 blocks (64 KiB), one copy per 1024 keys.
- * Classic and split filters set each new bit
- * with an atomic fetch-or on the aligned 64-bit word that holds it: one locked
- * read-modify-write per new bit (src/concurrent.c has the measurements).
+ * the same. A blocked filter's adds take spin locks on runs of its blocks, a few locked
+ * instructions per batch, so a batch costs about what bb_add_hashes does; a thread that holds
+ * a lock and is descheduled delays the others that need it. A batch into a small blocked
+ * filter (at most 2 MiB) that passes n_new = NULL while another batch runs may build its keys
+ * in a private copy of the filter (malloc'd for the call, the filter's size) and OR it in: its
+ * keys then reach readers when the call merges them, still before it returns. Classic and
+ * split filters set each new bit with an atomic fetch-or on the aligned 64-bit word that holds
+ * it. src/concurrent.c has the lock layout and the figures behind it.
  *
  * Readers alongside writers must use bb_contains_concurrent / bb_contains_hash_concurrent,
  * which read the words with relaxed atomic loads. They see every key whose add happens-before
@@ -1005,253 +723,13 @@ BB_API void bb_slice_free(bb_slice *s);
 BB_API bb_status bb_blocks_test(const void *blocks, const uint64_t *hashes, size_t n, unsigned k,
                                 uint8_t *out, size_t *n_present);
 
-/* ============================================================================================
- * Network keys: URL expressions, domains, IP/CIDR ranges (src/net/). These helpers turn the
- * inputs of URL and packet filters into keys of an ordinary filter, with the canonical rules,
- * and test many inputs with the batch kernels. They never allocate per input: the per-URL
- * and per-domain calls write into caller buffers; a batch call allocates one work area.
- * All are thread-safe on distinct buffers (read-only on the filter, like bb_contains).
- * ========================================================================================== */
-
-/** A piece of a caller's buffer: bytes buf[off .. off + len). */
-typedef struct bb_span {
-    size_t off, len;
-} bb_span;
-
-/** Bytes a buffer needs for the canonical form of a URL of len bytes: every byte may come
- *  back escaped (x3), plus "http://", the root "/" and a dotted-quad host grown from "1". */
-#define BB_URL_CANON_BOUND(len) (3 * (size_t)(len) + 24)
-/** At most 5 host suffixes x 6 path prefixes (Safe Browsing v4, "Suffix/Prefix Expressions"). */
-#define BB_URL_MAX_EXPRESSIONS 30
-/** A network batch's out[i] for an input that cannot be read (a malformed URL, name or
- *  address); 1 means possibly present, 0 definitely absent. */
-#define BB_NET_MALFORMED 2
-
-/**
- * Canonicalise a URL as Safe Browsing v4 "URLs and Hashing" specifies: tab, CR and LF
- * removed, surrounding spaces trimmed, the fragment dropped, percent-unescaped until no
- * escape is left; host: user info and port dropped, leading and trailing dots removed, runs
- * of dots collapsed, lowercased, an IPv4 address in decimal, octal, hex or with fewer than 4
- * parts (inet_aton's forms) written as 4 decimals; path: "/./" and "/../" resolved, runs of
- * slashes collapsed ("/" when empty); query kept; bytes <= 0x20, >= 0x7f, '#' and '%'
- * re-escaped as %XX. A URL without "scheme://" gets "http://"; the scheme is lowercased.
- * An internationalised host name becomes its ASCII (Punycode) form through libidn2, as
- * bb_domain_normalize does (the document asks for it; libidn2 allocates inside that one call);
- * a host libidn2 cannot map, or any host in a build without libidn2, keeps its bytes >= 0x80,
- * escaped.
- *
- * @param url      len bytes, not NUL-terminated (NULL allowed when len is 0).
- * @param out      cap bytes of working space and result, cap >= BB_URL_CANON_BOUND(len).
- * @param out_len  receives the canonical length (0 on error). Not NULL.
- * @return BB_OK; BB_E_MALFORMED (empty URL or host, unclosed "[", non-digit port);
- *         BB_E_INVAL (NULL, or cap too small).
- */
-BB_API bb_status bb_url_canonicalize(const char *url, size_t len, char *out, size_t cap,
-                                     size_t *out_len);
-
-/**
- * Canonicalise url into buf (as bb_url_canonicalize) and list its host-suffix x path-prefix
- * expressions as spans of buf, Safe Browsing's order: for each host (the exact host, then up
- * to 4 made from its last 5 labels by removing leading labels while 2 remain; an IP address
- * only as itself), each path (the exact path with its query, without it, then "/" and up to 3
- * leading directories each with its trailing "/"; duplicates dropped). An expression has no
- * scheme: "a.b.c/1/2.html?param=1", "b.c/1/". exprs[0] is the whole URL's expression (the
- * key a blocklist entry adds, see bb_url_add).
- * @return as bb_url_canonicalize; *n_exprs (1 .. 30, 0 on error) may not be NULL.
- */
-BB_API bb_status bb_url_expressions(const char *url, size_t len, char *buf, size_t cap,
-                                    bb_span exprs[BB_URL_MAX_EXPRESSIONS], size_t *n_exprs);
-
-/** Add a blocklist entry: the exact expression (exprs[0]) of url. buf as bb_url_expressions. */
-BB_API bb_status bb_url_add(bb_filter *f, const char *url, size_t len, char *buf, size_t cap);
-
-/** Whether any expression of url is possibly in f: *found, and *match (may be NULL) the
- *  first one found, a span of buf. Errors as bb_url_expressions (then *found is false). */
-BB_API bb_status bb_url_match(const bb_filter *f, const char *url, size_t len, char *buf,
-                              size_t cap, bb_span *match, bool *found);
-
-/**
- * Test every expression of urls[i] (lens[i] bytes) for i < n: out[i] = 1 if one is possibly
- * in f, 0 if none is, BB_NET_MALFORMED if the URL cannot be canonicalised. The hashes of 64
- * URLs' expressions go to one bb_contains_hashes call (grouped and prefetched). Allocates one
- * work area (3 x the longest URL + 32 KiB) per call. *n_present (may be NULL) counts the 1s.
- * @return BB_OK, BB_E_INVAL (NULL arrays with n > 0, urls[i] NULL with lens[i] > 0),
- *         BB_E_NOMEM.
- */
-BB_API bb_status bb_url_contains_batch(const bb_filter *f, const char *const *urls,
-                                       const size_t *lens, size_t n, uint8_t *out,
-                                       size_t *n_present);
-
-/* ---- Domains ------------------------------------------------------------------------------
- * A query host matches when it or a parent domain is in the set, down to (never including)
- * its public suffix: a.b.example.com tries a.b.example.com, b.example.com, example.com. The
- * public suffix list (publicsuffix.org) is read at run time, by default from Debian's
- * publicsuffix package. Internationalised names are mapped to their ASCII (Punycode) form
- * with libidn2 (UTS #46 non-transitional processing, NFC input) when the library is built
- * with it (CMake option BB_WITH_IDN2, on by default; without it they give
- * BB_E_UNSUPPORTED). libidn2 allocates inside that one call, for non-ASCII names only. */
-
-/** Longest domain name in its ASCII form, in bytes (RFC 1035, without the final dot). */
-#define BB_DOMAIN_MAX_LEN 253
-/** Most parents a name can have (a 253-byte name has at most 127 labels). */
-#define BB_DOMAIN_MAX_CANDIDATES 127
-/** Where Debian's publicsuffix package installs the list (its README.Debian). */
-#define BB_PSL_DEFAULT_PATH "/usr/share/publicsuffix/public_suffix_list.dat"
-
-typedef struct bb_psl bb_psl;
-
-/** Read a public suffix list file (path NULL: BB_PSL_DEFAULT_PATH) into *out, for
- *  bb_psl_free. @return BB_OK, BB_E_IO (cannot open or read; errno kept), BB_E_MALFORMED
- *  (no rule in it), BB_E_NOMEM, BB_E_INVAL (NULL out). The list is read-only afterwards:
- *  any number of threads may use it. */
-BB_API bb_status bb_psl_load(bb_psl **out, const char *path);
-BB_API void bb_psl_free(bb_psl *psl);
-/** Number of distinct rules read (0 for NULL). */
-BB_API size_t bb_psl_rules(const bb_psl *psl);
-
-/**
- * Normalise a host name: surrounding spaces and one final dot removed, ASCII lowercased,
- * non-ASCII names mapped to Punycode (libidn2). The result must be labels of 1 to 63 bytes of
- * [a-z0-9_-] (underscores occur in real blocklists), at most BB_DOMAIN_MAX_LEN bytes, with a
- * last label that is not all digits (that is an address, not a name).
- * @param out  cap >= BB_DOMAIN_MAX_LEN + 1 bytes (not NUL-terminated on return).
- * @return BB_OK, BB_E_MALFORMED, BB_E_UNSUPPORTED (non-ASCII name, library built without
- *         libidn2), BB_E_INVAL (NULL, small cap).
- */
-BB_API bb_status bb_domain_normalize(const char *name, size_t len, char *out, size_t cap,
-                                     size_t *out_len);
-
-/** The public suffix of a normalised name, as a span of it ("co.uk" of "a.b.co.uk"; the
- *  whole name when it is a suffix itself). BB_E_INVAL on NULL or an empty name. */
-BB_API bb_status bb_domain_public_suffix(const bb_psl *psl, const char *name, size_t len,
-                                         bb_span *suffix);
-
-/** Normalise name into buf (cap >= BB_DOMAIN_MAX_LEN + 1) and list the names a query for it
- *  tries, longest first, as spans of buf: the name and its parents above the public suffix.
- *  A public suffix itself gives *n = 0. Errors as bb_domain_normalize. */
-BB_API bb_status bb_domain_candidates(const bb_psl *psl, const char *name, size_t len,
-                                      char *buf, size_t cap,
-                                      bb_span cands[BB_DOMAIN_MAX_CANDIDATES], size_t *n);
-
-/** For i < n: out[i] = 1 if a candidate of names[i] is possibly in f, 0 if none is,
- *  BB_NET_MALFORMED if the name is malformed (or needs libidn2 that is missing). Hashes of
- *  64 names' candidates go to one bb_contains_hashes call. Errors as bb_url_contains_batch. */
-BB_API bb_status bb_domain_contains_batch(const bb_filter *f, const bb_psl *psl,
-                                          const char *const *names, const size_t *lens,
-                                          size_t n, uint8_t *out, size_t *n_present);
-
-/* ---- IP addresses and CIDR ranges ---------------------------------------------------------
- * Addresses are 16 bytes in network order. An IPv4 address a.b.c.d is the IPv4-mapped IPv6
- * address ::ffff:a.b.c.d (RFC 4291 2.5.5.2), and the range a.b.c.d/n is ::ffff:a.b.c.d/(96+n):
- * IPv4 and IPv4-mapped IPv6 spellings of an address are one key, and an IPv6 range covering
- * ::ffff:0:0/96 contains IPv4 addresses. No other IPv6 form (::a.b.c.d, 64:ff9b::/96) is
- * taken for IPv4. A range is stored as a key of its prefix length and masked address: an IPv4
- * range /n as 5 bytes (n, the 4 IPv4 bytes with the bits past n zero), any other range as 17
- * bytes (the length 0..128, the 16 masked bytes); a query tests an address at each prefix
- * length of its family in the set. */
-
-/** Longest range key (IPv6); IPv4 range keys have BB_CIDR4_KEY_BYTES. */
-#define BB_CIDR_KEY_BYTES 17
-#define BB_CIDR4_KEY_BYTES 5
-/** Which prefix lengths a set of ranges holds, IPv4 apart from IPv6 so that an address is only
- *  tested at its own family's lengths: bit n of ipv4 (n = 0..32) for ranges inside
- *  ::ffff:0:0/96 (IPv4 /n, 128-bit length 96 + n); bit l of words[l / 64] (l = 0..128) for
- *  all other ranges. A range outside the mapped space that contains all of it (::/0) is also
- *  stored as 0.0.0.0/0. */
-typedef struct bb_prefix_set {
-    uint64_t words[3];
-    uint64_t ipv4;
-} bb_prefix_set;
-
-/** out = ::ffff:v4 (v4 in network order). */
-BB_API void bb_ipv4_mapped(const uint8_t v4[4], uint8_t out[16]);
-/** Whether addr is IPv4-mapped (::ffff:0:0/96), i.e. an IPv4 address. */
-BB_API bool bb_addr_is_ipv4(const uint8_t addr[16]);
-
-/**
- * Parse "ADDR" or "ADDR/LEN" (IPv4 dotted quad or IPv6 text as inet_pton(3) reads them;
- * surrounding spaces ignored; ADDR alone is a single address, /32 or /128) into addr and the
- * 128-bit prefix length (96 + n for IPv4).
- * @param why  (may be NULL) on BB_E_MALFORMED, a static English reason: "not an IP address",
- *             "the prefix length is not a whole number", "prefix length above 32 for IPv4",
- *             "prefix length above 128 for IPv6", "host bits set beyond the prefix".
- * @return BB_OK, BB_E_MALFORMED, BB_E_INVAL (NULL).
- */
-BB_API bb_status bb_cidr_parse(const char *text, size_t len, uint8_t addr[16],
-                               unsigned *prefix_len, const char **why);
-
-/** out = addr with the bits past prefix_len (<= 128) cleared. */
-BB_API void bb_cidr_mask(const uint8_t addr[16], unsigned prefix_len, uint8_t out[16]);
-
-/** The key of range addr/prefix_len (prefix_len <= 128; host bits are cleared) into key;
- *  returns its length: BB_CIDR4_KEY_BYTES for a range inside ::ffff:0:0/96 with
- *  prefix_len >= 96 (IPv4), else BB_CIDR_KEY_BYTES. */
-BB_API size_t bb_cidr_key(const uint8_t addr[16], unsigned prefix_len,
-                          uint8_t key[BB_CIDR_KEY_BYTES]);
-
-/** Add range addr/prefix_len to f and its length to *set, or with set NULL to f's own key
- *  scheme (which becomes BB_KEYS_CIDR). A range containing all of ::ffff:0:0/96 from outside
- *  it (::/0 .. ::/80) also adds 0.0.0.0/0, so two keys. BB_E_MALFORMED if host bits are set past the prefix,
- *  BB_E_INVAL (NULL f or addr, prefix_len > 128, set NULL on a filter of another scheme), or
- *  bb_add's errors. */
-BB_API bb_status bb_cidr_add(bb_filter *f, bb_prefix_set *set, const uint8_t addr[16],
-                             unsigned prefix_len);
-
-/** The keys of range addr/prefix_len, into keys[0 .. *n_keys) with their lengths in
- *  key_lens (1 key, or 2 for a range that contains all of ::ffff:0:0/96 from outside it), its
- *  length recorded in *set: what bb_cidr_add adds, for callers that add keys in batches.
- *  Errors as bb_cidr_add. */
-BB_API bb_status bb_cidr_range_keys(const uint8_t addr[16], unsigned prefix_len,
-                                    bb_prefix_set *set, uint8_t keys[2][BB_CIDR_KEY_BYTES],
-                                    size_t key_lens[2], size_t *n_keys);
-
-/** For i < n: out[i] = 1 if address i (16 bytes at addrs + i * stride; stride 0 = 16) is
- *  possibly in a range of f, tested at each length of *set (NULL: of f's key scheme), else 0.
- *  Errors: BB_E_INVAL (NULL with n > 0, 0 < stride < 16), BB_E_NOMEM. */
-BB_API bb_status bb_cidr_contains_batch(const bb_filter *f, const bb_prefix_set *set,
-                                        const uint8_t *addrs, size_t stride, size_t n,
-                                        uint8_t *out, size_t *n_present);
-
-/* ---- 5-tuples: fixed-width keys for bb_add_fixed / bb_contains_fixed ----------------------- */
-#define BB_5TUPLE_KEY_BYTES 37
-typedef struct bb_5tuple {
-    uint8_t proto;              /**< IP protocol number: 6 TCP, 17 UDP */
-    uint8_t src[16], dst[16];   /**< addresses as above (IPv4 mapped) */
-    uint16_t src_port, dst_port;
-} bb_5tuple;
-
-/** key = proto, src, dst, src_port and dst_port big-endian: 37 bytes, the same on every
- *  machine. */
-BB_API void bb_5tuple_key(const bb_5tuple *t, uint8_t key[BB_5TUPLE_KEY_BYTES]);
-
-/* ---- Key schemes: what a filter's keys are, stored with it --------------------------------
- * A filter built from network keys records their kind, and a CIDR filter the prefix lengths
- * that occur, so that a reader tests an address only at those lengths. The scheme is saved in
- * a versioned record after the payload (docs/FORMAT.md, "Version 2"); a filter without one
- * (BB_KEYS_PLAIN, the default) is saved exactly as before, as format version 1. */
-typedef enum bb_keys {
-    BB_KEYS_PLAIN = 0,  /**< keys are whatever the caller added */
-    BB_KEYS_URL = 1,    /**< Safe Browsing expressions (bb_url_add) */
-    BB_KEYS_DOMAIN = 2, /**< normalised domain names (bb_domain_normalize) */
-    BB_KEYS_CIDR = 3,   /**< CIDR range keys (bb_cidr_add); prefixes says which lengths */
-    BB_KEYS_5TUPLE = 4  /**< 5-tuple keys (bb_5tuple_key) */
-} bb_keys;
-
-typedef struct bb_key_scheme {
-    bb_keys keys;
-    bb_prefix_set prefixes; /**< BB_KEYS_CIDR: lengths present; all zero for other schemes */
-} bb_key_scheme;
-
-/** Set f's key scheme (copied; bb_clone copies it, bb_clear keeps it, bb_union ORs the prefix
- *  sets of two filters of one scheme). @return BB_OK, BB_E_INVAL (NULL, unknown keys, prefix
- *  bits above 128, or prefixes for a scheme other than BB_KEYS_CIDR), BB_E_READONLY. */
-BB_API bb_status bb_set_key_scheme(bb_filter *f, const bb_key_scheme *ks);
-/** f's key scheme (BB_KEYS_PLAIN unless set or loaded). BB_E_INVAL on NULL. Thread-safe. */
-BB_API bb_status bb_get_key_scheme(const bb_filter *f, bb_key_scheme *out);
-/** "plain", "url", "domain", "cidr", "5tuple"; "unknown" otherwise. */
-BB_API const char *bb_keys_name(bb_keys keys);
-
 #ifdef __cplusplus
 }
 #endif
+
+/* The rest of libblockbloom's API, so that including this header gives all of it. */
+#include "blockbloom_arrow.h"
+#include "blockbloom_net.h"
+#include "blockbloom_view.h"
+
 #endif /* BLOCKBLOOM_H */

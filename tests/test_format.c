@@ -301,7 +301,7 @@ Test(format, save_replaces_and_sets_mode) {
 
 /* ============================================================================================
  * Golden bytes. Written from docs/FORMAT.md alone by a Python script (struct.pack('<...') of
- * the header fields; payload bits set by the probe schemes of include/blockbloom.h); the two
+ * the header fields; payload bits set by the probe schemes of the public headers); the two
  * XXH3-64 checksums were computed once with Debian's xxhsum 0.8.1 (`xxhsum -H3 FILE` on the
  * payload, then on header bytes 0..119), not by this library. Any change to these bytes is a
  * format change: it needs a new BB_FORMAT_VERSION.

@@ -93,7 +93,7 @@ static inline void tu_assert_rate_near(const char *what, size_t hits, size_t tri
 }
 
 /* ---- The documented probe schemes, re-implemented from their specification ------------------
- * Blocked (include/blockbloom.h, src/internal.h): block b = floor(h * blocks / 2^64); with
+ * Blocked (include/blockbloom_view.h, src/internal.h): block b = floor(h * blocks / 2^64); with
  * x = low 32 bits of h, repeat k times: x = x * 0x9E3779B9 mod 2^32, set bit x >> 23 of the
  * block. Payload bit i is bit (i & 7) of byte (i >> 3).
  * Classic (docs/FORMAT.md, "Kinds and payloads"): x = h, y = fmix64(h) (MurmurHash3's
