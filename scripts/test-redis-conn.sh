@@ -69,9 +69,14 @@ grep -q secret "$tmp/err" && fail "a password was echoed: $(cat "$tmp/err")"
 expect_exit 2 "Redis Cluster has only database 0" $bb redis --cluster "redis://127.0.0.1:$port/2" info a0
 expect_exit 1 "password file '/nonexistent'" $bb redis --password-file /nonexistent info a0
 expect_exit 1 "is empty" $bb redis --password-file /dev/null info a0
+# --wait: a server without replicas cannot acknowledge writes (reads need no WAIT).
+expect_exit 1 "127\\.0\\.0\\.1:$port: the writes are done, but only 0 of 1 replicas acknowledged them in time \\(WAIT\\)" \
+  $bb redis -u "$u" --wait 1 --timeout 1 madd a3 "$tmp/keys"
+[[ $($bb redis -u "$u" --wait 1 --timeout 1 mexists a3 -c "$tmp/keys") == 2000 ]] ||
+  fail "mexists with --wait"
 # After a reconnect the handle authenticates and selects again (the C test kills its
 # connection between calls).
-BB_REDIS_AUTH_URL=$u BB_REDIS_AUTH_PASSWORD=$pw "$build/tests/test_redis_conn" --jobs=1
+BB_REDIS_AUTH_URL=$u BB_REDIS_AUTH_PASSWORD=$pw "$build/tests/test_redis_conn" --jobs=1 --filter='auth/*'
 
 # ---- Deadlines and bounds -------------------------------------------------------------------------
 # Each run must end within its --timeout (1 s) plus start-up; `timeout 10` catches a hang.

@@ -5,7 +5,9 @@
 # with AOF on, and a 3-master Redis Cluster made by `redis-cli --cluster create`), runs
 # tests/redis/test_redis.c and CLI checks against them, and stops every server on any exit
 # (trap). The AOF check restarts the standalone server and expects every key back. The last
-# test kills a cluster node, so it runs alone, after the others. About a minute on 2 cores.
+# test kills a cluster node, so it runs alone, after the others. Then connections
+# (scripts/test-redis-conn.sh) and failover (scripts/test-redis-failover.sh). About a minute
+# and a half on 2 cores, besides the build.
 #   scripts/test-redis.sh [BUILD-DIR]     (default build-redis)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -139,4 +141,5 @@ for args in "madd $down $tmp/keys" "mexists $down $tmp/keys" "info $down"; do
     $bb redis "${c[@]}" --timeout 2 $args
 done
 scripts/test-redis-conn.sh "$build"
+scripts/test-redis-failover.sh "$build"
 echo "test-redis: all passed" >&2

@@ -10,9 +10,12 @@
 #include <criterion/criterion.h>
 #include <hiredis/hiredis.h>
 
+#include <signal.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static const char *env(const char *name) {
     const char *v = getenv(name);
@@ -103,5 +106,113 @@ Test(auth, options_fill_in_and_old_sizes) {
     o.size = offsetof(bb_redis_options, user);
     cr_assert_eq(bb_redis_open(&r, &b, 1, &o), BB_REDIS_E_SERVER);
     cr_assert(strstr(bb_redis_error(r), "NOAUTH"), "%s", bb_redis_error(r));
+    bb_redis_free(r);
+}
+
+/* ---- Failover ------------------------------------------------------------------------------------
+ * scripts/test-redis-failover.sh runs a password-protected cluster of 3 masters with one
+ * replica each (BB_FO_SEEDS: three redis://:PASSWORD@HOST:PORT seeds) and gives the pid of a
+ * master (BB_FO_KILL_PID). "stream" adds batches with wait_replicas = 1 and kills that master
+ * after batch 3, touching BB_FO_MARKER; the script then adds a new node as the replica of the
+ * replica that took over, so WAIT 1 can succeed again. Batches must be acknowledged again
+ * after the failover (the handle follows the new slot map). The acknowledged batches are
+ * listed in BB_FO_MARKER.acked; once the cluster is whole again, "check" finds every one of
+ * their keys. */
+
+#define FO_BATCH 500
+#define FO_MAX 400
+
+static void fo_keys(int b, char *buf, const void **keys, size_t *lens) {
+    for (int i = 0; i < FO_BATCH; i++) {
+        keys[i] = buf + 24 * i;
+        lens[i] = (size_t)snprintf(buf + 24 * i, 24, "fo:%d:%d", b, i);
+    }
+}
+
+static bb_redis *fo_open(unsigned wait) {
+    static char seeds_buf[512];
+    static const char *seeds[3];
+    snprintf(seeds_buf, sizeof seeds_buf, "%s", env("BB_FO_SEEDS"));
+    seeds[0] = strtok(seeds_buf, " ");
+    seeds[1] = strtok(NULL, " ");
+    seeds[2] = strtok(NULL, " ");
+    cr_assert(seeds[2], "BB_FO_SEEDS needs three seeds");
+    bb_redis_options o = {.size = sizeof o, .cluster = true, .timeout_ms = 4000,
+                          .wait_replicas = wait};
+    bb_redis *r;
+    cr_assert_eq(bb_redis_open(&r, seeds, 3, &o), BB_REDIS_OK, "%s", bb_redis_error(r));
+    return r;
+}
+
+static char *fo_acked_path(void) {
+    static char path[512];
+    snprintf(path, sizeof path, "%s.acked", env("BB_FO_MARKER"));
+    return path;
+}
+
+Test(failover, stream, .timeout = 120) {
+    pid_t victim = (pid_t)atol(env("BB_FO_KILL_PID"));
+    bb_redis *r = fo_open(1);
+    cr_assert_eq(bb_redis_reserve(r, "fo", 0.01, 200000, 12), BB_REDIS_OK, "%s", bb_redis_error(r));
+    static char buf[FO_BATCH * 24];
+    const void *keys[FO_BATCH];
+    size_t lens[FO_BATCH];
+    FILE *acked = fopen(fo_acked_path(), "w");
+    cr_assert(acked);
+    int b = 0, ok_before = 0, ok_after = 0, failed = 0, short_waits = 0;
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (; b < FO_MAX && ok_after < 3; b++) {
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        cr_assert(t.tv_sec - t0.tv_sec < 90, "no batch acknowledged after the failover in 90 s "
+                  "(%d before, %d failed): %s", ok_before, failed, bb_redis_error(r));
+        if (b == 4) { /* the master dies between batches 3 and 4: batch 4 meets it dead */
+            cr_assert_eq(kill(victim, SIGKILL), 0, "kill the master");
+            FILE *m = fopen(env("BB_FO_MARKER"), "w");
+            cr_assert(m);
+            fclose(m);
+        }
+        fo_keys(b, buf, keys, lens);
+        bb_redis_status s = bb_redis_madd(r, "fo", keys, lens, FO_BATCH, NULL);
+        if (s == BB_REDIS_OK) {
+            fprintf(acked, "%d\n", b);
+            fflush(acked);
+            if (b < 4) ok_before++;
+            else ok_after++;
+            continue;
+        }
+        cr_assert(b >= 4, "batch %d before the kill: %s", b, bb_redis_error(r));
+        cr_assert(strstr(bb_redis_error(r), "127.0.0.1:"), "no node named: %s", bb_redis_error(r));
+        if (failed++ < 3) fprintf(stderr, "failover: batch %d: %s\n", b, bb_redis_error(r));
+        short_waits += strstr(bb_redis_error(r), "replicas acknowledged") != NULL;
+    }
+    fclose(acked);
+    fprintf(stderr, "failover: %d batches, %d acknowledged before the kill, %d after, %d not "
+            "(%d of them WAIT fell short)\n", b, ok_before, ok_after, failed, short_waits);
+    cr_assert_geq(failed, 1, "the kill failed no batch: was the master killed?");
+    cr_assert_eq(ok_after, 3, "fewer than 3 batches acknowledged after the failover");
+    bb_redis_free(r);
+}
+
+Test(failover, check, .timeout = 60) {
+    bb_redis *r = fo_open(0);
+    FILE *acked = fopen(fo_acked_path(), "r");
+    cr_assert(acked, "no list of acknowledged batches: run failover/stream first");
+    static char buf[FO_BATCH * 24];
+    const void *keys[FO_BATCH];
+    size_t lens[FO_BATCH];
+    uint8_t out[FO_BATCH];
+    int b, n = 0;
+    while (fscanf(acked, "%d", &b) == 1) {
+        size_t hits = 0;
+        fo_keys(b, buf, keys, lens);
+        cr_assert_eq(bb_redis_mexists(r, "fo", keys, lens, FO_BATCH, out, &hits), BB_REDIS_OK,
+                     "%s", bb_redis_error(r));
+        cr_assert_eq(hits, FO_BATCH, "batch %d was acknowledged, %zu of %d keys are left", b,
+                     hits, FO_BATCH);
+        n++;
+    }
+    fclose(acked);
+    cr_assert_geq(n, 7, "only %d batches acknowledged", n);
     bb_redis_free(r);
 }
