@@ -272,3 +272,29 @@ Test(usage, counts_in_the_obvious_forms) {
     cr_assert(strstr(r.err, "more than 2^56 bits"), "-p 5e-324: %s", r.err);
     run_free(&r);
 }
+
+/* ==== Global options ============================================================================== */
+
+/* --isa KERNEL before the command runs every operation on that kernel, as BB_ISA does: the
+ * build's summary and info name it. An unknown name is a usage error that lists the names. */
+Test(usage, isa_option_puts_the_run_on_one_kernel) {
+    run_result r = RUN("a\nb\n", "--isa", "scalar", "build", "-o", "f.bb");
+    expect_ok(&r, "--isa scalar build");
+    cr_assert(strstr(r.err, "isa scalar"), "build summary: %s", r.err);
+    run_free(&r);
+    r = RUN(NULL, "--isa=scalar", "info", "f.bb");
+    expect_ok(&r, "--isa=scalar info");
+    cr_assert(strstr(r.out, "\nisa: scalar\n"), "info: %s", r.out);
+    run_free(&r);
+    r = RUN("a\n", "--isa", "scalar", "query", "f.bb");
+    expect_ok(&r, "--isa scalar query");
+    cr_assert_str_eq(r.out, "a\n");
+    run_free(&r);
+    r = RUN(NULL, "--isa", "sse9", "info", "f.bb");
+    expect_fail(&r, 2, "--isa sse9");
+    cr_assert(strstr(r.err, "unknown kernel 'sse9' (expected auto, scalar, avx2"), "%s", r.err);
+    run_free(&r);
+    r = RUN(NULL, "--isa");
+    expect_fail(&r, 2, "--isa without a value");
+    run_free(&r);
+}

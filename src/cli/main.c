@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * main.c - the blockbloom command: global options (--help, --version), `help [COMMAND]`,
+ * main.c - the blockbloom command: global options (--help, --version, --isa), `help [COMMAND]`,
  * and dispatch to one subcommand per file (build.c, add.c, query.c, info.c, remove.c,
  * merge.c, export.c, demo.c; parquet.c when built with libblockbloom_parquet).
  *
@@ -13,6 +13,8 @@
 #include "cli.h"
 
 #include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <signal.h>
 #include <string.h>
 
@@ -53,8 +55,10 @@ static int usage(void) {
     fputs("  help     show this help, or a command's help: help COMMAND\n"
           "\n"
           "Options:\n"
-          "  -h, --help     show this help and exit\n"
-          "  -V, --version  show the version and exit\n"
+          "      --isa=KERNEL  run every operation on KERNEL (scalar, avx2, avx512,\n"
+          "                    avx512gfni, neon; auto: the automatic choice), as BB_ISA does\n"
+          "  -h, --help        show this help and exit\n"
+          "  -V, --version     show the version and exit\n"
           "\n"
           "Run 'blockbloom COMMAND --help' for the options of a command.\n"
           "Environment: BB_ISA=scalar|avx2|avx512|avx512gfni|neon chooses the filter kernel.\n"
@@ -67,6 +71,30 @@ static int usage(void) {
 static int version(void) {
     printf("blockbloom %s (library %s)\n", BB_VERSION_STRING, bb_version_string());
     return cli_finish_stdout(BB_EXIT_OK);
+}
+
+/* --isa KERNEL: the kernel for the whole run. It is also put in BB_ISA, so the benchmark
+ * program that `bench` runs, and the check of BB_ISA below, see the same choice. The names
+ * in the message come from the library, so a new kernel needs no edit here. */
+static int use_isa(const char *name) {
+    bb_isa isa;
+    if (bb_isa_from_string(name, &isa) != BB_OK) {
+        char names[160] = "";
+        size_t used = 0;
+        for (int i = 0; strcmp(bb_isa_to_string((bb_isa)i), "unknown") != 0; i++)
+            used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", i ? ", " : "",
+                                     bb_isa_to_string((bb_isa)i));
+        return cli_usage_error(NULL, "unknown kernel '%s' (expected %s)", name, names);
+    }
+    if (!bb_isa_available(isa)) {
+        cli_error("kernel '%s' is not available on this CPU (it runs %s)", name, bb_isa_name());
+        return BB_EXIT_RUNTIME;
+    }
+    if (setenv("BB_ISA", isa == BB_ISA_AUTO ? "" : name, 1) != 0 || bb_set_isa(isa) != BB_OK) {
+        cli_error("cannot select the kernel '%s'", name);
+        return BB_EXIT_RUNTIME;
+    }
+    return BB_EXIT_OK;
 }
 
 static const command *find_command(const char *name) {
@@ -92,8 +120,10 @@ static int help(int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
+    enum { OPT_ISA = 256 };
     static const struct option long_opts[] = {{"help", no_argument, NULL, 'h'},
                                               {"version", no_argument, NULL, 'V'},
+                                              {"isa", required_argument, NULL, OPT_ISA},
                                               {NULL, 0, NULL, 0}};
     argv[0] = (char *)"blockbloom";
     /* Past a file-size limit (ulimit -f) SIGXFSZ would kill the program in the middle of a
@@ -106,6 +136,11 @@ int main(int argc, char **argv) {
     while ((c = getopt_long(argc, argv, "+hV", long_opts, NULL)) != -1) {
         if (c == 'h') return usage();
         if (c == 'V') return version();
+        if (c == OPT_ISA) {
+            int st = use_isa(optarg);
+            if (st != BB_EXIT_OK) return st;
+            continue;
+        }
         return cli_bad_option(NULL);
     }
     if (optind >= argc) return cli_usage_error(NULL, "missing command");

@@ -48,6 +48,17 @@ complete_words() { # complete_words WORD... : the completions of the last word
 [[ $(complete_words blockbloom query --inv) == --invert-match ]] || fail "completion of query --inv"
 [[ $(complete_words blockbloom build --capa) == --capacity ]] || fail "completion of build --capa"
 [[ $(complete_words blockbloom help ex) == export ]] || fail "completion of help ex"
+# Option values, which gen-docs.sh asks the program for: --kind, --keys, the global --isa
+# (also as --opt=VALUE, which bash splits at '=', and with --isa before the command).
+[[ $(complete_words blockbloom build --kind "") == "blocked classic counting scalable split" ]] ||
+  fail "completion of build --kind: $(complete_words blockbloom build --kind "")"
+[[ $(complete_words blockbloom build --kind = sc) == scalable ]] || fail "completion of build --kind=sc"
+[[ $(complete_words blockbloom query --keys "") == "url domain cidr 5tuple" ]] ||
+  fail "completion of query --keys: $(complete_words blockbloom query --keys "")"
+[[ $(complete_words blockbloom --isa sca) == scalar ]] || fail "completion of --isa sca"
+[[ $(complete_words blockbloom --isa = scalar qu) == query ]] || fail "completion after --isa=scalar"
+[[ $(complete_words blockbloom --isa avx2 build --kind cl) == classic ]] ||
+  fail "completion of build --kind after --isa"
 # An option whose name fills its column still needs two spaces before its text, or the
 # text's words (here "-c:") become options of the completion and of the man page's tag.
 [[ $(complete_words blockbloom query -c) == -c ]] || fail "completion of query -c: $(complete_words blockbloom query -c)"
