@@ -6,7 +6,10 @@
  * order, short and long field headers, every truncation refused, hostile sizes and depths
  * refused: a container larger than the bytes left is a truncation), and the text-to-PLAIN value encoding (INT32, DECIMAL, DATE, FLOAT, UUID) against
  * literal little-endian bytes worked out by hand, on a footer written byte by byte below;
- * and bb_pq_index's refusals and failed writes of its output, each with its own message.
+ * bb_pq_index's refusals and failed writes of its output, each with its own message; and
+ * hostile files (a schema past the depth cap, physical type -1, a DECIMAL scale of 2^31 - 1,
+ * num_values above num_rows, a repeated Thrift field, a FIFO and /dev/zero), each message
+ * pinned, which also seed the fuzz corpus.
  */
 #include <criterion/criterion.h>
 
@@ -290,6 +293,142 @@ Test(values, footer_errors_have_their_own_message) {
     memcpy(file + sizeof file - 4, "PARE", 4);
     cr_assert_eq(bb_pq_open_buffer(&pf, file, sizeof file, &err), BB_E_UNSUPPORTED);
     cr_assert(strstr(err.message, "encrypted"), "%s", err.message);
+}
+
+/* ---- Hostile footers ------------------------------------------------------------------------
+ * Each is also a seed of the fuzz corpus (tests/fuzz/corpus/fuzz_parquet/hostile_*), written
+ * there when BB_WRITE_CORPUS names that directory. */
+
+static void keep(const char *name, const uint8_t *file, size_t n) {
+    const char *dir = getenv("BB_WRITE_CORPUS");
+    if (!dir) return;
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "wb");
+    cr_assert_not_null(f);
+    cr_assert_eq(fwrite(file, 1, n, f), n);
+    fclose(f);
+}
+
+/* "PAR1" meta "len" "PAR1" into file (at least n + 12 bytes). */
+static size_t wrap(uint8_t *file, const uint8_t *meta, size_t n) {
+    memcpy(file, "PAR1", 4);
+    memcpy(file + 4, meta, n);
+    for (int i = 0; i < 4; i++) file[4 + n + i] = (uint8_t)(n >> (8 * i));
+    memcpy(file + 8 + n, "PAR1", 4);
+    return n + 12;
+}
+
+Test(hostile, schema_deeper_than_the_cap_says_so) {
+    /* FileMetaData{1: 1, 2: [70 groups {4: "a", 5: 1 child}, leaf {1: INT32, 4: "a"}], 3: 0,
+     * 4: []}: 71 elements (list header 0xfc, varint 71). */
+    uint8_t meta[600], file[620];
+    size_t n = 0;
+    static const uint8_t group[] = {0x48, 0x01, 'a', 0x15, 0x02, 0x00};
+    static const uint8_t leaf[] = {0x15, 0x02, 0x38, 0x01, 'a', 0x00};
+    meta[n++] = 0x15, meta[n++] = 0x02, meta[n++] = 0x19, meta[n++] = 0xfc, meta[n++] = 71;
+    for (int i = 0; i < 70; i++, n += sizeof group) memcpy(meta + n, group, sizeof group);
+    memcpy(meta + n, leaf, sizeof leaf);
+    n += sizeof leaf;
+    meta[n++] = 0x16, meta[n++] = 0x00, meta[n++] = 0x19, meta[n++] = 0x0c, meta[n++] = 0x00;
+    size_t len = wrap(file, meta, n);
+    keep("hostile_deep_schema", file, len);
+    bb_pq_file *pf;
+    bb_pq_error err;
+    cr_assert_eq(bb_pq_open_buffer(&pf, file, len, &err), BB_E_UNSUPPORTED);
+    cr_assert_str_eq(err.message, "schema: nested more than 64 levels deep");
+}
+
+Test(hostile, physical_type_minus_one_is_named_by_its_number) {
+    /* The sample footer with column i's type (its first field, i32 1 = 0x02) set to -1 (0x01). */
+    uint8_t meta[sizeof footer], file[sizeof footer + 12];
+    memcpy(meta, footer, sizeof footer);
+    cr_assert_eq(meta[10], 0x15);
+    cr_assert_eq(meta[11], 0x02);
+    meta[11] = 0x01;
+    size_t len = wrap(file, meta, sizeof meta);
+    keep("hostile_type_minus_one", file, len);
+    bb_pq_file *pf;
+    bb_pq_error err;
+    cr_assert_eq(bb_pq_open_buffer(&pf, file, len, &err), BB_OK, "%s", err.message);
+    bb_pq_column_info ci;
+    cr_assert_eq(bb_pq_column(pf, 0, &ci), BB_OK);
+    cr_assert_str_eq(bb_pq_type_name(ci.type), "UNKNOWN(-1)");
+    uint8_t buf[16];
+    const void *v;
+    size_t vlen;
+    cr_assert_eq(bb_pq_encode_value(pf, 0, "1", 1, buf, &v, &vlen, &err), BB_E_UNSUPPORTED);
+    cr_assert_str_eq(err.message, "column 'i' has physical type UNKNOWN(-1) (not supported)");
+    bb_pq_close(pf);
+}
+
+Test(hostile, decimal_scale_checked_against_its_type) {
+    /* The sample footer with dec's scale (field 7 after converted_type DECIMAL 0x0a: i32 2 =
+     * 0x15 0x04) set to 2^31 - 1 (zigzag fe ff ff ff 0f): probing a value padded its
+     * fraction 2^31 digits long. No precision given: the widest INT64 holds, 18. */
+    uint8_t meta[sizeof footer + 4], file[sizeof footer + 16];
+    size_t at = 0;
+    for (size_t i = 0; i + 1 < sizeof footer; i++)
+        if (i && footer[i - 1] == 0x0a && footer[i] == 0x15 && footer[i + 1] == 0x04) at = i;
+    cr_assert_neq(at, 0);
+    memcpy(meta, footer, at + 1);
+    static const uint8_t big[] = {0xfe, 0xff, 0xff, 0xff, 0x0f};
+    memcpy(meta + at + 1, big, sizeof big);
+    memcpy(meta + at + 6, footer + at + 2, sizeof footer - at - 2);
+    size_t len = wrap(file, meta, sizeof meta);
+    keep("hostile_decimal_scale", file, len);
+    bb_pq_file *pf;
+    bb_pq_error err;
+    cr_assert_eq(bb_pq_open_buffer(&pf, file, len, &err), BB_OK, "%s", err.message);
+    size_t col;
+    cr_assert_eq(bb_pq_find_column(pf, "dec", &col, &err), BB_OK);
+    uint8_t buf[16];
+    const void *v;
+    size_t vlen;
+    cr_assert_eq(bb_pq_encode_value(pf, col, "1.5", 3, buf, &v, &vlen, &err), BB_E_INCONSISTENT);
+    cr_assert(strstr(err.message, "column 'dec' is DECIMAL(18, 2147483647), which INT64 cannot "
+                                  "hold"), "%s", err.message);
+    bb_pq_close(pf);
+}
+
+static bb_status ignore_value(void *ctx, const void *v, size_t len) {
+    (void)ctx, (void)v, (void)len;
+    return BB_OK;
+}
+
+Test(hostile, num_values_checked_against_num_rows) {
+    /* DuckDB's small file of the corpus, its first chunk's num_values (ColumnMetaData 5) set
+     * to 2^31 - 1 in a row group of a few rows: one RLE run of nulls took 23 s. */
+    static uint8_t in[4096], file[4096];
+    FILE *f = fopen(BB_SOURCE_DIR "/tests/fuzz/corpus/fuzz_parquet/v1_snappy.parquet", "rb");
+    cr_assert_not_null(f);
+    size_t n = fread(in, 1, sizeof in, f);
+    fclose(f);
+    uint32_t flen = (uint32_t)in[n - 8] | (uint32_t)in[n - 7] << 8 | (uint32_t)in[n - 6] << 16 |
+                    (uint32_t)in[n - 5] << 24;
+    size_t start = n - 8 - flen, used;
+    tc_node meta;
+    cr_assert_eq(tc_parse_struct(in + start, flen, &used, &meta), BB_OK);
+    tc_node *cc = &tc_list(&tc_list(&meta, 4)->kids[0], 1)->kids[0];
+    cr_assert_eq(tc_set_int(tc_struct(cc, 3), 5, TC_I64, INT32_MAX), BB_OK);
+    tc_buf b = {0};
+    tc_write_struct(&b, &meta);
+    tc_free(&meta);
+    memcpy(file, in, start);
+    memcpy(file + start, b.p, b.len);
+    size_t len = start + b.len;
+    for (int i = 0; i < 4; i++) file[len + i] = (uint8_t)(b.len >> (8 * i));
+    memcpy(file + len + 4, "PAR1", 4);
+    len += 8;
+    tc_buf_free(&b);
+    keep("hostile_num_values", file, len);
+    bb_pq_file *pf;
+    bb_pq_error err;
+    cr_assert_eq(bb_pq_open_buffer(&pf, file, len, &err), BB_OK, "%s", err.message);
+    cr_assert_eq(bb_pq_chunk_values(pf, 0, 0, ignore_value, NULL, &err), BB_E_INCONSISTENT);
+    cr_assert(strstr(err.message, "num_values 2147483647 exceeds the row group's num_rows"),
+              "%s", err.message);
+    bb_pq_close(pf);
 }
 
 /* ---- Output (bb_pq_index through bb_write_file_atomically) --------------------------------

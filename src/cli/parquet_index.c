@@ -8,6 +8,7 @@
 #include "parquet.h"
 
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,7 +28,32 @@ static const char usage[] =
     "  -p, --fpr FPR        false-positive rate of each filter, 0 < FPR < 1 (default 0.01)\n"
     "  -h, --help           show this help and exit\n"
     "\n"
-    "Exit status: 0 success, 1 error, 2 usage error.\n";
+    "A summary line goes to standard error.\n"
+    "Exit status: 0 success, 1 error, 2 usage error (also: OUT is IN).\n";
+
+/* The line build prints after writing a filter, for the file index wrote: its filters,
+ * read back from OUT's footer. */
+static void summary(const char *out, const bb_pq_index_opts *o) {
+    bb_pq_file *pf;
+    if (bb_pq_open(&pf, out, NULL) != BB_OK) return;
+    size_t n = 0, rgs = bb_pq_row_groups(pf);
+    uint64_t bytes = 0;
+    for (size_t j = 0; j < o->n_columns; j++) {
+        size_t col;
+        if (bb_pq_find_column(pf, o->columns[j], &col, NULL) != BB_OK) continue;
+        for (size_t rg = 0; rg < rgs; rg++) {
+            const void *bits;
+            size_t len;
+            if (bb_pq_chunk_bitset(pf, rg, col, &bits, &len, NULL, NULL) == BB_OK) {
+                n++;
+                bytes += len;
+            }
+        }
+    }
+    bb_pq_close(pf);
+    cli_error("wrote %s: %zu split-block filters (%zu columns x %zu row groups), %" PRIu64
+              " bytes of bitsets, FPR %g each", out, n, o->n_columns, rgs, bytes, o->fpr);
+}
 
 int cli_parquet_index(int argc, char **argv) {
     static const struct option longs[] = {{"output", required_argument, NULL, 'o'},
@@ -71,12 +97,17 @@ int cli_parquet_index(int argc, char **argv) {
         else if (!o.n_columns)
             st = cli_usage_error(cmd, "missing --column NAME (a column to index)");
     }
+    if (st < 0 && strcmp(argv[optind], out) == 0)
+        st = cli_usage_error(cmd, "OUT '%s' is IN: index writes a copy, never over its input",
+                             out);
     if (st < 0) {
         bb_pq_error err;
         st = BB_EXIT_OK;
         if (bb_pq_index(argv[optind], out, &o, &err) != BB_OK) {
             cli_error("cannot index '%s' into '%s': %s", argv[optind], out, err.message);
             st = BB_EXIT_RUNTIME;
+        } else {
+            summary(out, &o);
         }
     }
     free(columns);

@@ -47,7 +47,8 @@ static const char extract_usage[] =
     "Usage: blockbloom parquet extract FILE --column NAME --row-group I -o OUT\n"
     "Write the Bloom filter of column NAME in row group I of the Parquet FILE as the\n"
     "blockbloom filter file OUT (kind split), usable with query, info and merge.\n"
-    "OUT is written atomically: on error it is not created or changed.\n"
+    "OUT is written atomically: on error it is not created or changed. A summary line\n"
+    "goes to standard error.\n"
     "\n"
     "  -c, --column NAME    the column (its dotted path)\n"
     "  -r, --row-group I    the row group, from 0\n"
@@ -343,7 +344,13 @@ int cli_parquet_extract(int argc, char **argv) {
     }
     if (st == BB_EXIT_OK) {
         bb_status s = bb_save(f, out);
-        if (s != BB_OK) st = cli_lib_error("cannot write filter", out, s, errno);
+        bb_info in;
+        if (s != BB_OK)
+            st = cli_lib_error("cannot write filter", out, s, errno);
+        else if (bb_get_info(f, &in) == BB_OK) /* the line build prints, for this filter */
+            cli_error("wrote %s: split filter of row group %" PRIu64 ", column '%s', %" PRIu64
+                      " bytes, fill %.4f, ~%.0f distinct values", out, rg, column, in.bytes,
+                      in.fill_ratio, in.cardinality_estimate);
     }
     bb_free(f);
     bb_pq_close(pf);

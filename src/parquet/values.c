@@ -221,7 +221,7 @@ static bb_status check_decimal(const pq_column *c, bb_pq_error *err) {
     if (precision < 1 || precision > most || c->scale < 0 || c->scale > precision)
         return pq_fail(err, BB_E_INCONSISTENT,
                        "column '%s' is DECIMAL(%d, %d), which %s%s cannot hold "
-                       "(precision 1 .. %d, scale 0 .. precision)", c->name, c->precision,
+                       "(precision 1 .. %d, scale 0 .. precision)", c->name, precision,
                        c->scale, bb_pq_type_name(c->type),
                        c->type == BB_PQ_FIXED_LEN_BYTE_ARRAY ? " of that length" : "", most);
     return BB_OK;

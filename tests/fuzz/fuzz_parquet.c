@@ -12,10 +12,11 @@
  * For every file that opens, every column and chunk is described, every chunk's Bloom
  * filter header is parsed (bb_pq_chunk_bitset; a returned bitset must lie inside the file)
  * and its pages are decoded (bb_pq_chunk_values: page headers, codecs, levels, PLAIN and
- * dictionary values; never more values than the chunk's num_values).
+ * dictionary, DELTA_* and BYTE_STREAM_SPLIT values; never more values than the chunk's
+ * num_values).
  * Invariants: no crash, leak, out-of-bounds read or undefined behaviour (ASan, UBSan).
  * Build and run: scripts/fuzz.sh (seed corpus: tests/fuzz/corpus/fuzz_parquet/, small
- * files written by DuckDB).
+ * files written by DuckDB, and the hostile ones of tests/test_parquet.c).
  */
 #include <stdlib.h>
 #include <string.h>

@@ -465,7 +465,10 @@ if (want('errors')) {
   const out = path.join(tmp, 'never.parquet');
   expectFail(['parquet', 'index', bools, '-o', out, '--column', 'b'], /column 'b' has physical type BOOLEAN \(not supported\)/, 'BOOLEAN column');
   expectFail(['parquet', 'index', src, '-o', out, '--column', 'nosuch'], /no column 'nosuch'/, 'unknown column');
-  expectFail(['parquet', 'index', src, '-o', src, '--column', 's'], /is the input file/, 'OUT is IN');
+  expectFail(['parquet', 'index', src, '-o', src, '--column', 's'], /OUT '.*' is IN/, 'OUT is IN', 2);
+  const viaLink = path.join(tmp, 'index_link.parquet');
+  fs.symlinkSync(src, viaLink);
+  expectFail(['parquet', 'index', src, '-o', viaLink, '--column', 's'], /is the input file/, 'OUT links to IN');
   check(!fs.existsSync(out), 'a failed index left its output');
   expectFail(['parquet', 'probe', src, '--column', 'i32', 'x12'], /'x12' is not a value of column 'i32' \(INT32 INT\)/, 'bad INT32 value');
   expectFail(['parquet', 'probe', src, 'x'], /missing --column NAME/, 'probe usage', 2);
