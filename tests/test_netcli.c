@@ -159,7 +159,7 @@ Test(netcli, hosts_builtin_names_any_case) {
                       "::1 IP6-Localhost ip6-loopback. Broadcasthost\n"
                       "0.0.0.0 ads.example.com\n");
     expect(bb(NULL, "build --keys domain -o d.bbf hosts"), 0, "",
-           "wrote d.bbf: blocked filter, 1 keys");
+           "wrote d.bbf: blocked filter, 1 key,");
     expect(bb("localhost\nlocalhost.localdomain\nip6-localhost\nip6-loopback\nbroadcasthost\n"
               "ads.example.com\n", "query -o d.bbf"),
            0, "ads.example.com\tads.example.com\n", NULL);
@@ -411,6 +411,90 @@ Test(netcli, pcap_ipv6_extension_chain_cut) {
     expect(bb(NULL, "build --keys 5tuple -o t.bbf flows"), 0, "", NULL);
     expect(bb(NULL, "query --pcap ext.pcap t.bbf"), 0,
            "1700000002.250000 udp [2001:db8::1]:7 > [2001:db9::2]:8\n", NULL);
+}
+
+/* ---- Malformed frames, one capture each: the line each must give ------------------------------
+ * Each row builds one Ethernet frame from a sound packet, breaks one field, and names what
+ * `query --pcap` must print for it (stdout, with the filter holding 10/8 and 2001:db8::/32)
+ * and what it must say on stderr ("" for nothing), with its exit status. */
+typedef struct bad_frame {
+    const char *name;
+    void (*make)(frame *f);
+    int rc;
+    const char *out, *err;
+} bad_frame;
+
+static void v4_sound(frame *f) {
+    ether(f, NULL, 0, 0x0800);
+    ipv4(f, 6, "10.0.0.1", "10.0.0.2", 1, 2);
+}
+static void v4_total_below_header(frame *f) { v4_sound(f), f->b[14 + 2] = 0, f->b[14 + 3] = 10; }
+static void v4_total_cuts_ports(frame *f) { v4_sound(f), f->b[14 + 3] = 22; } /* 2 L4 bytes */
+static void v4_total_zero(frame *f) { v4_sound(f), f->b[14 + 3] = 0; }  /* offloaded: kept */
+static void v4_ihl_3(frame *f) { v4_sound(f), f->b[14] = 0x43; }
+static void v4_options_cut(frame *f) { v4_sound(f), f->b[14] = 0x4f; } /* 60-byte header */
+static void v4_later_fragment(frame *f) { v4_sound(f), f->b[14 + 7] = 0x10; } /* offset 16 */
+static void v4_says_version_6(frame *f) { v4_sound(f), f->b[14] = 0x65; }
+static void v6_sound_hbh(frame *f) {
+    ether(f, NULL, 0, 0x86dd);
+    ipv6(f, 6, true, "2001:db8::1", "2001:db9::2", 3, 4);
+}
+static void v6_hbh_claims_2048(frame *f) { v6_sound_hbh(f), f->b[14 + 41] = 255, f->n = 14 + 48; }
+static void v6_hbh_claims_past_ports(frame *f) { v6_sound_hbh(f), f->b[14 + 41] = 2; } /* 24 bytes */
+static void v6_routing_cut(frame *f) {
+    v6_sound_hbh(f);
+    f->b[14 + 40] = 43;          /* hop-by-hop -> routing, */
+    f->n = 14 + 48 + 2;          /* of which two bytes are captured */
+    f->b[14 + 49] = 0;
+}
+static void v6_later_fragment(frame *f) {
+    ether(f, NULL, 0, 0x86dd);
+    ipv6(f, 44, false, "2001:db8::1", "2001:db9::2", 3, 4);
+    uint8_t frag[8] = {6, 0, 0, 0x18, 0, 0, 0, 1}; /* offset 3 (x 8 bytes), then TCP */
+    memmove(f->b + 14 + 48, f->b + 14 + 40, 8);
+    memcpy(f->b + 14 + 40, frag, 8);
+    f->n += 8;
+}
+static void v6_header_cut(frame *f) { v6_sound_hbh(f), f->n = 14 + 39; }
+
+Test(netcli, pcap_malformed_frames_table) {
+    static const bad_frame rows[] = {
+        {"IPv4, total length 10 below its 20-byte header", v4_total_below_header, 1, "",
+         "packet 1: corrupt IPv4 header (total length 10 below its header length 20)"},
+        {"IPv4, total length ends inside the ports", v4_total_cuts_ports, 0,
+         "1700000000.250000 tcp 10.0.0.1 > 10.0.0.2\n", ""},
+        {"IPv4, total length 0 (segmentation offload)", v4_total_zero, 0,
+         "1700000000.250000 tcp 10.0.0.1:1 > 10.0.0.2:2\n", ""},
+        {"IPv4, IHL 3", v4_ihl_3, 1, "", "packet 1: corrupt IPv4 header (IHL below 5)"},
+        {"IPv4, IHL 15 with 28 bytes captured", v4_options_cut, 1, "",
+         "packet 1: truncated IPv4 options"},
+        {"IPv4, a later fragment", v4_later_fragment, 0,
+         "1700000000.250000 tcp 10.0.0.1 > 10.0.0.2\n", ""},
+        {"EtherType IPv4, version 6", v4_says_version_6, 1, "",
+         "packet 1: IP version does not match its header"},
+        {"IPv6, hop-by-hop header claims 2048 bytes, 8 captured", v6_hbh_claims_2048, 0,
+         "1700000000.250000 ip6-ext-cut 2001:db8::1 > 2001:db9::2\n", ""},
+        {"IPv6, hop-by-hop header runs over the ports", v6_hbh_claims_past_ports, 0,
+         "1700000000.250000 ip6-ext-cut 2001:db8::1 > 2001:db9::2\n", ""},
+        {"IPv6, routing header cut after 2 bytes", v6_routing_cut, 0,
+         "1700000000.250000 ip6-ext-cut 2001:db8::1 > 2001:db9::2\n", ""},
+        {"IPv6, a later fragment", v6_later_fragment, 0,
+         "1700000000.250000 tcp 2001:db8::1 > 2001:db9::2\n", ""},
+        {"IPv6, 39 of the 40 header bytes", v6_header_cut, 1, "", "packet 1: truncated IPv6 header"},
+    };
+    put_file("ranges", ranges);
+    expect(bb(NULL, "build --keys cidr -o c.bbf ranges"), 0, "", NULL);
+    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+        frame f = {0};
+        rows[i].make(&f);
+        write_capture("m.pcap", DLT_EN10MB, &f, 1);
+        res r = bb(NULL, "query --pcap m.pcap c.bbf");
+        cr_expect_eq(r.rc, rows[i].rc, "%s: exit %d", rows[i].name, r.rc);
+        cr_expect_str_eq(r.out, rows[i].out, "%s: stdout", rows[i].name);
+        if (*rows[i].err) cr_expect(strstr(r.err, rows[i].err), "%s: stderr %s", rows[i].name, r.err);
+        else cr_expect_str_eq(r.err, "", "%s: stderr", rows[i].name);
+        res_free(&r);
+    }
 }
 
 /* Bytes of a classic pcap file header (pcap-savefile(5)): magic, 2.4, zone, sigfigs,

@@ -81,6 +81,18 @@ static const char *ipv4(pcapq *q, packet *p, const uint8_t *ip, size_t len, uint
     size_t ihl = (size_t)(ip[0] & 15) * 4;
     if (ihl < 20) return bad_packet(q, p->number, "corrupt IPv4 header (IHL below 5)");
     if (len < ihl) return bad_packet(q, p->number, "truncated IPv4 options");
+    /* The total length bounds the transport header: bytes past it are link-layer padding
+     * (Ethernet pads to 60), not ports. 0 is what a capture of a segmentation-offloaded
+     * packet records, so there the captured length stands, as Wireshark reads it. */
+    size_t total = be16(ip + 2);
+    if (total && total < ihl) {
+        char why[96];
+        snprintf(why, sizeof why, "corrupt IPv4 header (total length %zu below its header length %zu)",
+                 total, ihl);
+        bad_packet(q, p->number, why);
+        return "corrupt IPv4 header";
+    }
+    if (total && total < len) len = total;
     p->proto = ip[9];
     /* ::ffff:a.b.c.d (bb_ipv4_mapped), written here: a call into the library per address
      * cost more than the copy itself. */
@@ -106,17 +118,22 @@ static const char *ipv6(pcapq *q, packet *p, const uint8_t *ip, size_t len, uint
      * the transport protocol unknown: the packet still has its addresses (CIDR matches
      * stand), but no protocol, and no ports (so no 5-tuple match). */
     bool ext = next == 0 || next == 43 || next == 44 || next == 60;
-    while (ext && off + 8 <= len) {
-        size_t ext_len = next == 44 ? 8 : ((size_t)ip[off + 1] + 1) * 8;
+    bool cut = false;
+    while (ext && !cut) {
+        size_t ext_len = next == 44 ? 8 : off + 2 <= len ? ((size_t)ip[off + 1] + 1) * 8 : 8;
+        /* A header the capture holds only part of (a hop-by-hop header that claims 2048
+         * bytes of which 8 were captured) cuts the chain as surely as a missing one. */
+        cut = off + ext_len > len;
+        if (cut) break;
         if (next == 44) first_fragment = (be16(ip + off + 2) & 0xfff8) == 0;
         next = ip[off];
         off += ext_len;
         ext = next == 0 || next == 43 || next == 44 || next == 60;
     }
     p->proto = next;
-    p->proto_cut = ext;
-    if (ext) return NULL;
-    if (first_fragment && off <= len) transport(p, ip + off, len - off);
+    p->proto_cut = cut;
+    if (cut) return NULL;
+    if (first_fragment) transport(p, ip + off, len - off);
     return NULL;
 }
 
