@@ -669,3 +669,72 @@ Test(cli, build_onto_dangling_symlink) {
     struct stat st;
     cr_assert(lstat("dl.bb", &st) == 0 && S_ISLNK(st.st_mode), "the link is kept");
 }
+
+/* ==== Filters that are poor are written, and said ============================================= */
+
+/* 50,000 keys in a filter sized for 10^6 at 1%: 9,918,464 bits (the blocked size, pinned in
+ * tests/test_sizing.c), so 9918464 / 50000 = 198.37 bits per key added and 9.92 per key of
+ * capacity, each under its own name; one key is "1 key". */
+Test(cli, summary_names_bits_per_key_added_and_of_capacity) {
+    make_keys("k.txt", "k", 50000);
+    run_result r = RUN(NULL, "build", "-n", "1000000", "-p", "0.01", "-o", "f.bb", "k.txt");
+    expect_ok(&r, "build");
+    cr_assert(strstr(r.err, "50000 keys, capacity 1000000, 9918464 bits"), "%s", r.err);
+    cr_assert(strstr(r.err, "198.37 bits/key added, 9.92 bits/key of capacity"), "%s", r.err);
+    cr_assert_null(strstr(r.err, "warning"), "%s", r.err);
+    run_free(&r);
+    r = RUN("one\n", "build", "-o", "one.bb");
+    expect_ok(&r, "build of one key");
+    cr_assert(strstr(r.err, "filter, 1 key, capacity 1,"), "%s", r.err);
+    run_free(&r);
+}
+
+/* An empty input, a producer that failed before writing anything (the shell's pipe from
+ * `zcat missing.gz`), or Ctrl-D at once: the filter is written, exit 0, with a warning. */
+Test(cli, build_of_no_keys_warns_and_still_writes) {
+    write_text("empty.txt", "");
+    run_result r = RUN(NULL, "build", "-o", "e.bb", "empty.txt");
+    expect_ok(&r, "build of an empty file");
+    cr_assert(strstr(r.err, "0 keys"), "%s", r.err);
+    cr_assert(strstr(r.err, "blockbloom: warning: no keys were read, so the filter is empty"),
+              "%s", r.err);
+    run_free(&r);
+    cr_assert(exists("e.bb"));
+    r = RUN("", "build", "-n", "1000", "-o", "e2.bb");
+    expect_ok(&r, "build -n of empty stdin");
+    cr_assert(strstr(r.err, "warning: no keys were read"), "%s", r.err);
+    run_free(&r);
+    cr_assert(exists("e2.bb"));
+    r = RUN("a\n", "build", "-o", "a.bb");
+    expect_ok(&r, "build of one key");
+    cr_assert_null(strstr(r.err, "warning"), "%s", r.err);
+    run_free(&r);
+}
+
+/* Two filters, each built for its own 30,000 keys at 1% (297,984 bits, k = 6), merged: 60,000
+ * keys in a filter sized for 30,000, model 12.2% against the 1% it was made for. */
+Test(cli, merge_past_capacity_warns) {
+    make_keys("a.txt", "a", 30000);
+    make_keys("b.txt", "b", 30000);
+    run_result r = RUN(NULL, "build", "-o", "a.bb", "a.txt");
+    expect_ok(&r, "build a");
+    run_free(&r);
+    r = RUN(NULL, "build", "-o", "b.bb", "b.txt");
+    expect_ok(&r, "build b");
+    run_free(&r);
+    r = RUN(NULL, "merge", "-o", "m.bb", "a.bb", "b.bb");
+    expect_ok(&r, "merge");
+    cr_assert(strstr(r.err, "60000 keys, capacity 30000"), "%s", r.err);
+    cr_assert(strstr(r.err, "blockbloom: warning: 60000 keys exceed the capacity 30000 this "
+                            "filter was sized for: its model false-positive rate 0.122 is above "
+                            "the 0.01 it was made for"), "%s", r.err);
+    run_free(&r);
+    cr_assert(exists("m.bb"));
+    r = RUN(NULL, "build", "-n", "60000", "-o", "big.bb", "a.txt");
+    expect_ok(&r, "build with room");
+    run_free(&r);
+    r = RUN(NULL, "add", "big.bb", "b.txt");
+    expect_ok(&r, "add within capacity");
+    cr_assert_null(strstr(r.err, "warning"), "%s", r.err);
+    run_free(&r);
+}

@@ -294,7 +294,7 @@ Test(keyreader, a_stalled_stderr_does_not_hold_the_file_lock, .timeout = 120) {
     cr_assert(b_done, "the second add waited for the first, stalled on its full stderr");
     cr_assert(WIFEXITED(wa) && WEXITSTATUS(wa) == 0, "first add: status 0x%x", wa);
     cr_assert(WIFEXITED(wb) && WEXITSTATUS(wb) == 0, "second add: status 0x%x", wb);
-    static const char summary[] = "blockbloom: wrote f.bb: blocked filter, 1 keys";
+    static const char summary[] = "blockbloom: wrote f.bb: blocked filter, 1 key,";
     cr_assert(got > filled + strlen(summary) && memcmp(out + filled, summary, strlen(summary)) == 0,
               "after the %zu filler bytes: '%.*s'", filled, (int)(got - filled), out + filled);
     free(out);
@@ -333,7 +333,7 @@ Test(keyreader, the_terminal_prompt_comes_before_the_keys_under_a_lock, .timeout
     close(m);
     cr_assert(prompted, "no prompt while add waited for its keys; after them: '%s'", r.err);
     expect_ok(&r, "add from a terminal");
-    cr_assert_not_null(strstr(r.err, "Ctrl-D\nblockbloom: wrote f.bb: blocked filter, 1 keys"),
+    cr_assert_not_null(strstr(r.err, "Ctrl-D\nblockbloom: wrote f.bb: blocked filter, 1 key,"),
                        "the prompt, then the summary: '%s'", r.err);
     run_free(&r);
     expect_query("f.bb", "alpha\n", "alpha\n");

@@ -126,19 +126,43 @@ static void print_summary(const bb_filter *f, const char *path) {
     bb_info in;
     if (bb_get_info(f, &in) != BB_OK) return;
     uint64_t n = in.keys_added;
-    char distinct[48] = "";
+    char distinct[48] = "", capacity[48] = "", per_key[128];
     double est = in.cardinality_estimate;
     if (isfinite(est) && est < 0.9 * (double)n) {
         n = (uint64_t)llround(est);
         snprintf(distinct, sizeof distinct, " (~%" PRIu64 " distinct)", n);
     }
+    /* Bits per key added and per key of capacity are different figures (198.37 against 9.92
+     * for 50,000 keys in a filter sized for 10^6), so each is named. */
+    int w = 0;
+    if (in.keys_added)
+        w = snprintf(per_key, sizeof per_key, "%.2f bits/key added, ",
+                     (double)in.bits / (double)in.keys_added);
+    if (in.capacity) {
+        snprintf(capacity, sizeof capacity, ", capacity %" PRIu64, in.capacity);
+        snprintf(per_key + w, sizeof per_key - (size_t)w, "%.2f bits/key of capacity, ",
+                 in.bits_per_key);
+    } else if (w) {
+        per_key[w] = '\0';
+    } else {
+        per_key[0] = '\0';
+    }
     double model = 0.0;
     if (bb_fpr_model(in.kind, n, in.bits, in.k, &model) != BB_OK)
         model = in.fpr_estimate; /* scalable: no single geometry, use its estimate */
-    cli_error("wrote %s: %s filter, %" PRIu64 " keys%s, %" PRIu64 " bits (%.1f KiB), k=%u, "
-              "%.2f bits/key, model FPR %.3g, isa %s",
-              path, bb_kind_name(in.kind), in.keys_added, distinct, in.bits,
-              (double)in.bytes / 1024.0, in.k, in.bits_per_key, model, bb_isa_name());
+    cli_error("wrote %s: %s filter, %" PRIu64 " key%s%s%s, %" PRIu64 " bits (%.1f KiB), k=%u, "
+              "%smodel FPR %.3g, isa %s",
+              path, bb_kind_name(in.kind), in.keys_added, in.keys_added == 1 ? "" : "s", distinct,
+              capacity, in.bits, (double)in.bytes / 1024.0, in.k, per_key, model, bb_isa_name());
+    /* Overfull: more distinct keys than the filter was sized for, and so a model above its p
+     * (two filters built each for its own 10^6 keys merge into 2 x 10^6 keys at 12.3%). A
+     * scalable filter grows instead, so it is never overfull. */
+    if (in.kind != BB_SCALABLE && in.capacity && in.fpr_target > 0 && n > in.capacity &&
+        model > in.fpr_target)
+        cli_error("warning: %" PRIu64 " keys exceed the capacity %" PRIu64 " this filter was "
+                  "sized for: its model false-positive rate %.3g is above the %.3g it was made "
+                  "for (build it again with -n %" PRIu64 " or more)",
+                  n, in.capacity, model, in.fpr_target, n);
     if (model > 0.5)
         cli_error("warning: the model false-positive rate %.3g is above 50%%: most absent keys "
                   "will be answered present (give more bits, a larger -n or a smaller -p)",
@@ -163,10 +187,17 @@ static int write_stdout(const bb_filter *f) {
     return cli_finish_stdout(BB_EXIT_OK);
 }
 
+/* A build's save: an empty result is still written (exit 0), but said, since it is most
+ * often a producer that failed (`zcat missing.gz | blockbloom build -o f.bb`) or an empty
+ * file, not a wish for an empty filter. */
 int cli_save_output(const bb_filter *f, const char *path) {
     int lock = -1;
     int st = cli_lock_output(path, &lock);
     if (st == BB_EXIT_OK) st = cli_save_and_report(f, path);
+    bb_info in;
+    if (st == BB_EXIT_OK && bb_get_info(f, &in) == BB_OK && in.keys_added == 0)
+        cli_error("warning: no keys were read, so the filter is empty (was the input empty, or "
+                  "did the command feeding it fail?)");
     cli_unlock(lock);
     return st;
 }
