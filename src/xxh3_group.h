@@ -31,17 +31,11 @@ static __attribute__((noinline, unused)) uint64_t xxh3_long(const void *key, siz
  * loop of its own in which the compiler, told the length range, keeps only that class's code
  * path: no length branch is left to mispredict. The function and its bytes are unchanged, so
  * are the hashes (tests/test_hashbatch.c checks the batch shapes against xxHash's published
- * vectors). The filing pass also prefetches each key's first line: the class loops then read
- * the keys out of order, which otherwise defeats the hardware's sequential prefetch (a
- * non-temporal prefetch instead, to keep the key stream out of L2, measured 0.98-1.02x: no
- * gain).
- * Measured on the Zen 4 VM (AMD EPYC family 25 model 17, 2026-12-01, thread CPU time, medians
- * of 11 interleaved runs; XXH3 alone over 10^6 shuffled npm names in one arena, in chunks of
- * 256): in order (as before) 6.4-6.8 ns/key; grouped without the prefetch 6.3-6.8 (no gain);
- * grouped with it 4.3; the same keys sorted by length into a fresh arena 2.5 (every branch
- * predicted, no filing: the bound). In bb_contains_batch (A/B of two builds in one process, 50/50
- * present/absent npm names, blocked filter, AVX-512): 10^4 keys 10.05 -> 7.18 ns/key, 10^6
- * 10.86 -> 8.43, 10^7 11.55 -> 10.03; bb_add_batch 12.8 -> 10.1, 13.0 -> 10.5, 14.1 -> 12.1.
+ * vectors). The filing pass also prefetches each key's first line: the class loops read the
+ * keys out of order, which defeats the hardware's sequential prefetch. On Zen 4 (AMD EPYC
+ * family 25 model 17) XXH3 over 10^6 shuffled npm names costs 6.4-6.8 ns/key in order, 6.3-6.8
+ * grouped without the prefetch and 4.3 with it, so bb_contains_batch of 10^6 keys went from
+ * 10.86 to 8.43 ns/key; docs/PERFORMANCE.md, "Design choices", has the context.
  */
 #define BB_GROUP_KEYS 256
 enum { XC_EMPTY, XC_1_3, XC_4_8, XC_9_16, XC_17_32, XC_33_64, XC_65_96, XC_97_128, XC_LONGER,

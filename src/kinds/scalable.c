@@ -40,7 +40,7 @@
  * (0.4% of p after 8 sub-filters at r = 0.5), while a small sub-filter's real FPR scatters
  * around its model by several per cent (the first of `-n 10000 -p 0.01`: 226 blocks, +-5%
  * of its p_0 = 0.5%). Sized on the model alone, that scatter went straight into the total:
- * 1.0275% measured for -p 0.01 with 3.5M keys (issue 13). With 3.3 sigma (two-sided 99.9%)
+ * 1.02-1.03% measured for -p 0.01 with 3.5M npm names. With 3.3 sigma (two-sided 99.9%)
  * every sub-filter meets its p_i with probability 99.95%, so the sum stays below p; large
  * sub-filters, whose scatter is tiny, pay almost nothing. */
 
