@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # The README's test command and what .ci/run calls: installs what is missing, then runs every
-# check that fits CI (about 8 minutes on 2 cores, less once packages are installed; on a fresh
-# Debian 12 chroot of a 2-vCPU VM at load average 7-10, 2026-12-01: 27 min, of which packages
-# 4, unit 4.5, redis 1, python 2, sanitize 10, fuzz 4, cross 1.5):
+# check that fits CI (13 min 55 s in a fresh Debian 12 chroot on 2 cores, packages included;
+# each stage prints its own time):
 #   1. unit      Release-with-debug-info build, the whole CTest suite (Criterion tests, CLI
 #                tests, the README examples, and parquet_oracle: `blockbloom parquet` against
 #                DuckDB, which scripts/setup-duckdb.sh installs from npm)
