@@ -738,3 +738,25 @@ Test(cli, merge_past_capacity_warns) {
     cr_assert_null(strstr(r.err, "warning"), "%s", r.err);
     run_free(&r);
 }
+
+/* query's -o is grep's --only-matching; `query -o out.txt F KEYS`, written as if -o took the
+ * output file, reads out.txt as the filter: the failure says what -o is here and what was
+ * meant, only when the next argument is a filter. */
+Test(cli, query_o_out_file_gets_a_hint) {
+    run_result r = RUN("a\n", "build", "-o", "f.bb");
+    expect_ok(&r, "build");
+    run_free(&r);
+    write_text("k.txt", "a\n");
+    r = RUN(NULL, "query", "-o", "out.txt", "f.bb", "k.txt");
+    expect_fail(&r, 1, "query -o out.txt f.bb");
+    cr_assert(strstr(r.err, "cannot open filter 'out.txt'"), "%s", r.err);
+    cr_assert(strstr(r.err, "blockbloom: -o shows matches here (--show-match, as grep's -o), so "
+                            "'out.txt' was read as the filter; did you mean `blockbloom query "
+                            "f.bb ... > out.txt`?"), "%s", r.err);
+    run_free(&r);
+    cr_assert(!exists("out.txt"));
+    r = RUN(NULL, "query", "-o", "out.txt", "k.txt");
+    expect_fail(&r, 1, "query -o out.txt k.txt");
+    cr_assert_null(strstr(r.err, "did you mean"), "no hint when k.txt is no filter: %s", r.err);
+    run_free(&r);
+}

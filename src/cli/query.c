@@ -169,6 +169,17 @@ static int query_files(const bb_filter *f, const query_opts *o, char *const *pat
     return st;
 }
 
+/* -o is grep's --only-matching here, while every other subcommand takes -o OUT: `query -o
+ * out.txt F KEYS` reads out.txt as the filter. When that fails and the next argument is a
+ * filter, say so. */
+static void hint_show_match(const query_opts *o, const char *path, const char *next) {
+    bb_filter *g = NULL;
+    if (!o->net.show_match || !next || bb_open_mmap(&g, next) != BB_OK) return;
+    bb_free(g);
+    cli_error("-o shows matches here (--show-match, as grep's -o), so '%s' was read as the "
+              "filter; did you mean `blockbloom query %s ... > %s`?", path, next, path);
+}
+
 int bb_cmd_query(int argc, char **argv) {
     query_opts o;
     int st = parse_args(argc, argv, &o);
@@ -179,6 +190,7 @@ int bb_cmd_query(int argc, char **argv) {
     bb_status s = bb_open_mmap(&f, path);
     if (s != BB_OK) {
         st = cli_lib_error("cannot open filter", path, s, errno);
+        hint_show_match(&o, path, argc - optind > 0 ? argv[optind] : NULL);
         return o.quiet ? QUIET_ERROR : st;
     }
     if (o.net.pcap || cli_uses_net_keys(f, &o.net)) {
