@@ -39,7 +39,8 @@ typedef enum bb_redis_status {
     BB_REDIS_E_BAD_META = 8,   /**< meta key of an unknown version or with damaged fields */
     BB_REDIS_E_BAD_SHARD = 9,  /**< a shard key of the wrong type or length */
     BB_REDIS_E_MISMATCH = 10,  /**< a slice or filter of another geometry than the name's */
-    BB_REDIS_E_FILTER = 11     /**< a blockbloom library call failed (see the message) */
+    BB_REDIS_E_FILTER = 11,    /**< a blockbloom library call failed (see the message) */
+    BB_REDIS_E_FULL = 12       /**< "ERR non scaling filter is full" (NONSCALING at capacity) */
 } bb_redis_status;
 
 /** Short text of a status ("ERR item exists", ...). Never NULL. */
@@ -113,31 +114,78 @@ BB_API const char *bb_redis_error(const bb_redis *r);
 /** Default shard size of bb_redis_reserve / push: 4 MiB (65536 blocks). */
 #define BB_REDIS_SHARD_BYTES (UINT64_C(4) << 20)
 
+/** RedisBloom's defaults (bf-error-rate, bf-initial-size, bf-expansion-factor) and limits. */
+#define BB_REDIS_DEFAULT_ERROR_RATE 0.01
+#define BB_REDIS_DEFAULT_CAPACITY 100
+#define BB_REDIS_DEFAULT_EXPANSION 2
+#define BB_REDIS_MAX_CAPACITY (UINT64_C(1) << 30)
+/** An error rate above this is taken as this (RedisBloom's BF_ERROR_RATE_CAP). */
+#define BB_REDIS_MAX_ERROR_RATE 0.25
+
 /**
- * BF.RESERVE: create the filter `name` for `capacity` keys at false-positive rate
- * `error_rate` (sized as bb_size(BB_BLOCKED, ...), seed 0), cut into `shards` shards
- * (0 = shards of at most BB_REDIS_SHARD_BYTES; fewer are made when the filter has fewer
- * blocks than asked for). Shards are created zero-filled before the meta key, which is
- * written last (SET NX); reserve, push and del hold the name's lock key meanwhile, so a
- * concurrent reserve of the same name fails cleanly (E_EXISTS) and touches no shard.
- * Names starting with "bb:{" (the binding's own keys) are refused (E_INVAL).
- * @return BB_REDIS_OK, E_INVAL (error_rate not in (0, 1), capacity 0, shards > blocks),
- *         E_EXISTS ("ERR item exists"), E_WRONGTYPE (name holds another key), E_IO, ...
+ * How to create a filter (BF.RESERVE's and BF.INSERT's options). Zero-initialise, set size =
+ * sizeof(bb_redis_params), then what you need; 0 means RedisBloom's default.
  */
+typedef struct bb_redis_params {
+    size_t size;         /**< sizeof(bb_redis_params): later fields are added after these */
+    double error_rate;   /**< p, 0 < p < 1 (0 = 0.01; above 0.25 taken as 0.25) */
+    uint64_t capacity;   /**< c_0, 1 .. 2^30 (0 = 100) */
+    uint64_t expansion;  /**< EXPANSION: capacity factor of each new sub-filter, 1 .. 32768
+                              (0 = 2) */
+    bool nonscaling;     /**< NONSCALING: one sub-filter at p, full at capacity */
+    bool nocreate;       /**< bb_redis_insert: E_NOT_FOUND on a missing filter */
+    uint64_t shards;     /**< shards per sub-filter (0 = at most BB_REDIS_SHARD_BYTES each) */
+} bb_redis_params;
+
+/**
+ * BF.RESERVE: create the filter `name`, a chain of sub-filters as RedisBloom's scalable
+ * filters and the local BB_SCALABLE kind: sub-filter i holds c_i = c_{i-1} * expansion keys
+ * (c_0 = capacity) at p_i = p / 2^(i+1), so the whole stays at or below p at any fill; each
+ * is a blocked filter sized as bb_size(BB_SCALABLE, c_i, p_i), seed 0, cut into shards. A new
+ * one is added, by whichever writer first finds the newest one full (docs/REDIS.md), when the
+ * adds that answered 1 reach its capacity. NONSCALING: one sub-filter sized as
+ * bb_size(BB_BLOCKED, capacity, p); an add of a new key past capacity fails with E_FULL.
+ * Shards are created zero-filled before the meta key, which is written last (SET NX);
+ * reserve, push and del hold the name's lock key meanwhile, so a concurrent reserve of the
+ * same name fails cleanly (E_EXISTS) and touches no shard. Names starting with "bb:{" (the
+ * binding's own keys) are refused (E_INVAL).
+ * @return BB_REDIS_OK, E_INVAL with RedisBloom's text ("ERR error rate must be in the range
+ *         (0.000000, 1.000000)", "ERR capacity must be in the range [1, 1073741824]", "ERR
+ *         expansion must be in the range [0, 32768]", "Nonscaling filters cannot expand",
+ *         shards > blocks), E_EXISTS ("ERR item exists"), E_WRONGTYPE (name holds another
+ *         key), E_FILTER (an error rate the blocked layout cannot reach), E_IO, ...
+ */
+BB_API bb_redis_status bb_redis_reserve_params(bb_redis *r, const char *name,
+                                               const bb_redis_params *params);
+
+/** bb_redis_reserve_params with expansion 2 and `shards` shards per sub-filter (0 = at most
+ *  BB_REDIS_SHARD_BYTES each); error_rate and capacity are required (0 is E_INVAL). */
 BB_API bb_redis_status bb_redis_reserve(bb_redis *r, const char *name, double error_rate,
                                         uint64_t capacity, uint64_t shards);
 
-/** BF.ADD: *was_new (may be NULL) = true if the key set at least one new bit (RedisBloom's
- *  reply 1). E_NOT_FOUND if there is no such filter (no auto-create). */
+/** BF.ADD: *was_new (may be NULL) = true if the key was in no sub-filter (RedisBloom's reply
+ *  1). A missing filter is created with RedisBloom's defaults (capacity 100, error rate 0.01,
+ *  expansion 2). */
 BB_API bb_redis_status bb_redis_add(bb_redis *r, const char *name, const void *key, size_t len,
                                     bool *was_new);
 
-/** BF.MADD: keys[i] of lens[i] bytes, i < n; was_new[i] (may be NULL) as bb_redis_add. One
- *  pipeline per node: one round trip per node for the whole batch. */
+/** BF.MADD: keys[i] of lens[i] bytes, i < n; was_new[i] (may be NULL) as bb_redis_add: 1 new,
+ *  0 already present. A key is tested against every sub-filter and added to the newest; the
+ *  count of keys that answered 1 (info keys_added, card) grows by exactly theirs, also with
+ *  concurrent writers. On E_FULL (a NONSCALING filter at capacity) was_new[i] is 2 from the
+ *  first refused key on (RedisBloom stops answering there); the keys before it are added. */
 BB_API bb_redis_status bb_redis_madd(bb_redis *r, const char *name, const void *const *keys,
                                      const size_t *lens, size_t n, uint8_t *was_new);
 
-/** BF.EXISTS: *present = possibly present (one GETRANGE of the key's 64-byte block). */
+/** BF.INSERT: bb_redis_madd, but a missing filter is created with params (NULL: defaults), or
+ *  with params->nocreate not at all (E_NOT_FOUND, "ERR not found"). params of an existing
+ *  filter are ignored, as RedisBloom does. */
+BB_API bb_redis_status bb_redis_insert(bb_redis *r, const char *name, const bb_redis_params *params,
+                                       const void *const *keys, const size_t *lens, size_t n,
+                                       uint8_t *was_new);
+
+/** BF.EXISTS: *present = possibly present (one GETRANGE of the key's 64-byte block per
+ *  sub-filter). A missing filter, or a key that is not a filter, answers 0 (RedisBloom). */
 BB_API bb_redis_status bb_redis_exists(bb_redis *r, const char *name, const void *key,
                                        size_t len, bool *present);
 
@@ -147,31 +195,35 @@ BB_API bb_redis_status bb_redis_mexists(bb_redis *r, const char *name, const voi
                                         size_t *n_present);
 
 typedef struct bb_redis_info {
-    uint64_t capacity;        /**< n the filter was sized for */
-    double error_rate;        /**< p it was sized for */
-    uint64_t size_bytes;      /**< bytes of all shards (the filter's payload) */
-    uint64_t bits, blocks;
-    unsigned k;
+    uint64_t capacity;        /**< sum of the sub-filters' capacities (RedisBloom's Capacity) */
+    double error_rate;        /**< p it was reserved for */
+    uint64_t size_bytes;      /**< bytes of all shards (the filters' payloads) */
+    uint64_t bits, blocks;    /**< sums over the sub-filters */
+    unsigned k;               /**< the newest sub-filter's */
     uint64_t seed;
-    uint64_t shards, blocks_per_shard;
-    uint64_t keys_added;      /**< adds counted by the filter's counter key, duplicates too */
+    uint64_t shards;          /**< sum over the sub-filters */
+    uint64_t blocks_per_shard; /**< of the first sub-filter */
+    uint64_t keys_added;      /**< adds that answered 1 (RedisBloom's Number of items inserted) */
     uint64_t bits_set;        /**< BITCOUNT over all shards */
-    double cardinality;       /**< -(m/k) ln(1 - X/m) from bits_set (Swamidass-Baldi 2007) */
+    double cardinality;       /**< sum over sub-filters of -(m/k) ln(1 - X/m) (Swamidass-Baldi 2007) */
+    uint64_t filters;         /**< Number of filters: sub-filters of the chain (1 if fixed) */
+    uint64_t expansion;       /**< Expansion rate; 0 for NONSCALING and pushed filters */
 } bb_redis_info;
 
-/** BF.INFO. Reads the meta key, the counter and one BITCOUNT per shard. */
+/** BF.INFO. Reads the meta key, the counter or state and one BITCOUNT per shard. */
 BB_API bb_redis_status bb_redis_info_get(bb_redis *r, const char *name, bb_redis_info *out);
 
-/** BF.CARD: the estimate of distinct keys from the fill (bb_redis_info.cardinality,
- *  rounded; UINT64_MAX when saturated). */
+/** BF.CARD: the adds that answered 1 (bb_redis_info.keys_added); 0 for a missing filter. */
 BB_API bb_redis_status bb_redis_card(bb_redis *r, const char *name, uint64_t *card);
 
 /** Delete the filter: the meta key first (so it vanishes at once), then shards and counter.
  *  E_NOT_FOUND if absent; a name holding another kind of key is left alone (E_WRONGTYPE). */
 BB_API bb_redis_status bb_redis_del(bb_redis *r, const char *name);
 
-/** Read every shard into a new local filter (*out, free with bb_free): byte for byte the
- *  filter bb_create + bb_add of the same keys gives (keys_added from the counter). */
+/** Read every shard into a new local filter (*out, free with bb_free): a chain gives a
+ *  BB_SCALABLE filter, byte for byte the one bb_create (capacity, p, growth = expansion) and
+ *  bb_add of the same keys in the same order gives; a NONSCALING or pushed filter a
+ *  BB_BLOCKED one (keys_added: the adds that answered 1). */
 BB_API bb_redis_status bb_redis_pull(bb_redis *r, const char *name, bb_filter **out);
 
 /**

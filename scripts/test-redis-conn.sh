@@ -108,13 +108,13 @@ bounded "127\\.0\\.0\\.1:$fport: the reply to GET 'x' has more than 65536 elemen
 fake close
 bounded "127\\.0\\.0\\.1:$fport: (Server closed the connection|timed out).*GET 'x'" \
   $bb redis -u "127.0.0.1:$fport" --timeout 1 exists x "$tmp/keys"
-# A batch's connection breaks after its counter (INCRBY) was sent: the adds are resent (they
-# are idempotent), the INCRBY is not (the relay saw exactly one), and the call says so.
+# A batch's connection breaks after its count (the EVAL that adds its new keys to the state)
+# was sent: it is not sent again (the relay saw exactly one), and the call says so.
 [[ $($bb redis -u "redis://:$pw_url@127.0.0.1:$port" reserve drop 0.01 1000) == OK ]] ||
   fail "reserve drop"
 fake drop "$port"
-bounded "127\\.0\\.0\\.1:$fport: the connection broke after INCRBY 'bb:\\{n:drop\\}' was sent; not sent again" \
+bounded "127\\.0\\.0\\.1:$fport: the connection broke after EVAL 'bb:\\{n:drop\\}' was sent; not sent again" \
   $bb redis -u "redis://:$pw_url@127.0.0.1:$fport" --timeout 1 madd drop "$tmp/keys"
-[[ $(cat "$tmp/fport.log") == INCRBY ]] || fail "the counter was sent $(wc -l <"$tmp/fport.log") times"
+[[ $(cat "$tmp/fport.log") == EVAL ]] || fail "the count was sent $(wc -l <"$tmp/fport.log") times"
 expect_exit 2 "invalid value '0' for --timeout" $bb redis --timeout 0 info x
 echo "test-redis-conn: all passed" >&2

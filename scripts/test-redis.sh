@@ -72,10 +72,71 @@ out=$(printf 'key1\nkey2\nway-too-long\nkey3\n' | $bb redis "${u[@]}" mexists cl
 grep -q 'key limit of 8 bytes' "$tmp/err" || fail "mexists over the limit said '$(cat "$tmp/err")'"
 fp=$($bb redis "${u[@]}" mexists cli -c "$tmp/others")
 ((fp <= 600)) || fail "false positives $fp of 50000 at p = 0.01"
-$bb redis "${u[@]}" info cli | grep -q '^Number of items inserted: 100000$' || fail "info count"
+new=$($bb redis "${u[@]}" card cli)
+$bb redis "${u[@]}" info cli | grep -q "^Number of items inserted: $new\$" || fail "info count"
+# A scaling filter pulls as the local scalable build of the same keys (which counts the same).
 $bb redis "${u[@]}" pull cli -o "$tmp/pulled.bbf" 2>/dev/null
-$bb build -n 50000 -p 0.01 -o "$tmp/local.bbf" "$tmp/keys" "$tmp/keys" 2>/dev/null
+$bb build --kind scalable -n 50000 -p 0.01 -o "$tmp/local.bbf" "$tmp/keys" "$tmp/keys" 2>/dev/null
 cmp "$tmp/pulled.bbf" "$tmp/local.bbf" || fail "pull differs from the local build"
+
+# ---- RedisBloom's semantics (src/rebloom.c, src/config.c, v8) ------------------------------------
+# Missing filters: add creates one with the defaults, exists and card answer 0, info refuses.
+[[ $(printf 'a\na\na\nb\nc\n' | $bb redis "${u[@]}" add clfresh | tr -d '\n') == 10011 ]] || fail "add a a a b c"
+$bb redis "${u[@]}" info clfresh >"$tmp/info"
+printf 'Capacity: 100\nSize: %s\nNumber of filters: 1\nNumber of items inserted: 3\nExpansion rate: 2\n' \
+  "$(sed -n 's/^Size: //p' "$tmp/info")" | cmp - "$tmp/info" || fail "info of a a a b c: $(cat "$tmp/info")"
+[[ $($bb redis "${u[@]}" card clfresh) == 3 ]] || fail "card counts the adds that answered 1"
+[[ $($bb redis "${u[@]}" info clfresh items) == 3 ]] || fail "info NAME ITEMS"
+$bb redis "${u[@]}" info clfresh -v | grep -q '^Error rate: 0.01$' || fail "info -v"
+[[ $($bb redis "${u[@]}" mexists nothere -c "$tmp/keys") == 0 ]] || fail "mexists of a missing filter"
+[[ $($bb redis "${u[@]}" card nothere) == 0 ]] || fail "card of a missing filter"
+expect_exit 1 'ERR not found' $bb redis "${u[@]}" info nothere
+# Numbers: negative ones are values; RedisBloom v8's texts.
+expect_exit 2 'ERR error rate must be in the range \(0\.000000, 1\.000000\)' $bb redis "${u[@]}" reserve neg -0.1 100
+expect_exit 2 'ERR capacity must be in the range \[1, 1073741824\]' $bb redis "${u[@]}" reserve neg 0.01 -5
+expect_exit 2 'ERR capacity must be in the range \[1, 1073741824\]' $bb redis "${u[@]}" reserve neg 0.01 1073741825
+expect_exit 2 'ERR bad error rate' $bb redis "${u[@]}" reserve neg abc 100
+expect_exit 2 'ERR bad capacity' $bb redis "${u[@]}" reserve neg 0.01 lots
+expect_exit 2 'ERR no expansion' $bb redis "${u[@]}" reserve neg 0.01 100 EXPANSION
+expect_exit 2 'ERR bad expansion' $bb redis "${u[@]}" reserve neg 0.01 100 EXPANSION x
+expect_exit 2 'ERR expansion must be in the range \[0, 32768\]' $bb redis "${u[@]}" reserve neg 0.01 100 EXPANSION -5
+expect_exit 2 'Nonscaling filters cannot expand' $bb redis "${u[@]}" reserve neg 0.01 100 EXPANSION 4 NONSCALING
+expect_exit 1 'ERR not found' $bb redis "${u[@]}" info neg
+[[ $($bb redis "${u[@]}" reserve ex4 0.01 100 expansion 4) == OK ]] || fail "reserve EXPANSION 4"
+$bb redis "${u[@]}" info ex4 | grep -q '^Expansion rate: 4$' || fail "expansion 4"
+[[ $($bb redis "${u[@]}" reserve nsc 0.01 3 NONSCALING) == OK ]] || fail "reserve NONSCALING"
+$bb redis "${u[@]}" info nsc | grep -q '^Expansion rate: (nil)$' || fail "NONSCALING: expansion nil"
+# NONSCALING past capacity: the answers before the refused key, then RedisBloom's error.
+out=$(printf 'k1\nk2\nk1\nk3\nk4\nk5\n' | $bb redis "${u[@]}" madd nsc 2>"$tmp/err") && fail "a full filter took keys"
+[[ $(tr -d '\n' <<<"$out") == 1101 ]] || fail "answers before the full filter: '$out'"
+grep -q '^blockbloom: redis: ERR non scaling filter is full$' "$tmp/err" || fail "full: $(cat "$tmp/err")"
+# insert (BF.INSERT): NOCREATE, options for a new filter, ITEMS.
+expect_exit 1 'ERR not found' $bb redis "${u[@]}" insert clins NOCREATE ITEMS a b
+[[ $($bb redis "${u[@]}" insert clins CAPACITY 7 ERROR 0.001 EXPANSION 3 ITEMS a b a | tr -d '\n') == 110 ]] ||
+  fail "insert ITEMS"
+$bb redis "${u[@]}" info clins | grep -q '^Capacity: 7$' || fail "insert CAPACITY"
+$bb redis "${u[@]}" info clins | grep -q '^Expansion rate: 3$' || fail "insert EXPANSION"
+[[ $(printf 'c\na\n' | $bb redis "${u[@]}" insert clins NOCREATE | tr -d '\n') == 10 ]] || fail "insert from stdin"
+out=$($bb redis "${u[@]}" insert clins3 CAPACITY 2 NONSCALING ITEMS a b c 2>"$tmp/err") &&
+  fail "insert NONSCALING took a key past its capacity"
+[[ $(tr -d '\n' <<<"$out") == 11 ]] && grep -q 'ERR non scaling filter is full' "$tmp/err" ||
+  fail "insert NONSCALING: '$out' $(cat "$tmp/err")"
+expect_exit 2 'Bad error rate' $bb redis "${u[@]}" insert clins2 ERROR 2 ITEMS a
+expect_exit 2 'Unknown argument received' $bb redis "${u[@]}" insert clins2 SIDEWAYS ITEMS a
+# Growth: 50000 keys into a filter reserved for 1000 stay below its error rate, and pull gives
+# the local scalable build.
+[[ $($bb redis "${u[@]}" reserve grow 0.01 1000) == OK ]] || fail "reserve grow"
+$bb redis "${u[@]}" madd grow -c "$tmp/keys" >/dev/null
+[[ $($bb redis "${u[@]}" mexists grow -c "$tmp/keys") == 50000 ]] || fail "grow: keys lost"
+fp=$($bb redis "${u[@]}" mexists grow -c "$tmp/others")
+((fp <= 600)) || fail "grow: false positives $fp of 50000 at p = 0.01"
+$bb redis "${u[@]}" info grow | grep -q '^Number of filters: 6$' || fail "grow: $($bb redis "${u[@]}" info grow)"
+$bb redis "${u[@]}" pull grow -o "$tmp/grow.bbf" 2>/dev/null
+$bb build --kind scalable -n 1000 -p 0.01 -o "$tmp/grow-local.bbf" "$tmp/keys" 2>/dev/null
+cmp "$tmp/grow.bbf" "$tmp/grow-local.bbf" || fail "pull of a grown filter differs from the local build"
+# Help per subcommand.
+$bb redis reserve --help | grep -q '^Usage: blockbloom redis reserve NAME ERROR_RATE CAPACITY' || fail "reserve --help"
+$bb redis --help mexists | grep -q '^Usage: blockbloom redis exists|mexists' || fail "--help mexists"
 
 # build --slice refuses what cannot be a slice.
 expect_exit 2 'needs -n' $bb build --slice 0/3 -o "$tmp/x" "$tmp/keys"
@@ -88,9 +149,9 @@ c=(--cluster "127.0.0.1:${cl_ports[0]}")
 for i in 0 1 2; do
   $bb build -n 50000 -p 0.01 --slice "$i/3" -o "$tmp/slice$i" "$tmp/keys" 2>/dev/null
 done
-cat "$tmp/slice0" "$tmp/slice1" "$tmp/slice2" | cmp - <(tail -c +129 "$tmp/local.bbf") ||
-  fail "slices do not concatenate into the filter's payload"
 $bb build -n 50000 -p 0.01 -o "$tmp/once.bbf" "$tmp/keys" 2>/dev/null
+cat "$tmp/slice0" "$tmp/slice1" "$tmp/slice2" | cmp - <(tail -c +129 "$tmp/once.bbf") ||
+  fail "slices do not concatenate into the filter's payload"
 for i in 2 0 1; do
   $bb redis "${c[@]}" push --slice "$i/3" -n 50000 -p 0.01 --keys 50000 "$tmp/slice$i" sliced \
     >>"$tmp/push.out"
@@ -103,11 +164,12 @@ expect_exit 1 'geometry differs' \
   $bb redis "${c[@]}" push --slice 1/3 -n 50000 -p 0.01 --seed 5 "$tmp/slice1" half
 expect_exit 1 'must be [0-9]+ bytes' \
   $bb redis "${c[@]}" push --slice 1/3 -n 50000 -p 0.01 "$tmp/keys" half
-expect_exit 1 'not found' $bb redis "${c[@]}" mexists half "$tmp/keys"
+[[ $($bb redis "${c[@]}" mexists half -c "$tmp/keys") == 0 ]] || fail "a half-pushed filter is seen"
+expect_exit 1 'not found' $bb redis "${c[@]}" info half
 $bb redis "${c[@]}" push "$tmp/once.bbf" whole >/dev/null
 [[ $($bb redis "${c[@]}" mexists whole -c "$tmp/keys") == 50000 ]] || fail "push + mexists"
 [[ $($bb redis "${c[@]}" del whole) == 1 ]] || fail "del"
-expect_exit 1 'not found' $bb redis "${c[@]}" card whole
+expect_exit 1 'not found' $bb redis "${c[@]}" info whole
 
 # AOF: restart the standalone server (SHUTDOWN writes nothing else: --save ""); every key is back.
 redis-cli -p "$sa_port" shutdown nosave >/dev/null 2>&1 || true

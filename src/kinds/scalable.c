@@ -317,6 +317,10 @@ const bb_kind_ops bb_kind_scalable = {
     .name = "scalable",
     .block_bits = BB_BLOCK_BITS,
     .cell_bits = 0,
+    /* bb_size(BB_SCALABLE, c_i, p_i): one sub-filter's geometry, margin included, so that a
+     * writer elsewhere (the Redis chains of src/redis/) grows exactly the sub-filters
+     * grow() would. */
+    .size = bb_blocked_size_sure,
     .create = scalable_create,
     .clone = scalable_clone,
     .clear = scalable_clear,

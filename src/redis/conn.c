@@ -445,7 +445,7 @@ bbr_cmd *bbr_cmds_get(bb_redis *r, size_t n) {
     for (size_t i = 0; i < n; i++) {
         r->slab->cmds[i].argc = r->slab->cmds[i].n_num = 0;
         r->slab->cmds[i].reply = NULL;
-        r->slab->cmds[i].pin = 0;
+        r->slab->cmds[i].pin = r->slab->cmds[i].key_arg = 0;
     }
     return r->slab->cmds;
 nomem:
@@ -474,7 +474,7 @@ static bool name_in(const bbr_cmd *c, const char *const *names) {
 
 static const char *const read_cmds[] = {"GET", "GETRANGE", "STRLEN", "BITCOUNT", "EXISTS",
                                         "TYPE", "MGET", "BITFIELD_RO", "PTTL", "TTL", "CLUSTER",
-                                        "PING", NULL};
+                                        "PING", "HGET", "HGETALL", NULL};
 
 /* Whether c changes data (so that --wait follows it): every command not known to read. */
 static bool is_write(const bbr_cmd *c) { return !name_in(c, read_cmds); }
@@ -500,7 +500,9 @@ static bool resend_safe(const bbr_cmd *c) {
 static uint64_t reply_cap(const bb_redis *r) {
     uint64_t cap = BBR_REPLY_MIN;
     for (const bbr_filter *f = r->filters; f; f = f->next)
-        if (f->per_shard * BBR_BLOCK_BYTES + 64 > cap) cap = f->per_shard * BBR_BLOCK_BYTES + 64;
+        for (size_t i = 0; i < f->n_subs; i++)
+            if (f->subs[i].per_shard * BBR_BLOCK_BYTES + 64 > cap)
+                cap = f->subs[i].per_shard * BBR_BLOCK_BYTES + 64;
     return cap;
 }
 
@@ -525,9 +527,11 @@ static void waited_for(const bbr_node *n, const bbr_cmd *cmds, char *out, size_t
     static const char *const own[] = {"", "ASKING", "AUTH", "SELECT", "WAIT", "PING"};
     if (v < 0) snprintf(out, cap, "%s", own[-v]);
     else if (cmds[v].argc < 2) snprintf(out, cap, "%.*s", (int)cmds[v].argvlen[0], cmds[v].argv[0]);
-    else
+    else {
+        int key = cmds[v].key_arg ? cmds[v].key_arg : 1; /* an EVAL is named by its key */
         snprintf(out, cap, "%.*s '%.*s'", (int)cmds[v].argvlen[0], cmds[v].argv[0],
-                 (int)(cmds[v].argvlen[1] < 120 ? cmds[v].argvlen[1] : 120), cmds[v].argv[1]);
+                 (int)(cmds[v].argvlen[key] < 120 ? cmds[v].argvlen[key] : 120), cmds[v].argv[key]);
+    }
 }
 
 /* Node i broke (why: the message, naming it): the commands whose replies were not read stay
@@ -759,8 +763,9 @@ static bb_redis_status send_round(bb_redis *r, bbr_cmd *cmds, size_t n, round_st
         if (!st->pending[i]) continue;
         int node = cmds[i].pin ? cmds[i].pin - 1 : cmds[i].ask_node;
         if (node < 0) {
-            uint16_t s = r->cluster && cmds[i].argc >= 2
-                             ? r->slot_node[bbr_key_slot(cmds[i].argv[1], cmds[i].argvlen[1])]
+            int key = cmds[i].key_arg ? cmds[i].key_arg : 1;
+            uint16_t s = r->cluster && cmds[i].argc > key
+                             ? r->slot_node[bbr_key_slot(cmds[i].argv[key], cmds[i].argvlen[key])]
                              : 0;
             if (s == BBR_NO_NODE) {
                 st->refresh_slots = st->retry_wait = true;
@@ -815,8 +820,9 @@ static bb_redis_status failure(bb_redis *r, bbr_cmd *cmds, const round_state *st
     else if (st->n_pending) {
         size_t i = 0;
         while (!st->pending[i]) i++;
+        int key = cmds[i].key_arg ? cmds[i].key_arg : 1;
         bbr_fail(r, s, "redis: no node serves the slot of '%.*s' (cluster down?)",
-                 (int)cmds[i].argvlen[1], (const char *)cmds[i].argv[1]);
+                 (int)cmds[i].argvlen[key], (const char *)cmds[i].argv[key]);
     }
     if (!not_done) return bbr_fail(r, s, "%s", st->short_msg); /* only WAIT fell short */
     len = strlen(r->err);

@@ -28,26 +28,9 @@ const char *bb_redis_strerror(bb_redis_status s) {
     case BB_REDIS_E_BAD_SHARD: return "bad shard key (wrong type or length)";
     case BB_REDIS_E_MISMATCH: return "geometry differs from the filter's";
     case BB_REDIS_E_FILTER: return "blockbloom library error";
+    case BB_REDIS_E_FULL: return "ERR non scaling filter is full";
     }
     return "unknown status";
-}
-
-/* The geometry of a new filter of `blocks` blocks in `shards` shards (0 = as many as shards
- * of at most BB_REDIS_SHARD_BYTES need). The blocks are spread evenly: per = ceil(blocks / n),
- * then n = ceil(blocks / per) (never an empty shard), the split bb_slice_split gives and the
- * meta check recomputes; a default shard of exactly 65536 blocks would leave a short last
- * shard that the check refuses (3.5M keys at 1%: 66 blocks short). */
-static bb_redis_status split(bb_redis *r, uint64_t blocks, uint64_t shards, uint64_t *n_out,
-                             uint64_t *per_out) {
-    const uint64_t dflt = BB_REDIS_SHARD_BYTES / BBR_BLOCK_BYTES;
-    if (shards > blocks)
-        return bbr_fail(r, BB_REDIS_E_INVAL, "ERR %llu shards for a filter of %llu blocks",
-                        (unsigned long long)shards, (unsigned long long)blocks);
-    uint64_t n = shards ? shards : blocks / dflt + (blocks % dflt != 0);
-    uint64_t per = blocks / n + (blocks % n != 0);
-    *per_out = per;
-    *n_out = blocks / per + (blocks % per != 0);
-    return BB_REDIS_OK;
 }
 
 /* E_EXISTS if name is a filter, E_WRONGTYPE if it holds another key, OK if it is free. */
@@ -56,7 +39,7 @@ static bb_redis_status name_free(bb_redis *r, const char *name) {
     bb_redis_status s = bbr_read_meta(r, name, &f);
     if (s == BB_REDIS_E_NOT_FOUND) return BB_REDIS_OK;
     if (s == BB_REDIS_OK) return bbr_fail(r, BB_REDIS_E_EXISTS, "ERR item exists: '%s'", name);
-    return s == BB_REDIS_E_BAD_META ? bbr_fail(r, BB_REDIS_E_WRONGTYPE, "%s", r->err) : s;
+    return s == BB_REDIS_E_BAD_META ? BB_REDIS_E_WRONGTYPE : s; /* r->err says why */
 }
 
 /* Run cmds and check that each reply is not an error (and, for SET NX, not nil). */
@@ -95,64 +78,99 @@ static bb_redis_status new_geometry(bb_redis *r, const char *name, const uint8_t
 
 /* ---- reserve ------------------------------------------------------------------------------------ */
 
-/* Every shard replaced by zeros of its length (DEL, then BITFIELD SET of its last bit to 0,
- * which makes the server allocate the zero-filled string: nothing to send, and MEMORY USAGE
- * measured the same as for a SET of the zeros), the counter by 0. */
+/* Sub-filter 0's shards replaced by zeros of their length (DEL, then BITFIELD SET of the last
+ * bit to 0, which makes the server allocate the zero-filled string: nothing to send, and
+ * MEMORY USAGE measured the same as for a SET of the zeros), and the counter or the state
+ * reset: a chain's "subs 1 c0 0 r0 0". */
 static bb_redis_status zero_shards(bb_redis *r, const bbr_filter *f) {
-    size_t n = 2 * f->shards + 1;
+    const bbr_sub *sub = &f->subs[0];
+    bool chain = f->layout == BBR_LAYOUT_CHAIN;
+    size_t n = 2 * sub->shards + 1 + chain;
     bbr_cmd *c = calloc(n, sizeof *c);
     if (!c) return bbr_fail(r, BB_REDIS_E_NOMEM, "redis: out of memory");
-    for (uint64_t s = 0; s < f->shards; s++) {
+    for (uint64_t s = 0; s < sub->shards; s++) {
         bbr_arg_str(&c[2 * s], "DEL");
-        bbr_arg_str(&c[2 * s], f->shard_keys[s]);
+        bbr_arg_str(&c[2 * s], sub->shard_keys[s]);
         bbr_cmd *b = &c[2 * s + 1];
         bbr_arg_str(b, "BITFIELD");
-        bbr_arg_str(b, f->shard_keys[s]);
+        bbr_arg_str(b, sub->shard_keys[s]);
         bbr_arg_str(b, "SET");
         bbr_arg_str(b, "u1");
-        bbr_arg_u64(b, 8 * bbr_shard_len(f, s) - 1);
+        bbr_arg_u64(b, 8 * bbr_shard_len(sub, s) - 1);
         bbr_arg_str(b, "0");
     }
-    bbr_arg_str(&c[n - 1], "SET");
-    bbr_arg_str(&c[n - 1], f->count_key);
-    bbr_arg_str(&c[n - 1], "0");
+    bbr_cmd *last = &c[2 * sub->shards];
+    if (chain) {
+        bbr_arg_str(last, "DEL");
+        bbr_arg_str(last, f->count_key);
+        last++;
+        bbr_arg_str(last, "HSET");
+        bbr_arg_str(last, f->count_key);
+        const char *fields[] = {"subs", "1", "c0", "0", "r0", "0"};
+        for (size_t i = 0; i < 6; i++) bbr_arg_str(last, fields[i]);
+    } else {
+        bbr_arg_str(last, "SET");
+        bbr_arg_str(last, f->count_key);
+        bbr_arg_str(last, "0");
+    }
     bb_redis_status s = exec_checked(r, c, n);
     bbr_cmds_clear(c, n);
     free(c);
     return s;
 }
 
-bb_redis_status bb_redis_reserve(bb_redis *r, const char *name, double error_rate,
-                                 uint64_t capacity, uint64_t shards) {
+/* A chain's parameters and sub-filter 0, with key names, for a filter not yet published. */
+static bb_redis_status new_chain(bb_redis *r, const char *name, const uint8_t *meta,
+                                 bbr_filter **out) {
+    bb_redis_status s = new_geometry(r, name, meta, out);
+    if (s == BB_REDIS_OK) s = bbr_chain_extend(r, *out, 1);
+    if (s != BB_REDIS_OK) bbr_filter_free(*out), *out = NULL;
+    return s;
+}
+
+bb_redis_status bb_redis_reserve_params(bb_redis *r, const char *name, const bb_redis_params *in) {
     if (!r) return BB_REDIS_E_INVAL;
     r->err[0] = '\0';
     if (!name) return bbr_fail(r, BB_REDIS_E_INVAL, "redis: no filter name");
-    if (!(error_rate > 0.0 && error_rate < 1.0))
-        return bbr_fail(r, BB_REDIS_E_INVAL, "ERR (0 < error rate range < 1)");
-    if (capacity == 0) return bbr_fail(r, BB_REDIS_E_INVAL, "ERR (capacity should be larger than 0)");
-    uint64_t bits, n = 0, per = 0;
-    unsigned k;
-    bb_status bs = bb_size(BB_BLOCKED, capacity, error_rate, &bits, &k);
-    if (bs != BB_OK) return bbr_fail(r, BB_REDIS_E_FILTER, "ERR cannot size the filter: %s", bb_strerror(bs));
+    bb_redis_params p;
+    bb_redis_status s = bbr_params(r, in, true, &p);
+    if (s != BB_REDIS_OK) return s;
+    uint8_t meta[BBR_META_BYTES];
+    bbr_meta_encode_chain(r, meta, p.capacity, p.error_rate, p.nonscaling ? 1 : p.expansion,
+                          p.nonscaling, p.shards);
+    bbr_filter *f = NULL;
     char *lock = NULL;
-    bb_redis_status s = split(r, bits / BB_BLOCK_BITS, shards, &n, &per);
+    s = new_chain(r, name, meta, &f);
+    if (s == BB_REDIS_OK && p.shards > f->subs[0].blocks)
+        s = bbr_fail(r, BB_REDIS_E_INVAL, "ERR %llu shards for a filter of %llu blocks",
+                     (unsigned long long)p.shards, (unsigned long long)f->subs[0].blocks);
     if (s == BB_REDIS_OK) s = bbr_lock(r, name, &lock);
     if (s == BB_REDIS_OK) s = name_free(r, name);
-    uint8_t meta[BBR_META_BYTES];
-    bbr_meta_encode(r, meta, bits, k, 0, capacity, error_rate, n, per);
-    bbr_filter *f = NULL;
-    if (s == BB_REDIS_OK) s = new_geometry(r, name, meta, &f);
     if (s == BB_REDIS_OK) s = zero_shards(r, f);
     if (s == BB_REDIS_OK) s = write_meta(r, name, meta);
     bbr_filter_free(f);
     return bbr_unlock(r, lock, s);
 }
 
+bb_redis_status bb_redis_reserve(bb_redis *r, const char *name, double error_rate,
+                                 uint64_t capacity, uint64_t shards) {
+    if (!r) return BB_REDIS_E_INVAL;
+    /* 0 is a default in bb_redis_params, but an error here, as in BF.RESERVE. */
+    if (!(error_rate > 0.0 && error_rate < 1.0))
+        return bbr_fail(r, BB_REDIS_E_INVAL, "ERR error rate must be in the range (0.000000, 1.000000)");
+    if (capacity == 0)
+        return bbr_fail(r, BB_REDIS_E_INVAL, "ERR capacity must be in the range [1, %llu]",
+                        (unsigned long long)BB_REDIS_MAX_CAPACITY);
+    bb_redis_params p = {.size = sizeof p, .error_rate = error_rate, .capacity = capacity,
+                         .shards = shards};
+    return bb_redis_reserve_params(r, name, &p);
+}
+
 /* ---- push ------------------------------------------------------------------------------------- */
 
 /* Shard s's bytes to a temporary key, renamed over the shard (both in the shard's slot: the
  * temporary key has the shard key's hash tag), so the shard changes in one step. */
-static void shard_cmds(const bbr_filter *f, uint64_t s, const uint8_t *bytes, char *tmp,
+static void shard_cmds(const bbr_sub *f, uint64_t s, const uint8_t *bytes, char *tmp,
                        bbr_cmd c[2]) {
     bbr_arg_str(&c[0], "SET");
     bbr_arg_str(&c[0], tmp);
@@ -170,7 +188,7 @@ static char *tmp_key(const char *shard_key) {
 }
 
 /* Shards first .. first+count-1 from payload bytes (payload = shard `first`'s first byte). */
-static bb_redis_status write_shards(bb_redis *r, const bbr_filter *f, uint64_t first,
+static bb_redis_status write_shards(bb_redis *r, const bbr_sub *f, uint64_t first,
                                     uint64_t count, const uint8_t *payload) {
     bbr_cmd c[2 * PUSH_ROUND];
     char *tmp[PUSH_ROUND] = {0};
@@ -216,7 +234,7 @@ bb_redis_status bb_redis_push(bb_redis *r, const bb_filter *lf, const char *name
                         "(this one holds --keys %s keys, which the Redis layout cannot say)",
                         bb_keys_name(ks.keys));
     uint64_t n = 0, per = 0, size;
-    bb_redis_status s = split(r, in.blocks, shards, &n, &per);
+    bb_redis_status s = bbr_split(r, in.blocks, shards, &n, &per);
     if (s != BB_REDIS_OK) return s;
     if (bb_serialized_size(lf, &size) != BB_OK || size > SIZE_MAX)
         return bbr_fail(r, BB_REDIS_E_FILTER, "redis: cannot serialize the filter");
@@ -231,7 +249,7 @@ bb_redis_status bb_redis_push(bb_redis *r, const bb_filter *lf, const char *name
     if (s == BB_REDIS_OK) s = name_free(r, name);
     bbr_meta_encode(r, meta, in.bits, in.k, in.seed, in.capacity, in.fpr_target, n, per);
     if (s == BB_REDIS_OK) s = new_geometry(r, name, meta, &f);
-    if (s == BB_REDIS_OK) s = write_shards(r, f, 0, n, buf + BBR_HEADER_BYTES);
+    if (s == BB_REDIS_OK) s = write_shards(r, &f->subs[0], 0, n, buf + BBR_HEADER_BYTES);
     if (s == BB_REDIS_OK) s = set_counter(r, f, in.keys_added);
     if (s == BB_REDIS_OK) s = write_meta(r, name, meta);
     bbr_filter_free(f);
@@ -286,7 +304,7 @@ static bb_redis_status publish_slice(bb_redis *r, const bb_slice_info *in, const
     bb_redis_status s = name_free(r, name);
     if (s == BB_REDIS_OK) s = claim_geometry(r, aux[0], meta);
     if (s == BB_REDIS_OK) s = new_geometry(r, name, meta, &f);
-    if (s == BB_REDIS_OK) s = write_shards(r, f, in->index, 1, bytes);
+    if (s == BB_REDIS_OK) s = write_shards(r, &f->subs[0], in->index, 1, bytes);
     if (s == BB_REDIS_OK) s = mark_done(r, aux[1], in->index, in->n_slices, &all);
     if (s == BB_REDIS_OK && all) s = set_counter(r, f, in->keys_added);
     if (s == BB_REDIS_OK && all) s = write_meta(r, name, meta);
@@ -316,60 +334,108 @@ bb_redis_status bb_redis_push_slice(bb_redis *r, const bb_slice_info *in, const 
 
 /* ---- pull ------------------------------------------------------------------------------------- */
 
-/* GET of shards [first, first + m) into payload; each must have its length. */
-static bb_redis_status read_shards(bb_redis *r, const bbr_filter *f, uint64_t first, uint64_t m,
-                                   uint8_t *payload) {
+/* GET of shards [first, first + m) of sub into payload; each must have its length. */
+static bb_redis_status read_shards(bb_redis *r, const bbr_filter *f, const bbr_sub *sub,
+                                   uint64_t first, uint64_t m, uint8_t *payload) {
     bbr_cmd c[PUSH_ROUND];
     memset(c, 0, sizeof c);
     for (uint64_t j = 0; j < m; j++) {
         bbr_arg_str(&c[j], "GET");
-        bbr_arg_str(&c[j], f->shard_keys[first + j]);
+        bbr_arg_str(&c[j], sub->shard_keys[first + j]);
     }
     bb_redis_status s = exec_checked(r, c, m);
     for (uint64_t j = 0; s == BB_REDIS_OK && j < m; j++) {
         const redisReply *rep = c[j].reply;
         uint64_t sh = first + j;
-        if (rep->type != REDIS_REPLY_STRING || (uint64_t)rep->len != bbr_shard_len(f, sh))
+        if (rep->type != REDIS_REPLY_STRING || (uint64_t)rep->len != bbr_shard_len(sub, sh))
             s = bbr_fail(r, BB_REDIS_E_BAD_SHARD, "redis: shard '%s' of '%s' changed length or "
-                         "vanished while reading", f->shard_keys[sh], f->name);
+                         "vanished while reading", sub->shard_keys[sh], f->name);
         else
-            memcpy(payload + sh * f->per_shard * BBR_BLOCK_BYTES, rep->str, rep->len);
+            memcpy(payload + sh * sub->per_shard * BBR_BLOCK_BYTES, rep->str, rep->len);
     }
     bbr_cmds_clear(c, m);
     return s;
 }
 
-static bb_redis_status read_counter(bb_redis *r, const bbr_filter *f, uint64_t *v) {
+/* Sub-filter i as a complete blocked record (header + payload) at rec: its header is what
+ * bb_serialize writes for a blocked filter of its geometry, keys_added = count. */
+static bb_redis_status read_record(bb_redis *r, const bbr_filter *f, size_t i, uint64_t count,
+                                   uint8_t *rec) {
+    const bbr_sub *sub = &f->subs[i];
+    bb_redis_status s = BB_REDIS_OK;
+    for (uint64_t sh = 0; s == BB_REDIS_OK && sh < sub->shards; sh += PUSH_ROUND)
+        s = read_shards(r, f, sub, sh, sub->shards - sh < PUSH_ROUND ? sub->shards - sh : PUSH_ROUND,
+                        rec + BBR_HEADER_BYTES);
+    if (s != BB_REDIS_OK) return s;
+    uint8_t meta[BBR_META_BYTES];
+    if (f->layout == BBR_LAYOUT_FIXED) memcpy(meta, f->meta, BBR_HEADER_BYTES);
+    else bbr_meta_encode(r, meta, sub->bits, sub->k, f->seed, sub->capacity, sub->fpr, 1, sub->blocks);
+    memcpy(rec, meta, BBR_HEADER_BYTES);
+    bbr_header_finish(r, rec, count, bbr_checksum(r, rec + BBR_HEADER_BYTES, (size_t)(sub->bits / 8)));
+    return BB_REDIS_OK;
+}
+
+/* The counts: a fixed filter's counter, or each c<i> of a chain's state (HGETALL, which also
+ * gives the sub-filters now published). */
+static bb_redis_status read_counts(bb_redis *r, bbr_filter *f, uint64_t **counts) {
     bbr_cmd c = {0};
-    bbr_arg_str(&c, "GET");
+    bool chain = f->layout == BBR_LAYOUT_CHAIN;
+    bbr_arg_str(&c, chain ? "HGETALL" : "GET");
     bbr_arg_str(&c, f->count_key);
     bb_redis_status s = exec_checked(r, &c, 1);
-    if (s == BB_REDIS_OK && !bbr_reply_u64(c.reply, v)) s = bbr_reply_error(r, f->count_key, c.reply);
+    const redisReply *rep = c.reply;
+    uint64_t n = f->n_subs;
+    for (size_t j = 0; s == BB_REDIS_OK && chain && j + 1 < rep->elements; j += 2)
+        if (rep->element[j]->type == REDIS_REPLY_STRING && strcmp(rep->element[j]->str, "subs") == 0 &&
+            (!bbr_reply_u64(rep->element[j + 1], &n) || n == 0 || n > BBR_MAX_SUBS))
+            s = bbr_reply_error(r, f->count_key, rep);
+    if (s == BB_REDIS_OK && n > f->n_subs) s = bbr_chain_extend(r, f, (size_t)n);
+    if (s == BB_REDIS_OK && !(*counts = calloc(f->n_subs, sizeof **counts)))
+        s = bbr_fail(r, BB_REDIS_E_NOMEM, "redis: out of memory");
+    if (s == BB_REDIS_OK && !chain && !bbr_reply_u64(rep, &(*counts)[0]))
+        s = bbr_reply_error(r, f->count_key, rep);
+    for (size_t j = 0; s == BB_REDIS_OK && chain && j + 1 < rep->elements; j += 2) {
+        const redisReply *k = rep->element[j];
+        char *end;
+        unsigned long i = k->type == REDIS_REPLY_STRING && k->str[0] == 'c' ? strtoul(k->str + 1, &end, 10) : 0;
+        if (k->type == REDIS_REPLY_STRING && k->str[0] == 'c' && *end == '\0' && i < f->n_subs &&
+            !bbr_reply_u64(rep->element[j + 1], &(*counts)[i]))
+            s = bbr_reply_error(r, f->count_key, rep);
+    }
     bbr_cmds_clear(&c, 1);
     return s;
 }
 
+/* A fixed filter or a NONSCALING chain is one blocked record; a chain is a scalable file:
+ * its header (meta.c) and one record per sub-filter. */
 bb_redis_status bb_redis_pull(bb_redis *r, const char *name, bb_filter **out) {
     if (!out) return r ? bbr_fail(r, BB_REDIS_E_INVAL, "redis: NULL out") : BB_REDIS_E_INVAL;
     *out = NULL;
     bbr_filter *f;
+    uint64_t *counts = NULL;
     bb_redis_status s = bbr_open_filter(r, name, &f);
-    if (s != BB_REDIS_OK) return s;
-    uint64_t payload = f->bits / 8, keys = 0;
-    if (payload > SIZE_MAX - BBR_HEADER_BYTES) return bbr_fail(r, BB_REDIS_E_NOMEM, "redis: filter too large");
-    uint8_t *buf = malloc((size_t)(BBR_HEADER_BYTES + payload));
-    if (!buf) return bbr_fail(r, BB_REDIS_E_NOMEM, "redis: out of memory");
-    for (uint64_t sh = 0; s == BB_REDIS_OK && sh < f->shards; sh += PUSH_ROUND)
-        s = read_shards(r, f, sh, f->shards - sh < PUSH_ROUND ? f->shards - sh : PUSH_ROUND,
-                        buf + BBR_HEADER_BYTES);
-    if (s == BB_REDIS_OK) s = read_counter(r, f, &keys);
+    if (s == BB_REDIS_OK) s = read_counts(r, f, &counts);
+    if (s != BB_REDIS_OK) return free(counts), s;
+    bool scalable = f->layout == BBR_LAYOUT_CHAIN && !f->nonscaling;
+    uint64_t total = scalable ? BBR_HEADER_BYTES : 0, keys = 0;
+    for (size_t i = 0; i < f->n_subs; i++) {
+        total += BBR_HEADER_BYTES + f->subs[i].bits / 8;
+        keys += counts[i];
+    }
+    uint8_t *buf = total <= SIZE_MAX ? malloc((size_t)total) : NULL;
+    if (!buf) s = bbr_fail(r, BB_REDIS_E_NOMEM, "redis: out of memory for %llu bytes", (unsigned long long)total);
+    uint64_t off = scalable ? BBR_HEADER_BYTES : 0;
+    for (size_t i = 0; s == BB_REDIS_OK && i < f->n_subs; i++) {
+        s = read_record(r, f, i, counts[i], buf + off);
+        off += BBR_HEADER_BYTES + f->subs[i].bits / 8;
+    }
+    if (s == BB_REDIS_OK && scalable) bbr_chain_header(r, f, buf, keys, total);
     if (s == BB_REDIS_OK) {
-        memcpy(buf, f->meta, BBR_HEADER_BYTES);
-        bbr_header_finish(r, buf, keys, bbr_checksum(r, buf + BBR_HEADER_BYTES, (size_t)payload));
-        bb_status bs = bb_deserialize(out, buf, (size_t)(BBR_HEADER_BYTES + payload));
+        bb_status bs = bb_deserialize(out, buf, (size_t)total);
         if (bs != BB_OK) s = bbr_fail(r, BB_REDIS_E_FILTER, "redis: pulled bytes of '%s' do not "
                                       "load: %s", name, bb_strerror(bs));
     }
     free(buf);
+    free(counts);
     return s;
 }

@@ -20,7 +20,9 @@
 #define BBR_NO_NODE UINT16_MAX
 #define BBR_META_BYTES 192u
 #define BBR_HEADER_BYTES 128u
-#define BBR_LAYOUT_VERSION 1u
+#define BBR_LAYOUT_FIXED 1u /* one blocked filter: push, slices, legacy reserve */
+#define BBR_LAYOUT_CHAIN 2u /* a chain of sub-filters: reserve, insert, auto-create */
+#define BBR_MAX_SUBS 1024u  /* as the local scalable kind (src/kinds/scalable.c) */
 #define BBR_MAX_ARGS (2 + 4 * BB_MAX_K)
 #define BBR_BLOCK_BYTES 64u
 
@@ -43,16 +45,30 @@ typedef struct bbr_cmd_slab {
     size_t cap;
 } bbr_cmd_slab;
 
-/* A cached filter geometry (from its meta key). */
+/* One sub-filter: a blocked filter cut into shards. A fixed filter (layout 1) has one; a
+ * chain (layout 2) has one per growth step, oldest first, each with its own c_i and p_i. */
+typedef struct bbr_sub {
+    uint64_t blocks, bits, capacity, shards, per_shard;
+    double fpr;
+    unsigned k;
+    char **shard_keys; /* shards of them */
+} bbr_sub;
+
+/* A cached filter geometry (from its meta key and, for a chain, its state hash). */
 typedef struct bbr_filter {
     char *name;
     uint8_t meta[BBR_META_BYTES];
-    uint64_t blocks, bits, capacity, seed, shards, per_shard;
-    double fpr;
-    unsigned k;
-    bb_filter *hasher; /* a one-block filter with the seed: bb_hash() of keys */
-    char **shard_keys; /* shards of them */
-    char *count_key;
+    unsigned layout;     /* BBR_LAYOUT_FIXED or BBR_LAYOUT_CHAIN */
+    uint64_t capacity;   /* fixed: n; chain: c_0 */
+    double fpr;          /* the filter's p */
+    uint64_t seed;
+    uint64_t growth;     /* chain: EXPANSION (>= 1) */
+    bool nonscaling;     /* chain: never grows; refuses past c_0 */
+    uint64_t shard_opt;  /* chain: shards per sub-filter asked for at reserve (0 = 4 MiB each) */
+    bbr_sub *subs;       /* n_subs known to this process (a chain only ever grows) */
+    size_t n_subs;
+    bb_filter *hasher;   /* a one-block filter with the seed: bb_hash() of keys */
+    char *count_key;     /* fixed: the counter string; chain: the state hash (docs/REDIS.md) */
     struct bbr_filter *next;
 } bbr_filter;
 
@@ -94,6 +110,7 @@ struct bbr_cmd {
     redisReply *reply; /* set by bbr_exec; freed by bbr_cmds_clear */
     int ask_node;      /* -1, or the node an ASK redirected us to */
     int pin;           /* 0, or 1 + the node this command must go to (conn.c's own) */
+    int key_arg;       /* index of the argument that routes the command; 0 = 1 (EVAL: 3) */
     int n_num;
     char num[BB_MAX_K + 2][21]; /* numeric arguments: k bit offsets, or GETRANGE's two */
 };
@@ -129,31 +146,52 @@ void bbr_url_free(bbr_url *u);
 void bbr_url_redact(const char *s, char *out, size_t cap);
 
 /* ---- meta.c ---------------------------------------------------------------------------------- */
-/** The meta bytes of a filter of this geometry (file header + Redis record). */
+#define BBR_MAX_EXPANSION 32768 /* RedisBloom's bf-expansion-factor maximum */
+/** The meta bytes of a fixed filter of this geometry (file header + Redis record). */
 void bbr_meta_encode(const bb_redis *r, uint8_t out[BBR_META_BYTES], uint64_t bits, unsigned k,
                      uint64_t seed, uint64_t capacity, double fpr, uint64_t shards,
                      uint64_t per_shard);
-/** Validate meta bytes into f's geometry; BB_REDIS_E_BAD_META with a reason in r->err. */
+/** The meta bytes of a chain (seed 0): c_0, p, EXPANSION, NONSCALING, shards per sub-filter. */
+void bbr_meta_encode_chain(const bb_redis *r, uint8_t out[BBR_META_BYTES], uint64_t capacity,
+                           double fpr, uint64_t growth, bool nonscaling, uint64_t shards);
+/** Validate meta bytes into f's parameters (a fixed filter: and its one sub-filter, without
+ *  key names); BB_REDIS_E_BAD_META with a reason in r->err. */
 bb_redis_status bbr_meta_decode(bb_redis *r, const char *name, const void *buf, size_t len,
                                 bbr_filter *f);
+/** Shards of a filter of `blocks` blocks: `shards` of them (0 = at most 4 MiB each), the
+ *  blocks spread evenly (per = ceil(blocks / n), n = ceil(blocks / per)). */
+bb_redis_status bbr_split(bb_redis *r, uint64_t blocks, uint64_t shards, uint64_t *n_out,
+                          uint64_t *per_out);
+/** Geometry of a chain's sub-filter i (no key names). */
+bb_redis_status bbr_chain_sub(bb_redis *r, const bbr_filter *f, size_t i, bbr_sub *out);
+/** Append sub (its key names, if any, now owned by f). */
+bb_redis_status bbr_sub_append(bb_redis *r, bbr_filter *f, const bbr_sub *sub);
+/** The scalable file header of chain f at buf (its records follow, total bytes in all). */
+void bbr_chain_header(const bb_redis *r, const bbr_filter *f, uint8_t *buf, uint64_t keys_added,
+                      uint64_t total);
 /** The file header (128 bytes) of f with keys_added and the payload checksum filled in. */
 void bbr_header_finish(const bb_redis *r, uint8_t header[BBR_HEADER_BYTES], uint64_t keys_added,
                        uint64_t payload_checksum);
 uint64_t bbr_checksum(const bb_redis *r, const void *p, size_t len);
-/** Key names (docs/REDIS.md), malloc'd (NULL when out of memory): shard s "bb:{s:NAME}",
- *  counter "bb:{n:NAME}", slice progress "bb:{p:NAME}" and "bb:{d:NAME}". */
 /** Whether name starts with "bb:{", the prefix of every shard and helper key (docs/REDIS.md):
  *  such a name could be another filter's key, so it is refused. */
 bool bbr_name_reserved(const char *name);
-char *bbr_shard_key(const char *name, uint64_t s);
+/** Key names (docs/REDIS.md), malloc'd (NULL when out of memory): shard s of sub-filter 0
+ *  "bb:{s:NAME}", of sub-filter i > 0 "bb:{i.s:NAME}"; counter or state "bb:{n:NAME}", lock
+ *  "bb:{c:NAME}", slice progress "bb:{p:NAME}" and "bb:{d:NAME}". */
+char *bbr_shard_key(const char *name, uint64_t sub, uint64_t s);
 char *bbr_aux_key(const char *name, char tag);
 
 /* ---- filter.c ------------------------------------------------------------------------------- */
 void bbr_filter_free(bbr_filter *f);
-/** Bytes of shard s of f (the last shard may be shorter). */
-uint64_t bbr_shard_len(const bbr_filter *f, uint64_t s);
-/** Fill f's key names and hasher from its decoded geometry. */
+/** Bytes of shard s of sub (the last shard may be shorter). */
+uint64_t bbr_shard_len(const bbr_sub *sub, uint64_t s);
+/** Fill f's key names and hasher (and its sub-filters' shard keys) from its decoded geometry. */
 bb_redis_status bbr_filter_names(bb_redis *r, bbr_filter *f, const char *name);
+/** Shard key names of `name`'s sub-filter i. */
+bb_redis_status bbr_sub_names(bb_redis *r, const char *name, size_t i, bbr_sub *sub);
+/** A chain's sub-filters up to n (geometry and key names). */
+bb_redis_status bbr_chain_extend(bb_redis *r, bbr_filter *f, size_t n);
 /** GET and decode the meta key: E_NOT_FOUND, E_WRONGTYPE (another key), E_BAD_META. */
 bb_redis_status bbr_read_meta(bb_redis *r, const char *name, bbr_filter *f);
 /** The cached geometry of name, or read (meta, then every shard's STRLEN) and cached. */
@@ -162,6 +200,9 @@ bb_redis_status bbr_open_filter(bb_redis *r, const char *name, bbr_filter **out)
 bb_redis_status bbr_reply_error(bb_redis *r, const char *key, const redisReply *rep);
 /** DEL of keys[0 .. n) (NULL entries skipped), pipelined. */
 bb_redis_status bbr_del_keys(bb_redis *r, char *const *keys, size_t n);
+/** in (NULL: all defaults) completed with RedisBloom's defaults and checked with its texts
+ *  (reserve: NONSCALING with EXPANSION refused, as BF.RESERVE does). */
+bb_redis_status bbr_params(bb_redis *r, const bb_redis_params *in, bool reserve, bb_redis_params *p);
 
 /* The name's lock "bb:{c:NAME}" (SET NX PX BBR_LOCK_MS), held by reserve, push and del from
  * before they look at the name until after they are done: a creator that found the name free
