@@ -15,6 +15,7 @@
  * file and line (JSON Lines).
  */
 #include "parquet.h"
+#include "parquet_dataset.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -33,13 +34,16 @@ static const char usage[] =
     "                                            a chunk's SBBF as a blockbloom filter file\n"
     "  index IN -o OUT --column NAME... [-p FPR] a copy of IN with fresh SBBFs\n"
     "\n"
+    "A FILE may be a directory (every *.parquet file below it, as in a hive-partitioned\n"
+    "dataset) or a glob pattern ('data/*/part-*.parquet').\n"
     "Run 'blockbloom parquet COMMAND --help' for the options of a command.\n"
     "Exit status: 0 success, 1 error (unreadable, corrupt or unsupported file), 2 usage "
     "error.\n";
 
 static const char info_usage[] =
     "Usage: blockbloom parquet info [--json] FILE...\n"
-    "For each Parquet FILE, row group and column: whether the chunk has a Bloom filter,\n"
+    "For each Parquet FILE (a directory: every *.parquet file below it; or a glob\n"
+    "pattern), row group and column: whether the chunk has a Bloom filter,\n"
     "its offset and length in the file (header and bitset), the bitset's bytes, its fill\n"
     "(fraction of bits set) and the number of distinct values estimated from the fill.\n"
     "\n"
@@ -203,8 +207,10 @@ static int cmd_info(int argc, char **argv) {
     int st = cli_parse_simple("parquet info", info_usage, "j", argc, argv, &o);
     if (st >= 0) return st;
     if (optind >= argc) return cli_usage_error("parquet info", "missing FILE (a Parquet file)");
-    st = BB_EXIT_OK;
-    for (int i = optind; i < argc && st == BB_EXIT_OK; i++) st = describe(argv[i], o.json);
+    cli_pq_inputs in;
+    st = cli_pq_expand(argv + optind, (size_t)(argc - optind), &in);
+    for (size_t i = 0; i < in.n && st == BB_EXIT_OK; i++) st = describe(in.v[i].path, o.json);
+    cli_pq_inputs_free(&in);
     return cli_finish_stdout(st);
 }
 

@@ -1,19 +1,28 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * parquet_index.c - `blockbloom parquet index IN -o OUT --column NAME... [-p FPR]`: a copy
- * of the Parquet file IN with a fresh split-block Bloom filter for every chunk of the named
- * columns (bb_pq_index: pages copied byte for byte, filters sized from each chunk's
- * distinct count, footer re-encoded; OUT written atomically, IN only read).
+ * parquet_index.c - `blockbloom parquet index IN... -o OUT --column NAME... [-p FPR] [-j N]`:
+ * a copy of the Parquet file IN with a fresh split-block Bloom filter for every chunk of the
+ * named columns (bb_pq_index: pages copied byte for byte, filters sized from each chunk's
+ * distinct count, footer re-encoded; OUT written atomically, IN only read); for a dataset
+ * (parquet_dataset.c), a copy of each file below the directory OUT, N files at a time.
  */
 #include "parquet.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "parquet_dataset.h"
 
 static const char usage[] =
-    "Usage: blockbloom parquet index IN -o OUT --column NAME... [-p FPR]\n"
+    "Usage: blockbloom parquet index IN... -o OUT --column NAME... [-p FPR] [-j N]\n"
     "Write OUT, a copy of the Parquet file IN with a new split-block Bloom filter for\n"
     "every row group of each column NAME (give --column once per column). Pages are copied\n"
     "byte for byte; each filter is sized for its chunk's number of distinct values at the\n"
@@ -22,22 +31,28 @@ static const char usage[] =
     "FLOAT, DOUBLE, BYTE_ARRAY or FIXED_LEN_BYTE_ARRAY, in any encoding of the format\n"
     "and any codec but LZO. OUT is written atomically: on error it is not created\n"
     "or changed; IN is never modified.\n"
+    "A dataset - IN a directory (every *.parquet file below it), a glob pattern or several\n"
+    "files - is written into the directory OUT, each file at its path below IN (so\n"
+    "'date=2026-12-01/part-0.parquet' keeps its partition), each atomically; a file that\n"
+    "fails is reported and the others go on (exit 1 at the end).\n"
     "\n"
-    "  -o, --output OUT     the file to write (not IN)\n"
+    "  -o, --output OUT     the file (dataset: directory) to write (not IN)\n"
     "  -c, --column NAME    a column to index (its dotted path); repeatable\n"
     "  -p, --fpr FPR        false-positive rate of each filter, 0 < FPR < 1 (default 0.01)\n"
+    "  -j, --jobs N         index N files at once (default 1; memory grows with N)\n"
     "  -h, --help           show this help and exit\n"
     "\n"
-    "A summary line goes to standard error.\n"
+    "A summary line goes to standard error, and on a terminal a progress line.\n"
     "Exit status: 0 success, 1 error, 2 usage error (also: OUT is IN).\n";
 
-/* The line build prints after writing a filter, for the file index wrote: its filters,
- * read back from OUT's footer. */
-static void summary(const char *out, const bb_pq_index_opts *o) {
+/* The filters index wrote into `out` (read back from its footer): their count and bytes. */
+static void count_filters(const char *out, const bb_pq_index_opts *o, size_t *n_out,
+                          size_t *rgs_out, uint64_t *bytes_out) {
     bb_pq_file *pf;
+    *n_out = *rgs_out = 0;
+    *bytes_out = 0;
     if (bb_pq_open(&pf, out, NULL) != BB_OK) return;
-    size_t n = 0, rgs = bb_pq_row_groups(pf);
-    uint64_t bytes = 0;
+    size_t rgs = bb_pq_row_groups(pf);
     for (size_t j = 0; j < o->n_columns; j++) {
         size_t col;
         if (bb_pq_find_column(pf, o->columns[j], &col, NULL) != BB_OK) continue;
@@ -45,20 +60,142 @@ static void summary(const char *out, const bb_pq_index_opts *o) {
             const void *bits;
             size_t len;
             if (bb_pq_chunk_bitset(pf, rg, col, &bits, &len, NULL, NULL) == BB_OK) {
-                n++;
-                bytes += len;
+                ++*n_out;
+                *bytes_out += len;
             }
         }
     }
+    *rgs_out = rgs;
     bb_pq_close(pf);
-    cli_error("wrote %s: %zu split-block filters (%zu columns x %zu row groups), %" PRIu64
-              " bytes of bitsets, FPR %g each", out, n, o->n_columns, rgs, bytes, o->fpr);
+}
+
+/* ---- Datasets: many files, -j N threads -------------------------------------------------
+ * Each file is indexed on its own (bb_pq_index: its output written atomically), so a failed
+ * file loses nothing and the others go on; a worker takes the next file by an atomic
+ * counter. Messages and the terminal's progress line are written under one mutex. */
+
+typedef struct job {
+    const cli_pq_inputs *in;
+    const char *out_dir;
+    const bb_pq_index_opts *o;
+    atomic_size_t next;
+    pthread_mutex_t lock;
+    size_t done, failed, filters, row_groups;
+    uint64_t bytes;
+    bool progress;
+} job;
+
+/* mkdir -p of the directories in path before its last '/'. */
+static bool make_parents(char *path) {
+    for (char *p = strchr(path + 1, '/'); p; p = strchr(p + 1, '/')) {
+        *p = '\0';
+        bool ok = mkdir(path, 0777) == 0 || errno == EEXIST;
+        *p = '/';
+        if (!ok) return false;
+    }
+    return true;
+}
+
+static void index_one(job *j, const cli_pq_input *f) {
+    size_t len = strlen(j->out_dir) + strlen(f->rel) + 2;
+    char *out = malloc(len);
+    bb_pq_error err = {{0}};
+    bb_status s = BB_E_NOMEM;
+    if (out) {
+        snprintf(out, len, "%s/%s", j->out_dir, f->rel);
+        s = make_parents(out) ? bb_pq_index(f->path, out, j->o, &err) : BB_E_IO;
+        if (s == BB_E_IO && !err.message[0]) snprintf(err.message, sizeof err.message, "%s", strerror(errno));
+    }
+    size_t n = 0, rgs = 0;
+    uint64_t bytes = 0;
+    if (s == BB_OK) count_filters(out, j->o, &n, &rgs, &bytes);
+    pthread_mutex_lock(&j->lock);
+    if (j->progress && cli_progress_open) fputs("\r\033[K", stderr), cli_progress_open = false;
+    if (s != BB_OK) {
+        cli_error("cannot index '%s' into '%s': %s", f->path, out ? out : "?",
+                  err.message[0] ? err.message : bb_strerror(s));
+        j->failed++;
+    }
+    j->done++;
+    j->filters += n;
+    j->row_groups += rgs;
+    j->bytes += bytes;
+    if (j->progress) {
+        fprintf(stderr, "\rblockbloom: parquet index: %zu of %zu files", j->done, j->in->n);
+        cli_progress_open = true;
+    }
+    pthread_mutex_unlock(&j->lock);
+    free(out);
+}
+
+static void *worker(void *arg) {
+    job *j = arg;
+    for (size_t i; (i = atomic_fetch_add(&j->next, 1)) < j->in->n;) index_one(j, &j->in->v[i]);
+    return NULL;
+}
+
+static int by_rel(const void *a, const void *b) {
+    return strcmp((*(const cli_pq_input *const *)a)->rel, (*(const cli_pq_input *const *)b)->rel);
+}
+
+/* Two inputs of one path below their roots would overwrite each other's output. */
+static int check_distinct(const cli_pq_inputs *in, const char *out_dir) {
+    const cli_pq_input **v = malloc(in->n * sizeof *v);
+    if (!v) {
+        cli_error("out of memory");
+        return BB_EXIT_RUNTIME;
+    }
+    for (size_t i = 0; i < in->n; i++) v[i] = &in->v[i];
+    qsort(v, in->n, sizeof *v, by_rel);
+    int st = BB_EXIT_OK;
+    for (size_t i = 1; i < in->n && st == BB_EXIT_OK; i++)
+        if (strcmp(v[i - 1]->rel, v[i]->rel) == 0) {
+            cli_error("'%s' and '%s' would both be written to '%s/%s': index them apart",
+                      v[i - 1]->path, v[i]->path, out_dir, v[i]->rel);
+            st = BB_EXIT_USAGE;
+        }
+    free(v);
+    return st;
+}
+
+static int index_dataset(const cli_pq_inputs *in, const char *out_dir, const bb_pq_index_opts *o,
+                         unsigned threads) {
+    int st = check_distinct(in, out_dir);
+    if (st != BB_EXIT_OK) return st;
+    if (mkdir(out_dir, 0777) != 0 && errno != EEXIST) {
+        cli_error("cannot create the output directory '%s': %s", out_dir, strerror(errno));
+        return BB_EXIT_RUNTIME;
+    }
+    struct stat sb;
+    if (stat(out_dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+        cli_error("'%s' is not a directory (OUT of a dataset is the directory to write it into)",
+                  out_dir);
+        return BB_EXIT_RUNTIME;
+    }
+    job j = {.in = in, .out_dir = out_dir, .o = o, .progress = isatty(STDERR_FILENO)};
+    atomic_init(&j.next, 0);
+    pthread_mutex_init(&j.lock, NULL);
+    if (threads > in->n) threads = (unsigned)in->n;
+    pthread_t *tids = calloc(threads, sizeof *tids);
+    unsigned started = 0;
+    for (; tids && started + 1 < threads; started++)
+        if (pthread_create(&tids[started], NULL, worker, &j) != 0) break;
+    worker(&j); /* this thread works too */
+    for (unsigned t = 0; t < started; t++) pthread_join(tids[t], NULL);
+    free(tids);
+    pthread_mutex_destroy(&j.lock);
+    if (cli_progress_open) fputs("\n", stderr), cli_progress_open = false;
+    cli_error("wrote %zu of %zu files under %s: %zu split-block filters in %zu row groups, %"
+              PRIu64 " bytes of bitsets, FPR %g each", j.done - j.failed, in->n, out_dir,
+              j.filters, j.row_groups, j.bytes, o->fpr);
+    return j.failed ? BB_EXIT_RUNTIME : BB_EXIT_OK;
 }
 
 int cli_parquet_index(int argc, char **argv) {
     static const struct option longs[] = {{"output", required_argument, NULL, 'o'},
                                           {"column", required_argument, NULL, 'c'},
                                           {"fpr", required_argument, NULL, 'p'},
+                                          {"jobs", required_argument, NULL, 'j'},
                                           {"help", no_argument, NULL, 'h'},
                                           {NULL, 0, NULL, 0}};
     static const char cmd[] = "parquet index";
@@ -70,7 +207,9 @@ int cli_parquet_index(int argc, char **argv) {
     bb_pq_index_opts o = {.columns = columns, .fpr = 0.01};
     const char *out = NULL;
     int c, st = -1;
-    while (st < 0 && (c = getopt_long(argc, argv, "o:c:p:h", longs, NULL)) != -1) {
+    unsigned threads = 1;
+    uint64_t jobs;
+    while (st < 0 && (c = getopt_long(argc, argv, "o:c:p:j:h", longs, NULL)) != -1) {
         switch (c) {
         case 'o': out = optarg; break;
         case 'c':
@@ -83,6 +222,12 @@ int cli_parquet_index(int argc, char **argv) {
             if (!cli_parse_double(optarg, 0, 1, &o.fpr))
                 st = cli_usage_error(cmd, "-p '%s' is not a rate between 0 and 1", optarg);
             break;
+        case 'j':
+            if (!cli_parse_u64(optarg, 1, 256, false, &jobs))
+                st = cli_usage_error(cmd, "-j '%s' is not a number of files at once (1 to 256)",
+                                     optarg);
+            threads = (unsigned)jobs;
+            break;
         case 'h': st = cli_help(usage); break;
         default: st = cli_bad_option(cmd);
         }
@@ -90,26 +235,32 @@ int cli_parquet_index(int argc, char **argv) {
     if (st < 0) {
         if (optind >= argc)
             st = cli_usage_error(cmd, "missing IN (the Parquet file to copy)");
-        else if (argc - optind > 1)
-            st = cli_usage_error(cmd, "one IN only ('%s' is extra)", argv[optind + 1]);
         else if (!out)
             st = cli_usage_error(cmd, "missing -o OUT (the file to write)");
         else if (!o.n_columns)
             st = cli_usage_error(cmd, "missing --column NAME (a column to index)");
     }
-    if (st < 0 && strcmp(argv[optind], out) == 0)
-        st = cli_usage_error(cmd, "OUT '%s' is IN: index writes a copy, never over its input",
-                             out);
-    if (st < 0) {
+    for (int i = optind; st < 0 && i < argc; i++)
+        if (strcmp(argv[i], out) == 0)
+            st = cli_usage_error(cmd, "OUT '%s' is IN: index writes a copy, never over its "
+                                 "input", out);
+    cli_pq_inputs in = {0};
+    if (st < 0 && (st = cli_pq_expand(argv + optind, (size_t)(argc - optind), &in)) == BB_EXIT_OK) {
         bb_pq_error err;
-        st = BB_EXIT_OK;
-        if (bb_pq_index(argv[optind], out, &o, &err) != BB_OK) {
-            cli_error("cannot index '%s' into '%s': %s", argv[optind], out, err.message);
+        size_t n, rgs;
+        uint64_t bytes;
+        if (in.dataset) {
+            st = index_dataset(&in, out, &o, threads);
+        } else if (bb_pq_index(in.v[0].path, out, &o, &err) != BB_OK) {
+            cli_error("cannot index '%s' into '%s': %s", in.v[0].path, out, err.message);
             st = BB_EXIT_RUNTIME;
         } else {
-            summary(out, &o);
+            count_filters(out, &o, &n, &rgs, &bytes);
+            cli_error("wrote %s: %zu split-block filters (%zu columns x %zu row groups), %" PRIu64
+                      " bytes of bitsets, FPR %g each", out, n, o.n_columns, rgs, bytes, o.fpr);
         }
     }
+    cli_pq_inputs_free(&in);
     free(columns);
     return st;
 }

@@ -16,6 +16,7 @@
  * atomic), usable with query, info and merge.
  */
 #include "parquet.h"
+#include "parquet_dataset.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -27,7 +28,8 @@
 
 static const char probe_usage[] =
     "Usage: blockbloom parquet probe [OPTION]... FILE... --column NAME [VALUE...]\n"
-    "For each Parquet FILE, row group and VALUE, say whether the row group's Bloom filter\n"
+    "For each Parquet FILE (a directory: every *.parquet file below it; or a glob\n"
+    "pattern), row group and VALUE, say whether the row group's Bloom filter\n"
     "of column NAME may hold the value. The operands before --column are the FILEs, those\n"
     "after it the VALUEs; with no VALUE, values are read from standard input, one per line\n"
     "(as 'blockbloom query' reads keys). A value is read as the column's type: a decimal\n"
@@ -266,16 +268,19 @@ int cli_parquet_probe(int argc, char **argv) {
     } else if (st == BB_EXIT_OK) {
         static char outbuf[1 << 16];
         if (!isatty(STDOUT_FILENO)) setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
-        if (!(files = calloc(a.n_files, sizeof *files))) {
+        cli_pq_inputs in = {0};
+        st = cli_pq_expand(a.files, a.n_files, &in);
+        if (st == BB_EXIT_OK && !(files = calloc(in.n, sizeof *files))) {
             cli_error("out of memory");
             st = BB_EXIT_RUNTIME;
         }
-        for (size_t i = 0; i < a.n_files && st == BB_EXIT_OK; i++) {
-            files[i].path = a.files[i];
+        for (size_t i = 0; i < in.n && st == BB_EXIT_OK; i++) {
+            files[i].path = in.v[i].path;
             st = load_file(&files[i], a.column);
         }
-        if (st == BB_EXIT_OK) st = probe_all(files, a.n_files, &a);
-        for (size_t i = 0; files && i < a.n_files; i++) free_file(&files[i]);
+        if (st == BB_EXIT_OK) st = probe_all(files, in.n, &a);
+        for (size_t i = 0; files && i < in.n; i++) free_file(&files[i]);
+        cli_pq_inputs_free(&in);
         st = cli_finish_stdout(st);
     }
     free(files);

@@ -22,7 +22,9 @@
 //   index    DuckDB reads the files `parquet index` writes with identical query results,
 //            their bytes before the old footer are the input's, and parquet_bloom_probe on
 //            them agrees with our probe (never excluding a present value); nested leaves
-//            are indexed and read back the same.
+//            are indexed and read back the same;
+//   dataset  a hive-partitioned directory: info, probe and index (-j 2) take it and globs,
+//            index keeps each file's path below OUT, DuckDB reads the copy the same.
 // Usage: node oracle.mjs [SECTION...]   (default: all). Environment: BB_CLI (the blockbloom
 // binary), PQ_DUMP (the pq_dump test tool), BB_ORACLE_MODULES (node_modules holding DuckDB).
 // Any disagreement throws: exit status 1 with what differed. Nothing is skipped: a missing
@@ -386,6 +388,40 @@ if (want('index')) {
 
 done('index');
 
+// ---- dataset --------------------------------------------------------------------------------
+// A hive-partitioned dataset (COPY ... PARTITION_BY): info, probe and index take its
+// directory and globs; index -j 2 writes each file at its path below OUT, and DuckDB reads the
+// indexed dataset with the same rows; two inputs of one path are refused (exit 2).
+if (want('dataset')) {
+  const ds = path.join(tmp, 'sales'), out = path.join(tmp, 'sales_indexed');
+  await con.run(`COPY (SELECT 'd' || (i % 4) AS date, 'c' || (i * 13 % 700) AS cust, i AS n FROM range(20000) r(i))
+      TO ${q(ds)} (FORMAT parquet, PARTITION_BY (date), ROW_GROUP_SIZE 2000)`);
+  let r = run(['parquet', 'index', ds, '-o', out, '-c', 'cust', '-c', 'n', '-j', '2']);
+  check(r.status === 0 && /wrote 4 of 4 files under/.test(r.stderr), `index of a dataset: ${r.status} ${r.stderr}`);
+  for (const d of ['d0', 'd1', 'd2', 'd3'])
+    check(fs.existsSync(path.join(out, `date=${d}`, 'data_0.parquet')), `index kept the partition date=${d}`);
+  const glob = (dir) => q(path.join(dir, '*', '*.parquet'));
+  const [d] = await rows(`SELECT
+      (SELECT count(*) FROM (FROM read_parquet(${glob(ds)}, hive_partitioning = true) EXCEPT ALL FROM read_parquet(${glob(out)}, hive_partitioning = true))) AS a,
+      (SELECT count(*) FROM read_parquet(${glob(out)})) AS n`);
+  check(d.a === 0n && d.n === 20000n, 'DuckDB reads the indexed dataset differently');
+  const info = run(['parquet', 'info', '--json', out]);
+  const objs = info.stdout.trim().split('\n').map((l) => JSON.parse(l));
+  check(info.status === 0 && objs.length === 4 && objs.every((o) => o.chunks.filter((c) => c.column === 'cust').every((c) => c.bloom_filter)),
+    `info of a dataset directory: ${info.stderr}`);
+  // The partitions DuckDB finds c13 in must all answer present; the rest mostly absent.
+  const where = (await rows(`SELECT DISTINCT date FROM read_parquet(${glob(ds)}, hive_partitioning = true) WHERE cust = 'c13'`)).map((x) => x.date);
+  r = run(['parquet', 'probe', path.join(out, '*', '*.parquet'), '--column', 'cust', 'c13']);
+  const hits = r.stdout.split('\n').filter((l) => l.endsWith('\tpresent')).map((l) => /date=(d\d)/.exec(l)[1]);
+  check(r.status === 0 && where.every((w) => hits.includes(w)) && hits.length < 40, `probe of a glob: ${where} vs ${hits}`);
+  r = run(['parquet', 'index', path.join(ds, 'date=d1'), path.join(ds, 'date=d2'), '-o', path.join(tmp, 'clash'), '-c', 'cust']);
+  check(r.status === 2 && /would both be written to/.test(r.stderr) && !fs.existsSync(path.join(tmp, 'clash')), `two inputs of one path: ${r.status} ${r.stderr}`);
+  r = run(['parquet', 'info', path.join(tmp, 'nothing_*.parquet')]);
+  check(r.status === 1 && /no file matches/.test(r.stderr), `a glob matching nothing: ${r.stderr}`);
+}
+
+done('dataset');
+
 // ---- errors ---------------------------------------------------------------------------------
 function expectFail(args, re, what, status = 1) {
   const r = run(args);
@@ -427,7 +463,9 @@ if (want('errors')) {
   const half = Math.floor(flen / 2), hl = Buffer.alloc(4); hl.writeUInt32LE(half);
   p = write('footer_cut.parquet', Buffer.concat([buf.subarray(0, footerStart + half), hl, Buffer.from('PAR1')]));
   expectFail(info(p), /truncated footer: FileMetaData ends early/, 'truncated footer');
-  expectFail(info(tmp), /cannot read Parquet file '.*': Is a directory/, 'a directory');
+  const emptyDir = path.join(tmp, 'empty_dir');
+  fs.mkdirSync(emptyDir);
+  expectFail(info(emptyDir), /no \*\.parquet file under the directory/, 'a directory without Parquet files');
   expectFail(info(path.join(tmp, 'missing.parquet')), /No such file or directory/, 'a missing file');
   p = write('empty.parquet', Buffer.alloc(0));
   expectFail(info(p), /not a Parquet file \(0 bytes, no PAR1 magic\)/, 'an empty file');
