@@ -11,6 +11,7 @@
  * Exit status as the blockbloom CLI's: 0 success, 1 error (memory, output file), 2 usage error.
  */
 #include "bench.h"
+#include "cli.h" /* cli_mem_available, cli_cgroup_memory_limit (src/cli/cgroup.c) */
 #include "datadir.h"
 
 #include <errno.h>
@@ -33,6 +34,7 @@ static void usage(FILE *fp) {
           "  --quick          smoke test: n = 10^4 and 10^6 only, fewer keys (a few seconds)\n"
           "  --max-mib N      cap the DRAM-size filter at N MiB (default 1024)\n"
           "  --no-dram        skip the DRAM size\n"
+          "  --plan           print the sizes and the memory they need, then exit\n"
           "  --sizes A,B,..   measure these n instead (labels by where the filter fits)\n"
           "  --reps N         repetitions per number, median reported (default 5)\n"
           "  --ops N          keys per repetition, at least (default 1000000)\n"
@@ -53,7 +55,7 @@ static void usage(FILE *fp) {
 typedef struct cli {
     bench_opts o;
     const char *json, *keys, *only;
-    bool generated, quick, no_dram;
+    bool generated, quick, no_dram, plan;
     uint64_t max_mib;
     int threads;
     uint64_t sizes[MAX_SIZES];
@@ -109,6 +111,7 @@ static int parse_args(cli *c, int argc, char **argv) {
         }
         if (!strcmp(a, "--quick")) c->quick = true;
         else if (!strcmp(a, "--no-dram")) c->no_dram = true;
+        else if (!strcmp(a, "--plan")) c->plan = true;
         else if (!strcmp(a, "--generated-keys")) c->generated = true;
         else if (!strcmp(a, "--targets")) c->o.targets = true;
         else if (!v) return bad_usage(a, NULL);
@@ -143,8 +146,22 @@ static double bits_per_key(bb_kind kind, double p) {
     return (double)bits / 1e7;
 }
 
+/* What one key of a size costs the whole run, all series' filters, key sets, hashes and
+ * answers together: peak RSS grew by 68 bytes per key from n = 2*10^6 to 8*10^6 on the
+ * AVX-512 Xeon (generated 20-byte keys, every series); 80 leaves room for longer keys. */
+#define BENCH_BYTES_PER_KEY 80u
+
+/* Half of what this process may take (MemAvailable, its control group's limit), so that the
+ * benchmark never takes the machine: at 1024 MiB per filter the DRAM size was once 866M keys,
+ * and the run grew to 22 of 23 GiB before it was stopped. 0 if unknown. */
+static uint64_t memory_budget(void) {
+    uint64_t a = cli_mem_available(), g = cli_cgroup_memory_limit();
+    uint64_t least = !a || (g && g < a) ? g : a;
+    return least / 2;
+}
+
 /* n whose smallest filter (classic: fewest bits per key) is >= 4 x LLC, capped so the
- * blocked filter stays within max_mib. */
+ * blocked filter stays within max_mib and the whole run within the memory budget. */
 static uint64_t dram_n(const machine *m, const cli *c) {
     double small = fmin(bits_per_key(BB_CLASSIC, c->o.fpr), bits_per_key(BB_BLOCKED, c->o.fpr));
     double n = ceil(4.0 * (double)m->llc * 8.0 / small);
@@ -154,6 +171,14 @@ static uint64_t dram_n(const machine *m, const cli *c) {
                         "smaller than 4x the %llu MiB last-level cache\n",
                 (unsigned long long)c->max_mib, (unsigned long long)(m->llc >> 20));
         n = cap;
+    }
+    uint64_t budget = memory_budget();
+    double fit = floor((double)budget / BENCH_BYTES_PER_KEY);
+    if (budget && n > fit) {
+        fprintf(stderr, "blockbloom-bench: DRAM size capped by memory: %.0f keys take about %.1f "
+                        "GiB, half of what this process may use (MemAvailable, its control "
+                        "group's limit)\n", fit, (double)budget / 1073741824.0);
+        n = fit;
     }
     return (uint64_t)n;
 }
@@ -266,6 +291,30 @@ static void plan_sizes(cli *c, const machine *m, size_run *runs, size_t *nruns) 
     }
 }
 
+/* The sizes, each with its blocked filter and about what the run holds at it, on stderr
+ * (stdout with --plan). false, with a message, if one needs more than the memory budget. */
+static bool print_plan(const size_run *runs, size_t nruns, const cli *c, FILE *out) {
+    uint64_t budget = memory_budget();
+    bool ok = true;
+    for (size_t i = 0; i < nruns; i++) {
+        uint64_t bits = 0, need = runs[i].n * (uint64_t)BENCH_BYTES_PER_KEY;
+        unsigned k;
+        bb_size(BB_BLOCKED, runs[i].n, c->o.fpr, &bits, &k);
+        fprintf(out, "blockbloom-bench: %-5s n = %llu: blocked filter %.1f MiB, about %.2f GiB "
+                     "for the whole run at this size\n", runs[i].label,
+                (unsigned long long)runs[i].n, (double)bits / 8.0 / 1048576.0,
+                (double)need / 1073741824.0);
+        if (budget && need > budget) {
+            fprintf(stderr, "blockbloom-bench: n = %llu needs about %.1f GiB, more than half of "
+                            "the %.1f GiB this process may use; give a smaller --sizes\n",
+                    (unsigned long long)runs[i].n, (double)need / 1073741824.0,
+                    2.0 * (double)budget / 1073741824.0);
+            ok = false;
+        }
+    }
+    return ok;
+}
+
 /* --keys, else the npm names where datadir.h says, else generated keys. */
 static void open_keys(keygen *g, const cli *c) {
     char buf[4096];
@@ -302,12 +351,14 @@ int main(int argc, char **argv) {
         m.llc = UINT64_C(32) << 20;
     }
     c.o.warm_max_bytes = m.llc;
-    keygen g;
-    open_keys(&g, &c);
     size_run runs[MAX_SIZES];
     size_t nruns;
     memset(runs, 0, sizeof runs);
     plan_sizes(&c, &m, runs, &nruns);
+    if (!print_plan(runs, nruns, &c, c.plan ? stdout : stderr)) return 2;
+    if (c.plan) return 0;
+    keygen g;
+    open_keys(&g, &c);
     int status = 0;
     for (size_t i = 0; i < nruns && !status; i++) {
         fprintf(stderr, "blockbloom-bench: %s n = %llu ...\n", runs[i].label,

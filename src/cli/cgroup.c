@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cgroup.c - the memory limit of this process's control group, for the held-keys budget
- * (keys.c): in a container, or a systemd unit with MemoryMax, the kernel ends the process
+ * cgroup.c - the memory this process may use: MemAvailable, and the memory limit of its
+ * control group, for the held-keys budget (keys.c) and the benchmark's DRAM size (bench/): in
+ * a container, or a systemd unit with MemoryMax, the kernel ends the process
  * at that limit (the cgroup's OOM killer) whatever MemAvailable says of the whole machine.
  * The limit is the smallest along the group's path up to the hierarchy's root: cgroup v2's
  * memory.max ("max" = none) and v1's memory.limit_in_bytes, the paths read from
@@ -55,6 +56,16 @@ static bool lists_memory(const char *c, size_t len) {
         i += n + 1;
     }
     return false;
+}
+
+uint64_t cli_mem_available(void) {
+    FILE *f = fopen("/proc/meminfo", "r");
+    if (!f) return 0;
+    char line[128];
+    unsigned long long kib = 0;
+    while (fgets(line, sizeof line, f) && sscanf(line, "MemAvailable: %llu kB", &kib) != 1) {}
+    fclose(f);
+    return kib <= UINT64_MAX / 1024 ? (uint64_t)kib * 1024 : 0;
 }
 
 uint64_t cli_cgroup_memory_limit(void) {

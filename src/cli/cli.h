@@ -153,6 +153,8 @@ size_t cli_held_keys_budget(void);
 /** The memory limit of this process's control group in bytes (cgroup.c: v2 memory.max or
  *  v1 memory.limit_in_bytes, the smallest up the group's path), 0 if none is found. */
 uint64_t cli_cgroup_memory_limit(void);
+/** MemAvailable from /proc/meminfo in bytes, 0 if unknown (cgroup.c). */
+uint64_t cli_mem_available(void);
 
 /** Whether kb's keys (their bytes and n + 1 offsets) take more than cli_held_keys_budget(). */
 bool cli_keybuf_over_budget(const cli_keybuf *kb);

@@ -51,17 +51,6 @@ int cli_parse_max_key(const char *cmd, const char *text) {
 
 /* ---- The memory held keys may take ---------------------------------------------------------- */
 
-/* MemAvailable from /proc/meminfo in bytes, 0 if unknown. */
-static uint64_t mem_available(void) {
-    FILE *f = fopen("/proc/meminfo", "r");
-    if (!f) return 0;
-    char line[128];
-    unsigned long long kib = 0;
-    while (fgets(line, sizeof line, f) && sscanf(line, "MemAvailable: %llu kB", &kib) != 1) {}
-    fclose(f);
-    return kib <= UINT64_MAX / 1024 ? (uint64_t)kib * 1024 : 0;
-}
-
 /* Linux lets a buffer grow past the machine's memory (overcommit), so holding every key of an
  * endless or huge input would not fail with an error: the OOM killer would end this process,
  * or another one (in a container, the control group's). A quarter of the smallest of the
@@ -83,7 +72,7 @@ static uint64_t rlimit_of(int resource) {
 
 size_t cli_held_keys_budget(void) {
     if (budget) return budget;
-    uint64_t b = least_known(least_known(mem_available(), cli_cgroup_memory_limit()),
+    uint64_t b = least_known(least_known(cli_mem_available(), cli_cgroup_memory_limit()),
                              least_known(rlimit_of(RLIMIT_AS), rlimit_of(RLIMIT_DATA)));
     budget = b == 0 || b / 4 > SIZE_MAX ? SIZE_MAX : (size_t)(b / 4);
     return budget;
