@@ -15,7 +15,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 py=/usr/bin/python3
-scripts/setup.sh python3-dev python3-numpy python3-pytest
+scripts/setup.sh python3-dev python3-numpy python3-pytest redis-server libhiredis-dev # redis: test_redis.py
 dir=${BB_BUILD_PREFIX:-build-}python
 site=$(mktemp -d)
 trap 'rm -rf "$site"' EXIT

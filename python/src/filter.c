@@ -226,7 +226,7 @@ static PyObject *Filter_add_many(FilterObject *self, PyObject *args, PyObject *k
 }
 
 /* A new numpy bool array (or, without numpy, bytearray) of n bytes; *p is where to write. */
-static PyObject *new_out(size_t n, uint8_t **p) {
+PyObject *bbpy_new_out(size_t n, uint8_t **p) {
     PyObject *np = bbpy_numpy();
     if (!np) {
         PyObject *ba = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)n);
@@ -258,7 +258,7 @@ static PyObject *contains_stream(FilterObject *self, bbpy_batch *b) {
     Py_END_ALLOW_THREADS
     if (s != BB_OK) return bbpy_error(s, detail, NULL);
     uint8_t *p = NULL;
-    PyObject *out = new_out(n, &p);
+    PyObject *out = bbpy_new_out(n, &p);
     if (out && n) memcpy(p, answers, n);
     free(answers);
     return out;
@@ -273,7 +273,7 @@ static PyObject *Filter_contains_many(FilterObject *self, PyObject *args, PyObje
         return r;
     }
     uint8_t *p = NULL;
-    PyObject *out = new_out(b.n, &p);
+    PyObject *out = bbpy_new_out(b.n, &p);
     if (!out) {
         bbpy_batch_release(&b);
         return NULL;

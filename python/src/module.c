@@ -99,6 +99,9 @@ PyMODINIT_FUNC PyInit__core(void) {
     int bad = !kinds || PyModule_AddObjectRef(m, "Filter", (PyObject *)&bbpy_FilterType) < 0 ||
               PyModule_AddObjectRef(m, "KINDS", kinds) < 0 ||
               PyModule_AddStringConstant(m, "__version__", bb_version_string()) < 0;
+#ifdef BBPY_HAVE_REDIS
+    bad = bad || bbpy_redis_register(m) < 0;
+#endif
     Py_XDECREF(kinds);
     if (bad) Py_CLEAR(m);
     return m;

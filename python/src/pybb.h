@@ -37,6 +37,12 @@ PyObject *bbpy_error(bb_status s, const char *detail, PyObject *path);
 PyObject *bbpy_numpy(void);
 /** A new Filter object owning f (freed on failure). */
 PyObject *bbpy_wrap(PyTypeObject *type, bb_filter *f);
+/** An answer array of n: numpy bool, or a bytearray without numpy; *p its bytes. */
+PyObject *bbpy_new_out(size_t n, uint8_t **p);
+
+/* ---- redis.c (built with hiredis: BBPY_HAVE_REDIS) --------------------------------------- */
+/** Add RedisClient and RedisError to the module; 0, or -1 with an exception. */
+int bbpy_redis_register(PyObject *m);
 
 /* Lock helpers: *_gil variants are called with the GIL held. */
 void bbpy_lock_read_gil(FilterObject *o);
