@@ -4,14 +4,17 @@
  * own redis-server; never in CI). On one server, for N keys in pipelined batches of 1000,
  * it measures keys per second (median of R runs) and round trips per key of
  *   - blockbloom's madd / mexists (libblockbloom_redis: one BITFIELD per added key, one
- *     GETRANGE of the key's 64-byte block per query),
+ *     GETRANGE of the key's 64-byte block per sub-filter per query), on a filter reserved for
+ *     N keys and on one reserved for CAP keys (default 10^8: a 145 MB filter, far beyond the
+ *     server's caches, with N keys in it),
  *   - the classic layout people write by hand on stock Redis: one big string of m bits and k
  *     positions per key over all of it (double hashing, Kirsch-Mitzenmacher 2006), added with
  *     BITFIELD SET u1 x k and queried with BITFIELD_RO GET u1 x k,
- *   - plain SET / EXISTS of the keys themselves, the exact-set baseline,
+ *   - plain SADD / SMISMEMBER of the keys in one set (1000 members per command), the
+ *     exact-set baseline,
  * and the memory per key of each: MEMORY USAGE of a filter's keys (used_memory moves with
- * client buffers by more than a small filter's size), the used_memory delta for SET.
- *   redis-bench URL [N [RUNS]]      (default 200000 keys, 3 runs)
+ * client buffers by more than a small filter's size) and of the set.
+ *   redis-bench URL [N [RUNS [CAP]]]      (default 200000 keys, 3 runs, CAP 10^8)
  */
 #include <blockbloom.h>
 #include <blockbloom_redis.h>
@@ -86,10 +89,12 @@ typedef struct series {
     unsigned long (*query)(void *ctx, const keys *ks, size_t i, size_t n, size_t *hits);
     /* bytes the series' keys use (MEMORY USAGE); NULL = the used_memory delta */
     long long (*mem)(void *ctx, redisContext *c);
+    uint64_t capacity; /* keys the series is sized for (memory per key of capacity); 0 = N */
 } series;
 
 typedef struct result {
-    double add_kps, present_kps, absent_kps, trips_add, trips_query, fp_rate, bytes_per_key;
+    double add_kps, present_kps, absent_kps, trips_add, trips_query, fp_rate, bytes_per_key,
+        bytes_per_cap;
 } result;
 
 static int cmp_double(const void *a, const void *b) {
@@ -125,9 +130,11 @@ static result run_series(const series *s, redisContext *mem, const keys *in, con
         s->reset(s->ctx);
         a[i] = timed(s, true, in, &trips, &hits);
         r.trips_add = (double)trips / (double)in->n;
-        if (i == 0) /* later runs start with the previous run's data in place */
-            r.bytes_per_key = (double)(s->mem ? s->mem(s->ctx, mem) : used_memory(mem) - m0) /
-                              (double)in->n;
+        if (i == 0) { /* later runs start with the previous run's data in place */
+            double bytes = (double)(s->mem ? s->mem(s->ctx, mem) : used_memory(mem) - m0);
+            r.bytes_per_key = bytes / (double)in->n;
+            r.bytes_per_cap = bytes / (double)(s->capacity ? s->capacity : in->n);
+        }
         p[i] = timed(s, false, in, &trips, &hits);
         if (hits != in->n) fprintf(stderr, "redis-bench: %s: %zu of %zu keys found!\n", s->name, hits, in->n);
         q[i] = timed(s, false, out, &trips, &hits);
@@ -145,13 +152,13 @@ static result run_series(const series *s, redisContext *mem, const keys *in, con
 
 typedef struct bbs_ctx {
     bb_redis *r;
-    size_t n;
+    uint64_t capacity;
 } bbs_ctx;
 
 static void bbs_reset(void *v) {
     bbs_ctx *c = v;
     bb_redis_del(c->r, "bench:bb");
-    if (bb_redis_reserve(c->r, "bench:bb", FPR, c->n, 0) != BB_REDIS_OK)
+    if (bb_redis_reserve(c->r, "bench:bb", FPR, c->capacity, 0) != BB_REDIS_OK)
         die("reserve", bb_redis_error(c->r));
 }
 
@@ -172,17 +179,20 @@ static unsigned long bbs_query(void *v, const keys *ks, size_t i, size_t n, size
     return (unsigned long)(bb_redis_round_trips(c->r) - t);
 }
 
-/* Meta key, counter and every shard (names as docs/REDIS.md). */
+/* Meta key, state and every shard of every sub-filter (names as docs/REDIS.md: all of
+ * them end in ":bench:bb}"). */
 static long long bbs_mem(void *v, redisContext *c) {
-    bbs_ctx *b = v;
-    bb_redis_info in;
-    if (bb_redis_info_get(b->r, "bench:bb", &in) != BB_REDIS_OK) die("info", bb_redis_error(b->r));
-    long long total = memory_usage(c, "bench:bb") + memory_usage(c, "bb:{n:bench:bb}");
-    for (uint64_t s = 0; s < in.shards; s++) {
-        char key[64];
-        snprintf(key, sizeof key, "bb:{%llu:bench:bb}", (unsigned long long)s);
-        total += memory_usage(c, key);
-    }
+    (void)v;
+    long long total = memory_usage(c, "bench:bb");
+    char cursor[32] = "0";
+    do {
+        redisReply *r = redisCommand(c, "SCAN %s MATCH bb:{*:bench:bb} COUNT 1000", cursor);
+        if (!r || r->type != REDIS_REPLY_ARRAY || r->elements != 2) die("SCAN", c->errstr);
+        snprintf(cursor, sizeof cursor, "%s", r->element[0]->str);
+        for (size_t i = 0; i < r->element[1]->elements; i++)
+            total += memory_usage(c, r->element[1]->element[i]->str);
+        freeReplyObject(r);
+    } while (strcmp(cursor, "0") != 0);
     return total;
 }
 
@@ -250,42 +260,40 @@ static unsigned long classic_query(void *v, const keys *ks, size_t i, size_t n, 
     return classic_batch(v, ks, i, n, false, hits);
 }
 
-/* ---- SET / EXISTS of the keys ------------------------------------------------------------------------ */
+/* ---- SADD / SMISMEMBER of the keys in one set ------------------------------------------------------ */
 
 typedef struct set_ctx {
     redisContext *c;
-    const keys *in;
 } set_ctx;
 
+/* One command: VERB bench:set key_i .. key_{i+n-1}. */
 static unsigned long set_batch(redisContext *c, const keys *ks, size_t i, size_t n, const char *verb,
                                size_t *hits) {
-    for (size_t j = 0; j < n; j++) {
-        const char *argv[3] = {verb, ks->ptr[i + j], "1"};
-        size_t argl[3] = {strlen(verb), ks->len[i + j], 1};
-        redisAppendCommandArgv(c, strcmp(verb, "SET") == 0 ? 3 : 2, argv, argl);
-    }
-    for (size_t j = 0; j < n; j++) {
-        void *rep;
-        if (redisGetReply(c, &rep) != REDIS_OK) die(verb, c->errstr);
-        redisReply *r = rep;
-        if (hits && r->type == REDIS_REPLY_INTEGER) *hits += (size_t)r->integer;
-        freeReplyObject(r);
-    }
+    const char *argv[2 + BATCH];
+    size_t argl[2 + BATCH];
+    argv[0] = verb, argl[0] = strlen(verb), argv[1] = "bench:set", argl[1] = 9;
+    for (size_t j = 0; j < n; j++) argv[2 + j] = ks->ptr[i + j], argl[2 + j] = ks->len[i + j];
+    redisReply *r = redisCommandArgv(c, (int)(2 + n), argv, argl);
+    if (!r || r->type == REDIS_REPLY_ERROR) die(verb, r ? r->str : c->errstr);
+    for (size_t e = 0; hits && r->type == REDIS_REPLY_ARRAY && e < r->elements; e++)
+        *hits += (size_t)r->element[e]->integer;
+    freeReplyObject(r);
     return 1;
 }
 
-static void set_reset(void *v) {
-    set_ctx *s = v; /* the keys from the last run, if any */
-    for (size_t i = 0; i < s->in->n; i += BATCH)
-        set_batch(s->c, s->in, i, s->in->n - i < BATCH ? s->in->n - i : BATCH, "UNLINK", NULL);
-}
+static void set_reset(void *v) { command(((set_ctx *)v)->c, "DEL bench:set", NULL); }
 
 static unsigned long set_add(void *v, const keys *ks, size_t i, size_t n) {
-    return set_batch(((set_ctx *)v)->c, ks, i, n, "SET", NULL);
+    return set_batch(((set_ctx *)v)->c, ks, i, n, "SADD", NULL);
 }
 
 static unsigned long set_query(void *v, const keys *ks, size_t i, size_t n, size_t *hits) {
-    return set_batch(((set_ctx *)v)->c, ks, i, n, "EXISTS", hits);
+    return set_batch(((set_ctx *)v)->c, ks, i, n, "SMISMEMBER", hits);
+}
+
+static long long set_mem(void *v, redisContext *c) {
+    (void)v;
+    return memory_usage(c, "bench:set");
 }
 
 /* ---- Main ------------------------------------------------------------------------------------------- */
@@ -301,43 +309,49 @@ static redisContext *connect_raw(const char *url) {
 }
 
 static void print_row(const char *name, const result *r) {
-    printf("%-28s %10.0f %10.0f %10.0f %9.4f %9.4f %9.2f %8.4f\n", name, r->add_kps,
+    printf("%-28s %10.0f %10.0f %10.0f %9.4f %9.4f %9.2f %9.2f %8.4f\n", name, r->add_kps,
            r->present_kps, r->absent_kps, r->trips_add, r->trips_query, r->bytes_per_key,
-           r->fp_rate);
+           r->bytes_per_cap, r->fp_rate);
 }
 
 int main(int argc, char **argv) {
     if (argc < 2) die("usage", "redis-bench URL [N [RUNS]]");
     size_t n = argc > 2 ? strtoul(argv[2], NULL, 10) : 200000;
     int runs = argc > 3 ? atoi(argv[3]) : 3;
-    if (n == 0 || runs < 1 || runs > 16) die("usage", "N >= 1, 1 <= RUNS <= 16");
+    uint64_t cap = argc > 4 ? strtoull(argv[4], NULL, 10) : 100000000;
+    if (n == 0 || runs < 1 || runs > 16 || cap == 0) die("usage", "N >= 1, 1 <= RUNS <= 16, CAP >= 1");
     setvbuf(stdout, NULL, _IOLBF, 0); /* one row at a time, also into a file */
     keys in = make_keys("in", n), out = make_keys("out", n);
     redisContext *mem = connect_raw(argv[1]);
 
-    bbs_ctx bc = {NULL, n};
+    bbs_ctx bc = {NULL, n}, big = {NULL, cap};
     if (bb_redis_connect(&bc.r, argv[1]) != BB_REDIS_OK) die("connect", bb_redis_error(bc.r));
+    if (bb_redis_connect(&big.r, argv[1]) != BB_REDIS_OK) die("connect", bb_redis_error(big.r));
+    char big_name[64];
+    snprintf(big_name, sizeof big_name, "blockbloom, reserved %.0e", (double)cap);
     classic_ctx cc = {connect_raw(argv[1]), NULL, 0, 0};
     bb_config z = {.kind = BB_BLOCKED, .bits = 512, .k = 1};
     if (bb_create(&cc.hasher, &z) != BB_OK ||
         bb_size(BB_CLASSIC, n, FPR, &cc.bits, &cc.k) != BB_OK)
         die("sizing", "bb_size");
-    set_ctx sc = {connect_raw(argv[1]), &in};
+    set_ctx sc = {connect_raw(argv[1])};
     series all[] = {
-        {"blockbloom madd/mexists", &bc, bbs_reset, bbs_add, bbs_query, bbs_mem},
-        {"classic BITFIELD, 1 string", &cc, classic_reset, classic_add, classic_query, classic_mem},
-        {"SET / EXISTS (exact set)", &sc, set_reset, set_add, set_query, NULL},
+        {"blockbloom madd/mexists", &bc, bbs_reset, bbs_add, bbs_query, bbs_mem, 0},
+        {big_name, &big, bbs_reset, bbs_add, bbs_query, bbs_mem, cap},
+        {"classic BITFIELD, 1 string", &cc, classic_reset, classic_add, classic_query, classic_mem, 0},
+        {"SADD / SMISMEMBER (a set)", &sc, set_reset, set_add, set_query, set_mem, 0},
     };
     printf("redis-bench: %zu keys, batches of %d, p = %g, median of %d runs; "
            "classic m = %llu bits, k = %u\n\n", n, BATCH, FPR, runs,
            (unsigned long long)cc.bits, cc.k);
-    printf("%-28s %10s %10s %10s %9s %9s %9s %8s\n", "series", "add/s", "present/s",
-           "absent/s", "RT/add", "RT/query", "B/key", "FP rate");
+    printf("%-28s %10s %10s %10s %9s %9s %9s %9s %8s\n", "series", "add/s", "present/s",
+           "absent/s", "RT/add", "RT/query", "B/key", "B/capkey", "FP rate");
     for (size_t i = 0; i < sizeof all / sizeof *all; i++) {
         result r = run_series(&all[i], mem, &in, &out, runs);
         print_row(all[i].name, &r);
     }
     bb_redis_free(bc.r);
+    bb_redis_free(big.r);
     bb_free(cc.hasher);
     redisFree(cc.c);
     redisFree(sc.c);

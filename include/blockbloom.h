@@ -124,8 +124,9 @@ typedef enum bb_kind {
  * <= fpr; k = 8.
  *
  * @param kind      BB_BLOCKED, BB_CLASSIC or BB_SPLIT (BB_COUNTING is sized as BB_BLOCKED,
- *                  bits meaning counters; BB_SCALABLE sizes each sub-filter as BB_BLOCKED,
- *                  see bb_config).
+ *                  bits meaning counters; BB_SCALABLE gives the geometry of one sub-filter
+ *                  for capacity c_i and fpr p_i: BB_BLOCKED's plus the margin for scatter
+ *                  described at bb_config, exactly what the filter grows).
  * @param capacity  n >= 1 keys.
  * @param fpr       p with 0 < p < 1 (not NaN).
  * @param bits_out  bits of the filter (a multiple of 512 for blocked). Not NULL.

@@ -3,8 +3,9 @@
 # The Redis benchmark, run by hand (not in CI): builds bench/redis-bench, starts its own
 # redis-server on a free loopback port (no persistence, data in a temp dir, stopped on exit)
 # and prints keys per second, round trips per key and memory per key of blockbloom's
-# madd/mexists, the hand-written classic BITFIELD layout and plain SET/EXISTS, with the CPU.
-#   scripts/bench-redis.sh [N-KEYS [RUNS]]     (default 200000 keys, 3 runs)
+# madd/mexists (a filter reserved for N keys and one for CAP), the hand-written classic
+# BITFIELD layout and a plain set (SADD/SMISMEMBER), with the CPU.
+#   scripts/bench-redis.sh [N-KEYS [RUNS [CAP]]]   (default 200000 keys, 3 runs, CAP 10^8)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh redis-server redis-tools libhiredis-dev
@@ -16,4 +17,4 @@ port=$(free_port)
 start_server bench "$port" --appendonly no
 echo "CPU: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores (client and server share them)"
 echo "redis-server $(redis-server --version | sed 's/.*v=\([^ ]*\).*/\1/'), hiredis $(pkg-config --modversion hiredis)"
-"$build/bench/redis-bench" "redis://127.0.0.1:$port" "${1:-200000}" "${2:-3}"
+"$build/bench/redis-bench" "redis://127.0.0.1:$port" "${1:-200000}" "${2:-3}" "${3:-100000000}"

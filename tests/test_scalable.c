@@ -135,6 +135,11 @@ Test(scalable, sub_filter_parameters_follow_almeida) {
                       (unsigned long long)si.bits, (unsigned long long)bits);
             cr_assert_eq(bb_fpr_model(BB_BLOCKED, si.capacity, si.bits, si.k, &model), BB_OK);
             cr_assert(model <= si.fpr_target, "case %d sub %zu: model %.3g above p_i", t, i, model);
+            /* bb_size(BB_SCALABLE) is that sub-filter's geometry (the Redis chains rely on it). */
+            cr_assert_eq(bb_size(BB_SCALABLE, si.capacity, si.fpr_target, &bits, &k), BB_OK);
+            cr_assert(bits == si.bits && k == si.k, "case %d sub %zu: bb_size(BB_SCALABLE) gives "
+                      "%llu bits k %u, the filter grew %llu k %u", t, i, (unsigned long long)bits, k,
+                      (unsigned long long)si.bits, si.k);
             p_sum += p;
             bits_sum += si.bits;
             cap_sum += si.capacity;

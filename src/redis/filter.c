@@ -306,6 +306,31 @@ static bb_redis_status probe_read(bb_redis *r, const bbr_filter *f, const bbr_cm
     return s;
 }
 
+/* GETRANGEs held in one pipeline when probing several sub-filters: a command takes ~1.6 KB
+ * of this handle's memory, so a batch of 1000 keys against a chain of 1024 sub-filters
+ * (EXPANSION 1) would otherwise take 1.6 GB. */
+#define PROBE_ROUND 16384
+
+/* Sub-filters probed together for m keys. */
+static size_t probe_span(size_t m) { return m && PROBE_ROUND / m ? PROBE_ROUND / m : 1; }
+
+/* Probe keys idx[0 .. m) in sub-filters [from, to), PROBE_ROUND commands a round at most. */
+static bb_redis_status probe_only(bb_redis *r, const bbr_filter *f, const uint64_t *h,
+                                  const size_t *idx, size_t m, size_t from, size_t to,
+                                  uint8_t *present) {
+    bb_redis_status s = BB_REDIS_OK;
+    for (size_t a = from; s == BB_REDIS_OK && a < to; a += probe_span(m)) {
+        size_t b = a + probe_span(m) < to ? a + probe_span(m) : to;
+        bbr_cmd *c = bbr_cmds_get(r, m * (b - a));
+        if (!c) return BB_REDIS_E_NOMEM;
+        probe_fill(f, c, h, idx, m, a, b);
+        s = bbr_exec(r, c, m * (b - a));
+        if (s == BB_REDIS_OK) s = probe_read(r, f, c, h, idx, m, a, b, present);
+        bbr_cmds_clear(c, m * (b - a));
+    }
+    return s;
+}
+
 static uint64_t *hash_keys(bb_redis *r, const bbr_filter *f, const void *const *keys,
                            const size_t *lens, size_t n) {
     uint64_t *h = malloc((n ? n : 1) * sizeof *h);
@@ -508,9 +533,13 @@ static bb_redis_status chain_madd(bb_redis *r, bbr_filter *f, const uint64_t *h,
     unsigned waits = 0;
     while (s == BB_REDIS_OK && m > 0) {
         size_t top = f->n_subs - 1, to = recheck ? f->n_subs : top;
-        bbr_cmd *c = bbr_cmds_get(r, 1 + m * to);
+        if (to > probe_span(m)) { /* a deep chain: probe it first, round by round */
+            s = probe_only(r, f, h, pend, m, 0, to, present);
+            to = 0;
+        }
+        bbr_cmd *c = s == BB_REDIS_OK ? bbr_cmds_get(r, 1 + m * to) : NULL;
         if (!c) {
-            s = BB_REDIS_E_NOMEM;
+            if (s == BB_REDIS_OK) s = BB_REDIS_E_NOMEM;
             break;
         }
         eval_cmd(&c[0], reserve_lua, f->count_key);
@@ -690,7 +719,8 @@ bb_redis_status bb_redis_mexists(bb_redis *r, const char *name, const void *cons
     size_t m = n, from = 0;
     for (size_t i = 0; s == BB_REDIS_OK && i < n; i++) idx[i] = i, out[i] = 0;
     while (s == BB_REDIS_OK && m > 0 && from < f->n_subs) {
-        size_t to = f->n_subs, chain = f->layout == BBR_LAYOUT_CHAIN;
+        size_t to = f->n_subs - from > probe_span(m) ? from + probe_span(m) : f->n_subs;
+        size_t chain = f->layout == BBR_LAYOUT_CHAIN;
         bbr_cmd *c = bbr_cmds_get(r, chain + m * (to - from));
         if (!c) {
             s = BB_REDIS_E_NOMEM;

@@ -645,6 +645,33 @@ Test(standalone, push_refuses_key_schemes) {
     bb_redis_free(r);
 }
 
+/* EXPANSION 1 makes a deep chain (here 20 sub-filters of 50 keys for 1000 keys): probing a
+ * batch against all of them takes several pipelines (PROBE_ROUND), and the answers, the
+ * count and the pulled file are still the local scalable filter's. */
+Test(standalone, deep_chain) {
+    bb_redis *r = standalone();
+    fresh(r, "deep");
+    bb_redis_params p = {.size = sizeof p, .capacity = 50, .error_rate = 0.01, .expansion = 1};
+    must(r, bb_redis_reserve_params(r, "deep", &p), "reserve EXPANSION 1");
+    keyset ks = keys_make("deep", 0, 1000);
+    uint8_t *nw = malloc(ks.n);
+    must(r, bb_redis_madd(r, "deep", ks.keys, ks.lens, ks.n, nw), "madd");
+    size_t fresh_keys = 0;
+    for (size_t i = 0; i < ks.n; i++) fresh_keys += nw[i];
+    bb_redis_info in;
+    must(r, bb_redis_info_get(r, "deep", &in), "info");
+    cr_assert(in.filters >= 19 && in.keys_added == fresh_keys && in.expansion == 1,
+              "%llu sub-filters, count %llu of %zu new", (unsigned long long)in.filters,
+              (unsigned long long)in.keys_added, fresh_keys);
+    assert_all_present(r, "deep", &ks);
+    must(r, bb_redis_madd(r, "deep", ks.keys, ks.lens, ks.n, nw), "madd again");
+    for (size_t i = 0; i < ks.n; i++) cr_assert_eq(nw[i], 0, "key %zu new twice", i);
+    assert_pull_equals_scalable(r, "deep", &ks, 50, 0.01, 1.0);
+    free(nw);
+    keys_free(&ks);
+    bb_redis_free(r);
+}
+
 /* A counter set by hand to something that is not a count is an error, not 2^64 - 5: the
  * counter string of a pushed filter, and a field of a chain's state hash. */
 Test(standalone, damaged_counter) {
