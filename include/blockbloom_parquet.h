@@ -4,21 +4,26 @@
  * read a Parquet file's footer and the split-block Bloom filters (SBBF) of its column
  * chunks, decode a chunk's values, and write a copy of a file with fresh SBBFs. It sits on
  * top of libblockbloom (the filters are the BB_SPLIT kind) and links the page codecs
- * (Snappy, zlib, zstd), which is why it is a library of its own: the core stays free of them.
+ * (Snappy, zlib, zstd, LZ4, Brotli), which is why it is a library of its own: the core
+ * stays free of them.
  *
- * References: Apache Parquet's parquet.thrift (struct and field ids), Encodings.md (PLAIN,
- * RLE_DICTIONARY, the RLE/bit-packed hybrid), BloomFilter.md (the SBBF and its header).
+ * References: Apache Parquet's parquet.thrift (struct and field ids), Encodings.md (every
+ * value and level encoding), Compression.md (the codecs), BloomFilter.md (the SBBF and its
+ * header).
  *
  * Conventions: every function returns a bb_status (blockbloom.h); the optional `err`
  * (may be NULL) then gets a one-line English message naming what was wrong ("truncated
- * footer", "column 'x' is nested (repeated)", "codec LZ4 is not supported", ...), which the
+ * footer", "column 'b' has physical type BOOLEAN (not supported)", "codec LZO is not
+ * supported", ...), which the
  * CLI prints as is. Nothing prints, exits or aborts. Input files are opened read-only and
  * memory-mapped; a file handle may be read from many threads at once.
- * Decoded: flat columns (direct, non-repeated children of the root) of the physical types
- * INT32, INT64, FLOAT, DOUBLE, BYTE_ARRAY and FIXED_LEN_BYTE_ARRAY; PLAIN, PLAIN_DICTIONARY and RLE_DICTIONARY
- * values; data pages v1 and v2; codecs UNCOMPRESSED, SNAPPY, GZIP and ZSTD. Anything else
- * (nested columns, encrypted files, other encodings or codecs) is BB_E_UNSUPPORTED with a
- * message naming it.
+ * Decoded: every leaf column, also of structs and lists (definition levels say which entries
+ * hold a value), of the physical types INT32, INT64, INT96, FLOAT, DOUBLE, BYTE_ARRAY and
+ * FIXED_LEN_BYTE_ARRAY; PLAIN, PLAIN_DICTIONARY, RLE_DICTIONARY, DELTA_BINARY_PACKED,
+ * DELTA_LENGTH_BYTE_ARRAY, DELTA_BYTE_ARRAY and BYTE_STREAM_SPLIT values; data pages v1
+ * and v2; codecs UNCOMPRESSED, SNAPPY, GZIP, BROTLI, LZ4 (Hadoop's framing), ZSTD and
+ * LZ4_RAW. Anything else (BOOLEAN columns, encrypted files, LZO, ALP) is BB_E_UNSUPPORTED
+ * with a message naming it.
  */
 #ifndef BLOCKBLOOM_PARQUET_H
 #define BLOCKBLOOM_PARQUET_H
@@ -76,7 +81,8 @@ typedef struct bb_pq_column_info {
     const char *logical;    /**< "STRING", "DECIMAL", "DATE", "INT", ... or "" (none) */
     int32_t scale;          /**< DECIMAL scale, else 0 */
     bool optional;          /**< may hold nulls (definition level 1) */
-    bool flat;              /**< a direct, non-repeated child of the root: supported */
+    bool flat;              /**< a direct, non-repeated child of the root (nested leaves
+                                 are decoded too: this only describes the schema) */
 } bb_pq_column_info;
 
 /** Describe column `col` (< bb_pq_columns). BB_E_INVAL on a bad index or NULL. */

@@ -88,7 +88,7 @@ static bb_status chunk_filter(const bb_pq_file *pf, size_t rg, size_t col, doubl
                               const bb_filter *hasher, bb_filter **out, bb_pq_error *err) {
     hash_set hs = {.hasher = hasher};
     *out = NULL;
-    bb_status s = bb_pq_chunk_values(pf, rg, col, collect, &hs, err);
+    bb_status s = pq_chunk_distinct_values(pf, rg, col, collect, &hs, err);
     if (s == BB_E_NOMEM && err && !err->message[0]) pq_fail(err, s, "out of memory");
     if (s == BB_OK) {
         size_t n = set_drain(&hs);

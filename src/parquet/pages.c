@@ -47,9 +47,11 @@ typedef struct chunk_reader {
     uint32_t *dict_off;       /* BYTE_ARRAY: where each entry's 4-byte length is */
     size_t n_dict, dict_len;
     bool have_dict;
+    uint8_t *used;            /* distinct mode: a bit per dictionary entry some page names */
     uint8_t *page;            /* the current decompressed page (or values) */
     size_t page_cap;
     size_t width;             /* PLAIN width of a value; 0 for BYTE_ARRAY */
+    bool distinct;            /* dictionary entries reported once each, after the pages */
     pq_values pv;             /* encodings.c's decoders */
 } chunk_reader;
 
@@ -120,6 +122,16 @@ static bb_status plain_values(chunk_reader *r, const uint8_t *p, size_t len, siz
     return BB_OK;
 }
 
+static const uint8_t *dict_entry(const chunk_reader *r, uint32_t k, size_t *len) {
+    if (r->width) {
+        *len = r->width;
+        return r->dict_buf + (size_t)k * r->width;
+    }
+    const uint8_t *v = r->dict_buf + r->dict_off[k] + 4;
+    *len = le32(v - 4);
+    return v;
+}
+
 static bb_status dict_values(chunk_reader *r, const uint8_t *p, size_t len, size_t n) {
     if (!r->have_dict) return corrupt(r, "dictionary-encoded page without a dictionary page");
     if (n == 0) return BB_OK;
@@ -129,8 +141,19 @@ static bb_status dict_values(chunk_reader *r, const uint8_t *p, size_t len, size
         uint32_t k;
         if (!pq_hybrid_next(&h, &k)) return corrupt(r, "dictionary indices run past the page");
         if (k >= r->n_dict) return corrupt(r, "dictionary index out of range");
-        const uint8_t *v = r->dict_buf + (r->width ? (size_t)k * r->width : r->dict_off[k] + 4);
-        bb_status s = r->fn(r->ctx, v, r->width ? r->width : le32(v - 4));
+        if (r->used) {
+            /* Distinct mode: note the entry; an RLE run names it for all its values. */
+            r->used[k / 8] |= (uint8_t)(1u << (k % 8));
+            if (!h.packed) {
+                uint64_t more = h.left < n - i - 1 ? h.left : n - i - 1;
+                h.left -= more;
+                i += more;
+            }
+            continue;
+        }
+        size_t vlen;
+        const uint8_t *v = dict_entry(r, k, &vlen);
+        bb_status s = r->fn(r->ctx, v, vlen);
         if (s != BB_OK) return s;
     }
     return BB_OK;
@@ -212,6 +235,7 @@ static bb_status dictionary_page(chunk_reader *r, const tc_node *ph, const uint8
         return nomem(r);
     r->n_dict = (size_t)n;
     r->have_dict = true;
+    if (r->distinct && !(r->used = calloc((size_t)n / 8 + 1, 1))) return nomem(r);
     /* Fixed-width entries are where their index says (n fits the page, checked above). */
     return r->width ? BB_OK : plain_values(r, r->dict_buf, ulen, (size_t)n, r->dict_off);
 }
@@ -383,15 +407,15 @@ static bb_status one_page(chunk_reader *r, size_t *pos, size_t end, int64_t *n_v
     return s;
 }
 
-bb_status bb_pq_chunk_values(const bb_pq_file *pf, size_t rg, size_t col, bb_pq_value_fn fn,
-                             void *ctx, bb_pq_error *err) {
+static bb_status walk_chunk(const bb_pq_file *pf, size_t rg, size_t col, bb_pq_value_fn fn,
+                            void *ctx, bool distinct, bb_pq_error *err) {
     if (err) err->message[0] = '\0';
     tc_node *meta;
     if (!fn) return pq_fail(err, BB_E_INVAL, "invalid argument");
     bb_status s = pq_chunk_meta(pf, rg, col, &meta, err);
     if (s != BB_OK) return s;
     chunk_reader r = {.pf = pf, .c = &pf->cols[col], .name = pf->cols[col].name, .fn = fn,
-                      .ctx = ctx, .err = err};
+                      .ctx = ctx, .err = err, .distinct = distinct};
     r.width = fixed_width(r.c);
     r.pv = (pq_values){.fn = fn, .ctx = ctx, .width = r.width, .max_expansion = PQ_MAX_EXPANSION};
     tc_int(meta, 4, &r.codec);
@@ -407,10 +431,27 @@ bb_status bb_pq_chunk_values(const bb_pq_file *pf, size_t rg, size_t col, bb_pq_
         }
         if (s == BB_OK && seen != total_values)
             s = corrupt(&r, "pages hold fewer values than the chunk's num_values");
+        for (size_t k = 0; s == BB_OK && r.used && k < r.n_dict; k++)
+            if (r.used[k / 8] >> (k % 8) & 1) {
+                size_t vlen;
+                const uint8_t *v = dict_entry(&r, (uint32_t)k, &vlen);
+                s = fn(ctx, v, vlen);
+            }
     }
+    free(r.used);
     free(r.dict_buf);
     free(r.dict_off);
     free(r.pv.scratch);
     free(r.page);
     return s;
+}
+
+bb_status bb_pq_chunk_values(const bb_pq_file *pf, size_t rg, size_t col, bb_pq_value_fn fn,
+                             void *ctx, bb_pq_error *err) {
+    return walk_chunk(pf, rg, col, fn, ctx, false, err);
+}
+
+bb_status pq_chunk_distinct_values(const bb_pq_file *pf, size_t rg, size_t col,
+                                   bb_pq_value_fn fn, void *ctx, bb_pq_error *err) {
+    return walk_chunk(pf, rg, col, fn, ctx, true, err);
 }

@@ -44,6 +44,14 @@ bb_status pq_chunk_meta(const bb_pq_file *pf, size_t rg, size_t col, tc_node **m
 bb_status pq_chunk_bitset(const bb_pq_file *pf, size_t rg, size_t col, const void **bitset,
                           size_t *len_bytes, bool *pow2, bool *incomplete, bb_pq_error *err);
 
+/* bb_pq_chunk_values for a chunk's set of values: each dictionary entry that a page names
+ * is reported once, after the pages (an RLE run of indices costs one step, not one per
+ * row); values of non-dictionary pages are reported as they come. For bb_pq_index, which
+ * needs the distinct values only: a dictionary-encoded chunk costs one hash and hash-set
+ * insert per used entry, not per row. */
+bb_status pq_chunk_distinct_values(const bb_pq_file *pf, size_t rg, size_t col,
+                                   bb_pq_value_fn fn, void *ctx, bb_pq_error *err);
+
 /* Names of parquet.thrift enum values, for messages ("UNKNOWN(9)" past the table). */
 const char *pq_codec_name(int64_t codec);
 const char *pq_encoding_name(int64_t encoding);
