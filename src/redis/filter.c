@@ -28,10 +28,10 @@
 #include <string.h>
 #include <time.h>
 
-/* Rounds a batch waits (1 ms each) for other writers' reservations to come back before it
- * takes the newest sub-filter as full: a batch's reservation lives one round trip (~0.1 ms
- * on loopback), so 200 ms is only reached when a writer died holding one. */
-#define WAIT_ROUNDS 200
+/* How long a batch waits (1 ms pauses) for other writers' reservations to come back before
+ * it takes the newest sub-filter as full: a reservation lives one round trip (~0.1 ms on
+ * loopback, tens of ms on a machine at load 30), so 2 s means a writer died holding one. */
+#define WAIT_MS 2000
 
 /* ---- The cache of filter geometries ------------------------------------------------------------ */
 
@@ -231,6 +231,12 @@ bool bbr_reply_u64(const redisReply *rep, uint64_t *v) {
     errno = 0;
     *v = strtoull(rep->str, &end, 10);
     return errno != ERANGE && *end == '\0';
+}
+
+static uint64_t now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
 static void pause_ms(long ms) {
@@ -531,6 +537,7 @@ static bb_redis_status chain_madd(bb_redis *r, bbr_filter *f, const uint64_t *h,
     bb_redis_status s = BB_REDIS_OK;
     bool recheck = false;
     unsigned waits = 0;
+    uint64_t waited_from = 0;
     while (s == BB_REDIS_OK && m > 0) {
         size_t top = f->n_subs - 1, to = recheck ? f->n_subs : top;
         if (to > probe_span(m)) { /* a deep chain: probe it first, round by round */
@@ -587,8 +594,8 @@ static bb_redis_status chain_madd(bb_redis *r, bbr_filter *f, const uint64_t *h,
         }
         /* No room: full, or other writers' reservations in flight. */
         bool full = (uint64_t)count >= f->subs[top].capacity;
-        if (!full && waits < WAIT_ROUNDS) {
-            waits++;
+        if (!full && (!waits++ || now_ms() - waited_from < WAIT_MS)) {
+            if (waits == 1) waited_from = now_ms();
             pause_ms(1);
             recheck = true;
             continue;
