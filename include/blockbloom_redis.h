@@ -79,8 +79,9 @@ typedef struct bb_redis_options {
  * refused (E_INVAL); seeds with different credentials too. rediss:// (TLS) is refused
  * (E_INVAL): the hiredis this builds on has none.
  *
- * Deadlines: each request (one call's pipeline, with its redirections, reconnects and
- * retries) must finish within opts->timeout_ms, or fails with E_IO saying what timed out on
+ * Deadlines: each request (one call's pipeline of up to 4096 commands, with its
+ * redirections, reconnects and retries; a call of more is sent as consecutive requests of
+ * at most 4096) must finish within opts->timeout_ms, or fails with E_IO saying what timed out on
  * which node. A reply is read only up to a bound (16 MiB, or the largest shard of a filter
  * this handle opened, per string; 65536 array elements per reply), whatever the server
  * claims. After a broken connection, a command that may have run is sent again only when

@@ -50,15 +50,21 @@ static long long raw_int(redisContext *c, const char *cmd, const char *key) {
     return v;
 }
 
-/* Every connection is closed by the server between calls; each call reconnects, and the new
- * connection must AUTH (else NOAUTH) and SELECT 3 (else the filter is not found in db 0). */
-Test(auth, reconnect_keeps_auth_and_db) {
+/* A handle on BB_REDIS_AUTH_URL with a new filter `name` reserved for cap keys at 1%. */
+static bb_redis *fresh_filter(const char *name, uint64_t cap) {
     bb_redis *r;
     const char *url = env("BB_REDIS_AUTH_URL");
     cr_assert_eq(bb_redis_open(&r, &url, 1, NULL), BB_REDIS_OK, "%s", bb_redis_error(r));
-    bb_redis_status s = bb_redis_del(r, "rk");
+    bb_redis_status s = bb_redis_del(r, name);
     cr_assert(s == BB_REDIS_OK || s == BB_REDIS_E_NOT_FOUND, "%s", bb_redis_error(r));
-    cr_assert_eq(bb_redis_reserve(r, "rk", 0.01, 1000, 0), BB_REDIS_OK, "%s", bb_redis_error(r));
+    cr_assert_eq(bb_redis_reserve(r, name, 0.01, cap, 0), BB_REDIS_OK, "%s", bb_redis_error(r));
+    return r;
+}
+
+/* Every connection is closed by the server between calls; each call reconnects, and the new
+ * connection must AUTH (else NOAUTH) and SELECT 3 (else the filter is not found in db 0). */
+Test(auth, reconnect_keeps_auth_and_db) {
+    bb_redis *r = fresh_filter("rk", 1000);
     redisContext *c0 = raw(0);
     char key[16];
     for (int i = 0; i < 5; i++) {
@@ -214,5 +220,29 @@ Test(failover, check, .timeout = 60) {
     }
     fclose(acked);
     cr_assert_geq(n, 7, "only %d batches acknowledged", n);
+    bb_redis_free(r);
+}
+
+/* A call of more than 4096 commands goes as consecutive requests, each with its own deadline:
+ * a mexists of 10000 keys (10000 GETRANGEs) takes 3 round trips, and finds every key. */
+Test(auth, large_calls_are_several_requests) {
+    bb_redis *r = fresh_filter("big", 20000);
+    enum { N = 10000 };
+    static char buf[N][16];
+    static const void *keys[N];
+    static size_t lens[N];
+    static uint8_t out[N];
+    for (int i = 0; i < N; i++) {
+        lens[i] = (size_t)snprintf(buf[i], sizeof buf[i], "big%d", i);
+        keys[i] = buf[i];
+    }
+    cr_assert_eq(bb_redis_madd(r, "big", keys, lens, N, NULL), BB_REDIS_OK, "%s", bb_redis_error(r));
+    size_t hits = 0;
+    uint64_t t0 = bb_redis_round_trips(r);
+    cr_assert_eq(bb_redis_mexists(r, "big", keys, lens, N, out, &hits), BB_REDIS_OK);
+    uint64_t trips = bb_redis_round_trips(r) - t0;
+    cr_assert_eq(hits, N);
+    cr_assert_eq(trips, 3, "10000 GETRANGEs in %llu round trips, not 3 requests of <= 4096",
+                 (unsigned long long)trips);
     bb_redis_free(r);
 }
