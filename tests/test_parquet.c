@@ -8,7 +8,8 @@
  * literal little-endian bytes worked out by hand, on a footer written byte by byte below;
  * bb_pq_index's refusals and failed writes of its output, each with its own message; and
  * hostile files (a schema past the depth cap, physical type -1, a DECIMAL scale of 2^31 - 1,
- * num_values above num_rows, a repeated Thrift field, a FIFO and /dev/zero), each message
+ * num_values above num_rows, a dictionary larger than its page, a repeated Thrift field, a
+ * FIFO and /dev/zero), each message
  * pinned, which also seed the fuzz corpus.
  */
 #include <criterion/criterion.h>
@@ -104,6 +105,8 @@ Test(thrift, hostile_sizes_and_depth) {
     cr_assert_eq(tc_parse_struct(long_varint, sizeof long_varint, &used, &s), BB_E_CORRUPT);
 }
 
+static void keep(const char *name, const uint8_t *file, size_t n);
+
 Test(thrift, a_repeated_field_keeps_its_last_value_once) {
     /* {1: i32 5, 3: i32 1, 1: i32 7 (long header: zigzag 1 = 02), 2: i32 9}: field 1 twice
      * and out of order. Thrift's generated readers keep 7; the tree holds one field 1, and
@@ -112,6 +115,7 @@ Test(thrift, a_repeated_field_keeps_its_last_value_once) {
     tc_node s;
     size_t used;
     int64_t v;
+    keep("hostile_repeated_field", twice, sizeof twice);
     cr_assert_eq(tc_parse_struct(twice, sizeof twice, &used, &s), BB_OK);
     cr_assert_eq(used, sizeof twice);
     cr_assert_eq(s.n_kids, 3);
@@ -428,6 +432,39 @@ Test(hostile, num_values_checked_against_num_rows) {
     cr_assert_eq(bb_pq_chunk_values(pf, 0, 0, ignore_value, NULL, &err), BB_E_INCONSISTENT);
     cr_assert(strstr(err.message, "num_values 2147483647 exceeds the row group's num_rows"),
               "%s", err.message);
+    bb_pq_close(pf);
+}
+
+Test(hostile, dictionary_entries_bounded_by_its_page) {
+    /* DuckDB's small file, its first chunk's dictionary page claiming 60 entries (one
+     * varint byte, as the real count's) in a page too small for 60 BYTE_ARRAY values of 4
+     * length bytes each: refused before anything is allocated for them (a 2^28-entry
+     * dictionary in 8 KB of ZSTD cost 16 bytes per entry, 4.4 GB, before). */
+    static uint8_t file[4096];
+    FILE *f = fopen(BB_SOURCE_DIR "/tests/fuzz/corpus/fuzz_parquet/v1_snappy.parquet", "rb");
+    cr_assert_not_null(f);
+    size_t n = fread(file, 1, sizeof file, f), used;
+    fclose(f);
+    tc_node ph;
+    cr_assert_eq(tc_parse_struct(file + 4, n - 4, &used, &ph), BB_OK);
+    int64_t type, ulen, entries;
+    cr_assert(tc_int(&ph, 1, &type) && type == 2, "the first page is the dictionary");
+    cr_assert(tc_int(&ph, 2, &ulen) && ulen < 240);
+    cr_assert(tc_int(tc_struct(&ph, 7), 1, &entries) && entries < 60);
+    tc_free(&ph);
+    size_t at = 0;
+    for (size_t i = 4; i + 2 < 4 + used; i++)
+        if ((file[i] & 0x0f) == TC_STRUCT && file[i + 1] == 0x15 &&
+            file[i + 2] == (uint8_t)(entries * 2))
+            at = i + 2;
+    cr_assert_neq(at, 0);
+    file[at] = 120; /* zigzag(60) */
+    keep("hostile_dictionary_entries", file, n);
+    bb_pq_file *pf;
+    bb_pq_error err;
+    cr_assert_eq(bb_pq_open_buffer(&pf, file, n, &err), BB_OK, "%s", err.message);
+    cr_assert_eq(bb_pq_chunk_values(pf, 0, 0, ignore_value, NULL, &err), BB_E_CORRUPT);
+    cr_assert(strstr(err.message, "dictionary of 60 entries cannot fit its"), "%s", err.message);
     bb_pq_close(pf);
 }
 
