@@ -13,7 +13,7 @@ process, on the same keys and the same filter, median of REPEATS runs, ns per ke
      double hashing (written below), add and query.
 
   bench/python_bench.py [--lib build-dev/libblockbloom.so] [--keys 1000000]
-The package must be importable (scripts/install-python.sh, or PYTHONPATH=build-python/python).
+The package must be importable (pip install ., or PYTHONPATH=<cmake build>/python).
 """
 import argparse
 import ctypes

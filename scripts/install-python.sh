@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
+<<<<<<< HEAD
 # Installs the Python package blockbloom for Debian's /usr/bin/python3: the one command of the
 # docs/PYTHON.md. Installs the Debian packages the build needs when missing
 # (python3-dev; python3-numpy, optional at run time, for numpy results), builds the
@@ -8,15 +9,25 @@
 # (/usr/local/lib/python3.11/dist-packages on Debian 12). Run as root for the default DIR.
 # Afterwards `/usr/bin/python3 -c "import blockbloom"` works from anywhere.
 #   scripts/install-python.sh [DIR]
+=======
+# Installs the Python package blockbloom with pip from this tree: the Debian packages the
+# build needs (python3-dev, python3-venv, python3-pip, python3-setuptools, python3-wheel,
+# cmake and the library's; python3-numpy, optional at run time), then
+# `PYTHON -m pip install --no-build-isolation .` (offline: the installed setuptools builds
+# it, nothing is downloaded). PYTHON is the active virtualenv's interpreter, or Debian's
+# /usr/bin/python3, for which pip installs into /usr/local/lib/python3.11/dist-packages
+# (PEP 668 asks for --break-system-packages there; run as root). Extra arguments go to pip.
+#   scripts/install-python.sh [PIP-ARGS...]
+>>>>>>> 5dd76e0 (python: a standard package: pyproject.toml, pip install . and wheels)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-py=/usr/bin/python3
-scripts/setup.sh python3-dev python3-numpy
-dest=${1:-$("$py" -c "import sysconfig; print(sysconfig.get_path('platlib'))")}
-dir=build-python-install
-cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF -DBB_BUILD_PYTHON=ON \
-  -DBB_BUILD_TESTS=OFF -DBB_BUILD_BENCH=OFF -DBB_BUILD_CLI=OFF -DBB_BUILD_PARQUET=OFF -DPython3_EXECUTABLE="$py" \
-  -DBB_PYTHON_INSTALL_DIR="$dest" >/dev/null
-cmake --build "$dir" -j2 >/dev/null
-cmake --install "$dir" --component python
-(cd / && PYTHONPATH="${1:-}" "$py" -c "import blockbloom; print('blockbloom', blockbloom.__version__, 'installed in', blockbloom.__file__.rsplit('/', 1)[0])")
+scripts/setup.sh python3-dev python3-venv python3-pip python3-setuptools python3-wheel python3-numpy
+if [[ -n ${VIRTUAL_ENV:-} ]]; then
+  py=$VIRTUAL_ENV/bin/python
+  extra=()
+else
+  py=/usr/bin/python3
+  extra=(--break-system-packages)
+fi
+"$py" -m pip install --no-build-isolation --no-index "${extra[@]}" "$@" .
+(cd / && "$py" -c "import blockbloom; print('blockbloom', blockbloom.__version__, 'installed in', blockbloom.__file__.rsplit('/', 1)[0])")

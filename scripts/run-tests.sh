@@ -8,8 +8,9 @@
 #                DuckDB, which scripts/setup-duckdb.sh installs from npm)
 #   2. redis     scripts/test-redis.sh: the Redis binding and `blockbloom redis` against a
 #                standalone redis-server and a 3-master cluster started on loopback (~20-50 s)
-#   3. python    the Python package built, installed into a temporary directory and tested
-#                with pytest on Debian's /usr/bin/python3 (scripts/test-python.sh)
+#   3. python    scripts/test-python.sh: `pip install .` into a fresh virtualenv of Debian's
+#                /usr/bin/python3, pytest, a wheel from `python3 -m build` into a second one,
+#                the suite again under ASan + UBSan
 #   4. sanitize  the same suite under AddressSanitizer + UndefinedBehaviorSanitizer, the
 #                threaded tests under ThreadSanitizer, a CLI round trip under valgrind
 #   5. fuzz      each libFuzzer target for 30 s from its committed corpus

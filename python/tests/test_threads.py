@@ -31,15 +31,26 @@ def ticks_during(call):
     return t1 - t0, sum(lo < s < hi for s in stamps)
 
 
+def ticks_in_some_try(call, tries=3):
+    """ticks_during, retried: on a loaded machine the spinning thread may get no time slice
+    during one call (0 ticks in 0.2 s at load average 10 on 2 cores); a call holding the
+    GIL gives 0 ticks in every try."""
+    for _ in range(tries):
+        took, ticks = ticks_during(call)
+        if ticks > 0:
+            break
+    return took, ticks
+
+
 def test_thread_runs_during_long_batches():
     keys = np.frombuffer(np.random.default_rng(1).bytes(16 * 3_000_000), dtype="V16")
     f = Filter(3_000_000, 0.01)
-    took, ticks = ticks_during(lambda: f.add_many(keys))
+    took, ticks = ticks_in_some_try(lambda: f.add_many(keys))
     assert took > 0.01 and ticks > 0, (took, ticks)
-    took, ticks = ticks_during(lambda: f.contains_many(keys))
+    took, ticks = ticks_in_some_try(lambda: f.contains_many(keys))
     assert took > 0.01 and ticks > 0, (took, ticks)
     h = np.frombuffer(np.random.default_rng(2).bytes(8 * 4_000_000), dtype=np.uint64)
-    took, ticks = ticks_during(lambda: f.contains_many(h, hashes=True))
+    took, ticks = ticks_in_some_try(lambda: f.contains_many(h, hashes=True))
     assert ticks > 0, (took, ticks)
 
 
