@@ -57,6 +57,41 @@ static int check_given(PyObject *o, double v, const char *name) {
     return -1;
 }
 
+static bool given(PyObject *o) { return o && o != Py_None; }
+
+/* The library refuses a bad configuration with one status (BB_E_INVAL); these are its rules
+ * (src/filter.c base_geometry, src/kinds/scalable.c params_valid), checked first so that the
+ * message names the argument and the range. 0 or -1 with a ValueError. */
+static int check_config(const bb_config *c, PyObject *fpr, PyObject *bpk, PyObject *bits,
+                        PyObject *k, PyObject *growth, PyObject *tightening, int scale) {
+    const char *msg = NULL;
+    bool scalable = c->kind == BB_SCALABLE;
+    if (given(fpr) && !(c->fpr > 0.0 && c->fpr < 1.0))
+        return PyErr_Format(PyExc_ValueError, "fpr must be in (0, 1), not %R", fpr), -1;
+    if (given(k) && (c->k < 1 || c->k > BB_MAX_K))
+        return PyErr_Format(PyExc_ValueError, "k must be from 1 to %d, not %R", BB_MAX_K, k), -1;
+    if (given(growth) && !(c->growth >= 1.0 && c->growth <= 1048576.0))
+        return PyErr_Format(PyExc_ValueError, "growth must be from 1 to 2**20, not %R", growth), -1;
+    if (given(tightening) && !(c->tightening > 0.0 && c->tightening < 1.0))
+        return PyErr_Format(PyExc_ValueError, "tightening must be in (0, 1), not %R",
+                            tightening), -1;
+    if (given(fpr) && given(bpk))
+        msg = "give fpr or bits_per_key, not both";
+    else if (given(bits) && (given(fpr) || given(bpk)))
+        msg = "bits (with k) is a size of its own: give it without fpr and bits_per_key";
+    else if (scalable && (given(bits) || given(k) || given(bpk)))
+        msg = "kind='scalable' is sized by capacity and fpr only (no bits, k or bits_per_key)";
+    else if (!scalable && (given(growth) || given(tightening) || !scale))
+        msg = "growth, tightening and scale apply to kind='scalable' only";
+    else if ((c->flags & BB_POW2_BYTES) && c->kind != BB_BLOCKED && c->kind != BB_SPLIT)
+        msg = "pow2=True applies to kind='blocked' and kind='split' only";
+    else if (c->kind == BB_SPLIT && given(k) && c->k != 8)
+        msg = "kind='split' always uses k=8 (Parquet's split-block filter)";
+    if (!msg) return 0;
+    PyErr_SetString(PyExc_ValueError, msg);
+    return -1;
+}
+
 static PyObject *create(PyTypeObject *type, const bb_config *cfg) {
     bb_filter *f = NULL;
     bb_status s = bb_create(&f, cfg);
@@ -83,14 +118,16 @@ static PyObject *Filter_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
         opt_double(bpk, &c.bits_per_key) < 0 ||
         opt_double(growth, &c.growth) < 0 || opt_double(tightening, &c.tightening) < 0 ||
         check_given(capacity, (double)c.capacity, "capacity") < 0 ||
-        check_given(fpr, c.fpr, "fpr") < 0 || check_given(bits, (double)c.bits, "bits") < 0 ||
-        check_given(bpk, c.bits_per_key, "bits_per_key") < 0 ||
-        check_given(growth, c.growth, "growth") < 0 ||
-        check_given(tightening, c.tightening, "tightening") < 0)
+        check_given(bits, (double)c.bits, "bits") < 0 ||
+        check_given(bpk, c.bits_per_key, "bits_per_key") < 0)
         return NULL;
-    if (k64 > BB_MAX_K) return bbpy_error(BB_E_INVAL, "k above 16", NULL);
-    c.k = (unsigned)k64;
+    c.k = k64 > BB_MAX_K ? 0 : (unsigned)k64; /* out of range: check_config names it */
     c.flags = (scale ? 0 : BB_NO_SCALE) | (pow2 ? BB_POW2_BYTES : 0);
+    if (k64 > BB_MAX_K) {
+        PyErr_Format(PyExc_ValueError, "k must be from 1 to %d, not %R", BB_MAX_K, k);
+        return NULL;
+    }
+    if (check_config(&c, fpr, bpk, bits, k, growth, tightening, scale) < 0) return NULL;
     if (!c.capacity && !c.bits) {
         PyErr_SetString(PyExc_TypeError, "Filter() needs a capacity (with fpr or bits_per_key) "
                                          "or bits (with k)");
@@ -329,6 +366,62 @@ static PyObject *Filter_info(FilterObject *self, PyObject *unused) {
     return s == BB_OK ? info_dict(&i) : bbpy_error(s, NULL, NULL);
 }
 
+/* ---- Properties: one bb_info field each, and len(f) ----------------------------------------- */
+
+static bool get_info(FilterObject *self, bb_info *i) {
+    bbpy_lock_read_gil(self);
+    bb_status s = bb_get_info(self->f, i);
+    bbpy_unlock(self);
+    if (s != BB_OK) bbpy_error(s, NULL, NULL);
+    return s == BB_OK;
+}
+
+#define INFO_GETTER(name, make)                                                             \
+    static PyObject *get_##name(FilterObject *self, void *closure) {                        \
+        (void)closure;                                                                      \
+        bb_info i;                                                                          \
+        return get_info(self, &i) ? make : NULL;                                            \
+    }
+INFO_GETTER(kind, PyUnicode_FromString(bb_kind_name(i.kind)))
+INFO_GETTER(bits, PyLong_FromUnsignedLongLong(i.bits))
+INFO_GETTER(nbytes, PyLong_FromUnsignedLongLong(i.bytes))
+INFO_GETTER(k, PyLong_FromUnsignedLong(i.k))
+INFO_GETTER(seed, PyLong_FromUnsignedLongLong(i.seed))
+INFO_GETTER(capacity, PyLong_FromUnsignedLongLong(i.capacity))
+INFO_GETTER(keys_added, PyLong_FromUnsignedLongLong(i.keys_added))
+INFO_GETTER(fill_ratio, PyFloat_FromDouble(i.fill_ratio))
+INFO_GETTER(fpr_estimate, PyFloat_FromDouble(i.fpr_estimate))
+INFO_GETTER(cardinality_estimate, PyFloat_FromDouble(i.cardinality_estimate))
+INFO_GETTER(read_only, PyBool_FromLong(i.read_only))
+#undef INFO_GETTER
+
+static PyGetSetDef getset[] = {
+    {"kind", (getter)get_kind, NULL, "The kind, one of blockbloom.KINDS.", NULL},
+    {"bits", (getter)get_bits, NULL, "Size in bits (cells for 'counting'; the sum of the\n"
+     "sub-filters for 'scalable').", NULL},
+    {"nbytes", (getter)get_nbytes, NULL, "Bytes of the filter's payload in memory.", NULL},
+    {"k", (getter)get_k, NULL, "Probes per key (the newest sub-filter's for 'scalable').", NULL},
+    {"seed", (getter)get_seed, NULL, "The 64-bit hash seed.", NULL},
+    {"capacity", (getter)get_capacity, NULL, "The number of keys it was sized for (0 when\n"
+     "made from bits and k).", NULL},
+    {"keys_added", (getter)get_keys_added, NULL, "Keys added so far, duplicates counted (also\n"
+     "len(f)).", NULL},
+    {"fill_ratio", (getter)get_fill_ratio, NULL, "Fraction of bits set, 0.0 .. 1.0 (of cells\n"
+     "in use for 'counting').", NULL},
+    {"fpr_estimate", (getter)get_fpr_estimate, NULL, "The false-positive rate expected now, from\n"
+     "the fill (bb_info.fpr_estimate).", NULL},
+    {"cardinality_estimate", (getter)get_cardinality_estimate, NULL, "Distinct keys estimated\n"
+     "from the fill (Swamidass-Baldi), which ignores duplicates that keys_added counts.", NULL},
+    {"read_only", (getter)get_read_only, NULL, "True for a filter mapped with Filter.open.", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static Py_ssize_t Filter_len(FilterObject *self) {
+    bb_info i;
+    if (!get_info(self, &i)) return -1;
+    return i.keys_added > (uint64_t)PY_SSIZE_T_MAX ? PY_SSIZE_T_MAX : (Py_ssize_t)i.keys_added;
+}
+
 static PyObject *Filter_repr(FilterObject *self) {
     bb_info i;
     bbpy_lock_read_gil(self);
@@ -530,7 +623,12 @@ PyDoc_STRVAR(filter_doc,
 "Parquet's split-block filter, XXH64). pow2=True (blocked, split) rounds the payload up\n"
 "to a power of two bytes, as Parquet writers do, so that fold() can halve it. Keys are\n"
 "str (hashed as UTF-8), bytes or any buffer, hashed with the kind's hash and `seed`.\n"
-"Never a false negative. Thread-safe: batch calls release the GIL.");
+"Never a false negative. Thread-safe: batch calls release the GIL.\n\n"
+"len(f) is keys_added; the properties kind, bits, nbytes, k, seed, capacity,\n"
+"keys_added, fill_ratio, fpr_estimate, cardinality_estimate and read_only read bb_info\n"
+"(each one pass over the filter to count its set bits; info() gives them all at once).\n"
+"Bad arguments raise ValueError naming the argument and its range, e.g.\n"
+"Filter(100, fpr=2): 'fpr must be in (0, 1), not 2'.");
 
 static PyMethodDef methods[] = {
     {"add", (PyCFunction)Filter_add, METH_O,
@@ -544,9 +642,11 @@ static PyMethodDef methods[] = {
      "contains_hash(h) -> bool: query a 64-bit hash."},
     {"add_many", (PyCFunction)(void (*)(void))Filter_add_many, METH_VARARGS | METH_KEYWORDS,
      "add_many(keys, *, hashes=False): add a batch without holding the GIL. keys is an\n"
-     "iterable of str/bytes/buffers, a 1-D buffer (numpy S, V, U or integer array; integers\n"
-     "hash as little-endian bytes), an Arrow array or stream (__arrow_c_array__ /\n"
-     "__arrow_c_stream__, zero-copy; nulls are skipped), or with hashes=True 64-bit hashes."},
+     "iterable of str/bytes/buffers (a list, a numpy object array or a pandas Series of str,\n"
+     "the last two read in place; None or NaN is a TypeError naming its position), a 1-D\n"
+     "buffer (numpy S, V, U or integer array; integers hash as little-endian bytes), an\n"
+     "Arrow array or stream (__arrow_c_array__ / __arrow_c_stream__, zero-copy; nulls are\n"
+     "skipped), or with hashes=True 64-bit hashes."},
     {"contains_many", (PyCFunction)(void (*)(void))Filter_contains_many,
      METH_VARARGS | METH_KEYWORDS,
      "contains_many(keys, *, hashes=False) -> numpy.ndarray[bool] | bytearray: the answer\n"
@@ -558,8 +658,8 @@ static PyMethodDef methods[] = {
     {"clear", (PyCFunction)Filter_clear, METH_NOARGS, "clear(): remove every key."},
     {"copy", (PyCFunction)Filter_copy, METH_NOARGS,
      "copy() -> Filter: a deep, writable copy (also of a mapped filter)."},
-    {"__copy__", (PyCFunction)Filter_copy, METH_NOARGS, NULL},
-    {"__deepcopy__", (PyCFunction)Filter_deepcopy, METH_O, NULL},
+    {"__copy__", (PyCFunction)Filter_copy, METH_NOARGS, "copy.copy(f): as f.copy()."},
+    {"__deepcopy__", (PyCFunction)Filter_deepcopy, METH_O, "copy.deepcopy(f): as f.copy()."},
     {"to_blocked", (PyCFunction)Filter_to_blocked, METH_NOARGS,
      "to_blocked() -> Filter: a counting filter's keys as a compact blocked filter."},
     {"fold", (PyCFunction)(void (*)(void))Filter_fold, METH_VARARGS | METH_KEYWORDS,
@@ -579,11 +679,13 @@ static PyMethodDef methods[] = {
      METH_VARARGS | METH_KEYWORDS | METH_CLASS, with_bits_doc},
     {"__bytes__", (PyCFunction)Filter_bytes, METH_NOARGS,
      "bytes(f): the serialized filter (docs/FORMAT.md), as save() writes it."},
-    {"__reduce__", (PyCFunction)Filter_reduce, METH_NOARGS, NULL},
+    {"__reduce__", (PyCFunction)Filter_reduce, METH_NOARGS,
+     "pickle: through bytes(f) and Filter.frombytes (a mapped filter unpickles writable)."},
     {NULL, NULL, 0, NULL},
 };
 
-static PySequenceMethods as_sequence = {.sq_contains = (objobjproc)Filter_contains};
+static PySequenceMethods as_sequence = {.sq_length = (lenfunc)Filter_len,
+                                        .sq_contains = (objobjproc)Filter_contains};
 static PyNumberMethods as_number = {.nb_or = Filter_or, .nb_inplace_or = Filter_ior};
 
 PyTypeObject bbpy_FilterType = {
@@ -597,5 +699,6 @@ PyTypeObject bbpy_FilterType = {
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
     .tp_doc = filter_doc,
     .tp_methods = methods,
+    .tp_getset = getset,
     .tp_new = Filter_new,
 };

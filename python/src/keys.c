@@ -6,12 +6,14 @@
  *  - an object with __arrow_c_array__ (ArrowSchema + ArrowArray capsules) or
  *    __arrow_c_stream__ (an ArrowArrayStream capsule): handed to the library's Arrow calls
  *    zero-copy (src/arrow.c);
- *  - a 1-D buffer (numpy array, array.array, memoryview): fixed-width bytes "Ns" (numpy S:
- *    trailing NUL bytes are padding, as numpy itself reads the items, so they are not part
- *    of the key) and "Nx" (numpy V: every byte), integers "bBhHiIlLqQnN" hashed as their
- *    little-endian bytes (like the Arrow integer types), "Nw" (numpy U: UCS-4, encoded to
- *    UTF-8 first), or with hashes=True 8-byte integers used as the hashes; strided arrays are
- *    read in place, negative or zero strides and big-endian data copied first;
+ *  - a 1-D buffer (numpy array, array.array, memoryview): object arrays ("O", also a
+ *    pandas Series of str through numpy.asarray) as their items, read in place;
+ *    fixed-width bytes "Ns" (numpy S: trailing NUL bytes are padding, as numpy itself reads
+ *    the items, so they are not part of the key) and "Nx" (numpy V: every byte), integers
+ *    "bBhHiIlLqQnN" hashed as their little-endian bytes (like the Arrow integer types),
+ *    "Nw" (numpy U: UCS-4, encoded to UTF-8 first: the one layout that needs a copy), or
+ *    with hashes=True 8-byte integers used as the hashes; strided arrays are read in place,
+ *    negative or zero strides and big-endian data copied first;
  *  - an object with __array__ (pandas, ...) when numpy is importable, through numpy.asarray;
  *  - any iterable of str/bytes/buffer keys (or of ints with hashes=True). The items are held
  *    by reference while the GIL is released, so another thread changing the list cannot free
@@ -19,6 +21,7 @@
  */
 #include "pybb.h"
 
+#include <math.h>
 #include <string.h>
 
 int bbpy_key_get(PyObject *o, bbpy_key *k) {
@@ -77,8 +80,9 @@ static int prepare_hash_list(PyObject *seq, bbpy_batch *b) {
     return 0;
 }
 
-static int prepare_key_list(PyObject *seq, bbpy_batch *b) {
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+/* n items, item i at base + i * stride (a list's item array, or a numpy object array's
+ * buffer read in place, so a pandas Series of str costs no list of its items). */
+static int prepare_key_items(const char *base, Py_ssize_t stride, Py_ssize_t n, bbpy_batch *b) {
     size_t cap = (size_t)(n ? n : 1);
     b->shape = BBPY_PTRS;
     b->keys = PyMem_Malloc(cap * sizeof *b->keys);
@@ -89,9 +93,21 @@ static int prepare_key_list(PyObject *seq, bbpy_batch *b) {
         return -1;
     }
     for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *item = PySequence_Fast_GET_ITEM(seq, i);
+        PyObject *item;
+        memcpy(&item, base + i * stride, sizeof item);
+        if (!item) item = Py_None; /* numpy reads a NULL slot of an object array as None */
+        if (item == Py_None || (PyFloat_Check(item) && isnan(PyFloat_AS_DOUBLE(item)))) {
+            PyErr_Format(PyExc_TypeError, "item %zd is %s, a missing value: drop those first "
+                         "(pandas: Series.dropna())", i, item == Py_None ? "None" : "NaN");
+            return -1;
+        }
         bbpy_key k;
-        if (bbpy_key_get(item, &k) < 0) return -1;
+        if (bbpy_key_get(item, &k) < 0) {
+            if (PyErr_ExceptionMatches(PyExc_TypeError)) /* say which item */
+                PyErr_Format(PyExc_TypeError, "item %zd: a key is str, bytes or a buffer, not "
+                             "%.100s", i, Py_TYPE(item)->tp_name);
+            return -1;
+        }
         if (k.has_view) { /* keep the buffer until the batch is done */
             if (!b->views && !(b->views = PyMem_Malloc(cap * sizeof *b->views))) {
                 bbpy_key_release(&k);
@@ -107,6 +123,11 @@ static int prepare_key_list(PyObject *seq, bbpy_batch *b) {
     }
     b->n = (size_t)n;
     return 0;
+}
+
+static int prepare_key_list(PyObject *seq, bbpy_batch *b) {
+    return prepare_key_items((const char *)PySequence_Fast_ITEMS(seq), sizeof(PyObject *),
+                             PySequence_Fast_GET_SIZE(seq), b);
 }
 
 static int prepare_iterable(PyObject *x, bool hashes, bbpy_batch *b) {
@@ -254,11 +275,14 @@ static int prepare_buffer(PyObject *x, bool hashes, bbpy_batch *b) {
         PyErr_Format(PyExc_TypeError, "unsupported buffer format '%.40s'", v->format);
         return -1;
     }
-    if (f.code == 'O') return 1;
+    if (f.code == 'O' && (v->ndim != 1 || hashes || v->itemsize != sizeof(PyObject *)))
+        return 1; /* iterate instead */
     if (v->ndim != 1) {
         PyErr_Format(PyExc_TypeError, "a buffer of keys must be 1-D, not %d-D", v->ndim);
         return -1;
     }
+    if (f.code == 'O') /* numpy object array (a pandas Series of str): its items in place */
+        return prepare_key_items(v->buf, v->strides[0], v->shape[0], b);
     b->n = (size_t)v->shape[0];
     b->width = (size_t)v->itemsize;
     b->base = v->buf;

@@ -21,8 +21,14 @@ PyObject *bbpy_error(bb_status s, const char *detail, PyObject *path) {
     if (s == BB_E_NOMEM) {
         PyErr_SetString(PyExc_MemoryError, msg);
     } else if (s == BB_E_IO) {
+        /* With errno, the standard OSError(errno, strerror, path): FileNotFoundError's
+         * "[Errno 2] No such file or directory: 'x.bb'", as open() says it; the library's
+         * "input/output error" adds nothing then. Without errno, the library's message. */
         char full[400];
-        snprintf(full, sizeof full, "%s: %s", msg, strerror(err));
+        if (err && detail && *detail)
+            snprintf(full, sizeof full, "%s (%s)", strerror(err), detail);
+        else
+            snprintf(full, sizeof full, "%s", err ? strerror(err) : msg);
         PyObject *e = path ? PyObject_CallFunction(PyExc_OSError, "isO", err, full, path)
                            : PyObject_CallFunction(PyExc_OSError, "is", err, full);
         if (e) {
@@ -76,7 +82,8 @@ void bbpy_unlock(FilterObject *o) { pthread_rwlock_unlock(&o->lock); }
 static PyModuleDef module = {
     PyModuleDef_HEAD_INIT,
     .m_name = "blockbloom._core",
-    .m_doc = "C extension of the blockbloom package: the Filter type over libblockbloom.",
+    .m_doc = "C extension of the blockbloom package: the Filter type over libblockbloom, the\n"
+             "tuple KINDS of the kinds it takes and __version__, the C library's version.",
     .m_size = -1,
 };
 

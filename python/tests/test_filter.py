@@ -153,6 +153,8 @@ def test_negative_or_huge_integer_arguments_are_value_errors(kw, arg):
 ZERO_ARGS = [(a, z) for a in ("capacity", "bits") for z in (0,)] + [
     (a, z) for a in ("fpr", "bits_per_key", "growth", "tightening")
     for z in (0.0, -0.0, float("nan"))]
+ZERO_MESSAGE = {"fpr": r"fpr must be in \(0, 1\), not", "growth": "growth must be from 1 to",
+                "tightening": r"tightening must be in \(0, 1\), not"}
 
 
 @pytest.mark.parametrize("arg,zero", ZERO_ARGS)
@@ -162,15 +164,32 @@ def test_explicit_zero_is_refused_not_taken_for_the_default(arg, zero):
     if arg == "bits":
         args = {"bits": 4096, "k": 3}
     args[arg] = zero
-    with pytest.raises(ValueError, match=arg + " must be above 0"):
+    with pytest.raises(ValueError, match=ZERO_MESSAGE.get(arg, arg + " must be above 0")):
         Filter(**args)
 
 
+@pytest.mark.parametrize("kw,message", [
+    (dict(capacity=100, fpr=2), r"^fpr must be in \(0, 1\), not 2$"),
+    (dict(capacity=100, fpr=1.0), r"^fpr must be in \(0, 1\), not 1.0$"),
+    (dict(capacity=100, fpr=-0.5), r"^fpr must be in \(0, 1\), not -0.5$"),
+    (dict(bits=4096, k=0), r"^k must be from 1 to 16, not 0$"),
+    (dict(bits=4096, k=17), r"^k must be from 1 to 16, not 17$"),
+    (dict(capacity=100, kind="scalable", growth=0.5), r"^growth must be from 1 to 2\*\*20, not 0.5$"),
+    (dict(capacity=100, kind="scalable", tightening=1), r"^tightening must be in \(0, 1\), not 1$"),
+    (dict(capacity=100, fpr=0.01, bits_per_key=10), "^give fpr or bits_per_key, not both$"),
+    (dict(capacity=100, fpr=0.01, bits=4096), "^bits .with k. is a size of its own"),
+    (dict(capacity=100, kind="scalable", bits_per_key=10), "^kind='scalable' is sized by"),
+    (dict(capacity=100, growth=3), "^growth, tightening and scale apply to kind='scalable'"),
+    (dict(capacity=100, scale=False), "^growth, tightening and scale apply to kind='scalable'"),
+    (dict(capacity=100, kind="classic", pow2=True), "^pow2=True applies to kind='blocked'"),
+    (dict(capacity=100, kind="split", k=4), "^kind='split' always uses k=8"),
+])
+def test_bad_arguments_are_named_with_their_range(kw, message):
+    with pytest.raises(ValueError, match=message):
+        Filter(**kw)
+
+
 def test_errors_carry_the_library_message():
-    with pytest.raises(ValueError, match="invalid argument"):
-        Filter(100, fpr=1.5)
-    with pytest.raises(ValueError, match="invalid argument"):
-        Filter(100, fpr=0.01, bits_per_key=10)
     with pytest.raises(ValueError, match="unknown kind"):
         Filter(100, kind="nope")
     with pytest.raises(ValueError, match="too large"):
@@ -188,7 +207,11 @@ def test_errors_carry_the_library_message():
     with pytest.raises(FileNotFoundError) as e:
         Filter.load("/nonexistent/dir/f.bb")
     assert e.value.errno == errno.ENOENT and e.value.filename == "/nonexistent/dir/f.bb"
-    assert "input/output error" in str(e.value)
+    # open()'s own wording, without the library's "input/output error" in front
+    assert str(e.value) == "[Errno 2] No such file or directory: '/nonexistent/dir/f.bb'"
+    with pytest.raises(FileNotFoundError) as e:
+        Filter.open("/nonexistent/dir/f.bb")
+    assert str(e.value) == "[Errno 2] No such file or directory: '/nonexistent/dir/f.bb'"
     with pytest.raises(MemoryError):
         Filter(bits=1 << 55, k=3)
 
