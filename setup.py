@@ -11,8 +11,10 @@ skipped with a message otherwise; setuptools' own `optional` flag covers a faile
 The build is Release with the library linked statically, without debug information and
 symbol tables, and with the source and build directories mapped to '.' in anything the
 compiler records, so that the wheel holds no path of the machine that built it. libidn2 is
-left out (-DBB_WITH_IDN2=OFF: the package has no domain-name calls), so the extension needs
-nothing beyond the C library and pthreads at run time.
+left out (-DBB_WITH_IDN2=OFF: the package has no domain-name calls). The Redis client
+(blockbloom.redis, python/src/redis.c) is compiled into _core when CMake finds hiredis, which
+the extension then needs at run time; BB_BUILD_REDIS=OFF in the environment leaves it out,
+so that the extension needs nothing beyond the C library.
 """
 import glob
 import os
@@ -54,18 +56,23 @@ class CMakeBuild(build_ext):
     """Configures CMake once per build directory, then builds each part's target."""
 
     def cmake_dir(self):
+        """Configured on each build (cheap when the cache is there), so that a changed
+        BB_BUILD_REDIS takes effect in a reused build directory."""
         d = os.path.join(os.path.abspath(self.build_temp), "cmake")
-        if not os.path.exists(os.path.join(d, "CMakeCache.txt")):
-            os.makedirs(d, exist_ok=True)
-            prefix_map = "-ffile-prefix-map=%s=. -ffile-prefix-map=%s=." % (ROOT, d)
-            subprocess.check_call([
-                "cmake", "-S", ROOT, "-B", d, "-DCMAKE_BUILD_TYPE=Release",
-                "-DBUILD_SHARED_LIBS=OFF", "-DBB_BUILD_PYTHON=ON", "-DBB_BUILD_TESTS=OFF",
-                "-DBB_BUILD_BENCH=OFF", "-DBB_BUILD_CLI=OFF", "-DBB_BUILD_PARQUET=OFF",
-                "-DBB_WITH_IDN2=OFF", "-DCMAKE_SKIP_RPATH=ON",
-                "-DPython3_EXECUTABLE=" + sys.executable,
-                "-DCMAKE_C_FLAGS=" + prefix_map, "-DCMAKE_MODULE_LINKER_FLAGS=-s",
-            ])
+        if getattr(self, "_configured", False):
+            return d
+        os.makedirs(d, exist_ok=True)
+        prefix_map = "-ffile-prefix-map=%s=. -ffile-prefix-map=%s=." % (ROOT, d)
+        subprocess.check_call([
+            "cmake", "-S", ROOT, "-B", d, "-DCMAKE_BUILD_TYPE=Release",
+            "-DBUILD_SHARED_LIBS=OFF", "-DBB_BUILD_PYTHON=ON", "-DBB_BUILD_TESTS=OFF",
+            "-DBB_BUILD_BENCH=OFF", "-DBB_BUILD_CLI=OFF", "-DBB_BUILD_PARQUET=OFF",
+            "-DBB_WITH_IDN2=OFF", "-DCMAKE_SKIP_RPATH=ON",
+            "-DBB_BUILD_REDIS=" + os.environ.get("BB_BUILD_REDIS", "ON"),
+            "-DPython3_EXECUTABLE=" + sys.executable,
+            "-DCMAKE_C_FLAGS=" + prefix_map, "-DCMAKE_MODULE_LINKER_FLAGS=-s",
+        ])
+        self._configured = True
         return d
 
     def build_extension(self, ext):
