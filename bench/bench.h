@@ -117,6 +117,7 @@ view_loops_fn view_loops_avx2, view_loops_avx512;
 typedef enum series_type {
     S_BLOCKED,     /* bb blocked filter, one kernel */
     S_SPLIT,       /* bb split-block (Parquet) filter, one kernel; keys hash with XXH64 */
+    S_SECTORIZED,  /* bb sectorized filter, one kernel */
     S_CLASSIC,     /* bb classic filter */
     S_LIBBLOOM,    /* libbloom 1.6 */
     S_FLOOR_XXH3,  /* hashing alone */
@@ -149,7 +150,7 @@ extern const char *const metric_names[M_COUNT];
 typedef struct series {
     char name[48];
     series_type type;
-    bb_isa isa;           /* S_BLOCKED, S_SPLIT, S_THREADS */
+    bb_isa isa;           /* S_BLOCKED, S_SPLIT, S_SECTORIZED, S_THREADS */
     int threads;          /* S_THREADS */
     bool concurrent;      /* S_BLOCKED: also measure M_ADD_CONC (every kernel's series) */
     bb_isa conc_isa;      /* S_THREADS: the kernel of its concurrent adds (the dispatched add's) */

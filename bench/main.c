@@ -21,12 +21,13 @@
 #include <string.h>
 
 #define MAX_SIZES 8
-#define MAX_SERIES 12
+#define MAX_SERIES 16
 
 static void usage(FILE *fp) {
     fputs("usage: blockbloom-bench [options]   (also: blockbloom bench [options])\n"
           "Measures blockbloom's blocked filter (every native kernel), its split-block\n"
-          "(Parquet) filter (scalar, AVX2 or NEON kernel), its classic filter,\n"
+          "(Parquet) filter (scalar, AVX2 or NEON kernel), its sectorized filter (every\n"
+          "kernel), its classic filter,\n"
           "libbloom and two floors (XXH3 alone; one random 64-byte line read per key) at\n"
           "n = 10^4, 10^6, 10^7 and a DRAM size >= 4x the last-level cache, p = 1%; and the\n"
           "blocked filter's pre-hashed adds: plain, concurrent, concurrent from N threads.\n"
@@ -231,6 +232,12 @@ static void make_series(size_run *r, const cli *c) {
             continue;
         snprintf(name, sizeof name, "split-%s", bb_isa_to_string(native[i]));
         add_series(r, c, S_SPLIT, native[i], name);
+    }
+    for (size_t i = 0; i < sizeof native / sizeof *native; i++) {
+        /* The sectorized kernels: scalar, AVX2, AVX-512 (avx512gfni machines run it), NEON. */
+        if (!bb_isa_available(native[i]) || native[i] == BB_ISA_AVX512GFNI) continue;
+        snprintf(name, sizeof name, "sectorized-%s", bb_isa_to_string(native[i]));
+        add_series(r, c, S_SECTORIZED, native[i], name);
     }
     add_series(r, c, S_CLASSIC, 0, "classic");
     add_series(r, c, S_LIBBLOOM, 0, "libbloom");

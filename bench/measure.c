@@ -541,8 +541,8 @@ static void measure_fpr(size_run *r, const keygen *g, const bench_opts *o, uint6
         keyset_fill_range(&ks, g, first + done, c);
         for (size_t i = 0; i < r->nseries; i++) {
             series *s = &r->series[i];
-            if (s->skip || !(s->type == S_BLOCKED || s->type == S_SPLIT || s->type == S_CLASSIC ||
-                             s->type == S_LIBBLOOM))
+            if (s->skip || !(s->type == S_BLOCKED || s->type == S_SPLIT || s->type == S_SECTORIZED ||
+                             s->type == S_CLASSIC || s->type == S_LIBBLOOM))
                 continue;
             series_select(s);
             hits[i] += series_contains(s, &ks, 0, ks.count, out);

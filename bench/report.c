@@ -28,7 +28,7 @@ typedef struct target {
 static const series *find_type(const size_run *r, series_type t, bb_isa isa) {
     for (size_t i = 0; i < r->nseries; i++) {
         const series *s = &r->series[i];
-        bool per_kernel = t == S_BLOCKED || t == S_SPLIT;
+        bool per_kernel = t == S_BLOCKED || t == S_SPLIT || t == S_SECTORIZED;
         if (s->type == t && !s->skip && (!per_kernel || isa == BB_ISA_AUTO || s->isa == isa))
             return s;
     }

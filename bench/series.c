@@ -67,6 +67,7 @@ bool series_create(series *s, uint64_t n, double fpr, uint64_t seed, uint64_t li
     switch (s->type) {
     case S_BLOCKED: ok = ok && create_bb(s, BB_BLOCKED, n, fpr, seed); break;
     case S_SPLIT: ok = create_bb(s, BB_SPLIT, n, fpr, seed); break;
+    case S_SECTORIZED: ok = create_bb(s, BB_SECTORIZED, n, fpr, seed); break;
     case S_CLASSIC: ok = create_bb(s, BB_CLASSIC, n, fpr, seed); break;
     case S_LIBBLOOM:
 #ifdef BENCH_HAVE_LIBBLOOM
@@ -123,14 +124,17 @@ void series_clear(series *s, metric m) {
 }
 
 void series_select(const series *s) {
-    if (s->type == S_BLOCKED || s->type == S_SPLIT || s->type == S_THREADS) bb_set_isa(s->isa);
+    if (s->type == S_BLOCKED || s->type == S_SPLIT || s->type == S_SECTORIZED ||
+        s->type == S_THREADS)
+        bb_set_isa(s->isa);
 }
 
 bool series_has(const series *s, metric m) {
     if (s->skip) return false;
     switch (s->type) {
     case S_BLOCKED: return m != M_ADD_CONC || s->concurrent;
-    case S_SPLIT: return m != M_ADD_CONC && m != M_VLOOP && m != M_CHAIN;
+    case S_SPLIT:
+    case S_SECTORIZED: return m != M_ADD_CONC && m != M_VLOOP && m != M_CHAIN;
     case S_CLASSIC: return m != M_ADD_HASH && m != M_ADD_CONC && m != M_VLOOP && m != M_CHAIN;
     case S_LIBBLOOM:
         return m != M_BATCH_HASH && m != M_ADD_HASH && m != M_ADD_CONC && m < M_LOOP;
@@ -166,6 +170,7 @@ size_t series_contains(series *s, const keyset *ks, size_t first, size_t count, 
     switch (s->type) {
     case S_BLOCKED:
     case S_SPLIT:
+    case S_SECTORIZED:
     case S_CLASSIC: bb_contains_batch(s->f, keys, lens, count, out, &hits); break;
     case S_THREADS: bb_contains_batch(s->shared->f, keys, lens, count, out, &hits); break;
     case S_FLOOR_XXH3: hits = (size_t)floor_xxh3(keys, lens, count, s->seed) & 1; break;

@@ -141,15 +141,20 @@ static const cpu_row *cpu_row_here(void) {
  * One constant bb_dispatch per single kernel (what BB_ISA and bb_set_isa select), and the
  * automatic one, filled exactly once (the first caller fills it, any other waits for it), so
  * the pointer published always points to a filled table and no two threads write it. */
-static const bb_dispatch only_scalar = {&bb_kernel_scalar, &bb_kernel_scalar, &bb_conc_kernel_scalar};
+static const bb_dispatch only_scalar = {&bb_kernel_scalar, &bb_kernel_scalar, &bb_conc_kernel_scalar,
+                                        &bb_kernel_sectorized_scalar};
 /* No NEON concurrent kernel: the scalar one (byte updates) serves AArch64. */
-static const bb_dispatch only_neon = {&bb_kernel_neon, &bb_kernel_neon, &bb_conc_kernel_scalar};
+static const bb_dispatch only_neon = {&bb_kernel_neon, &bb_kernel_neon, &bb_conc_kernel_scalar,
+                                      &bb_kernel_sectorized_neon};
 #if defined(__x86_64__) || defined(__i386__)
-static const bb_dispatch only_avx2 = {&bb_kernel_avx2, &bb_kernel_avx2, &bb_conc_kernel_avx2};
+static const bb_dispatch only_avx2 = {&bb_kernel_avx2, &bb_kernel_avx2, &bb_conc_kernel_avx2,
+                                      &bb_kernel_sectorized_avx2};
+/* The sectorized kind has one AVX-512 kernel (AVX-512F and VL: its mask needs no GFNI). */
 static const bb_dispatch only_avx512 = {&bb_kernel_avx512, &bb_kernel_avx512,
-                                        &bb_conc_kernel_avx512};
+                                        &bb_conc_kernel_avx512, &bb_kernel_sectorized_avx512};
 static const bb_dispatch only_avx512gfni = {&bb_kernel_avx512gfni, &bb_kernel_avx512gfni,
-                                            &bb_conc_kernel_avx512gfni};
+                                            &bb_conc_kernel_avx512gfni,
+                                            &bb_kernel_sectorized_avx512};
 #endif
 static bb_dispatch automatic;
 static atomic_int automatic_state; /* 0: not filled, 1: being filled, 2: filled */
@@ -175,6 +180,12 @@ static const bb_dispatch *automatic_choice(void) {
         automatic.contains = r ? kernel_of(r->contains) : widest_kernel();
         automatic.add = r ? kernel_of(r->add) : widest_kernel();
         automatic.conc = single_of(automatic.add->isa)->conc; /* follows the add's ISA */
+        /* Sectorized: the widest kernel for both operations, whatever the blocked rows say:
+         * its mask is a few lane-wise operations, not the blocked add's cross-lane work, so
+         * the blocked kind's reasons for a narrower kernel do not carry over (Xeon family 6
+         * model 0xa7, 10^6 keys: adds 2.30 ns/key on avx512, 2.73 avx2, 8.74 scalar;
+         * contains 3.03, 3.82, 8.36; docs/PERFORMANCE.md). */
+        automatic.sect = single_of(widest_kernel()->isa)->sect;
         atomic_store_explicit(&automatic_state, 2, memory_order_release);
     }
     while (atomic_load_explicit(&automatic_state, memory_order_acquire) != 2) {

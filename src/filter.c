@@ -35,7 +35,7 @@ bb_status bb_fpr_model(bb_kind kind, uint64_t n_keys, uint64_t bits, unsigned k,
     const bb_kind_ops *row = bb_kind_row(kind);
     if (!fpr_out || bits == 0 || k == 0 || k > BB_MAX_K) return BB_E_INVAL;
     if (!row || !row->fpr_model || (row->block_bits && bits % row->block_bits)) return BB_E_INVAL;
-    if ((row->fixed_k && k != row->fixed_k) || (row->max_bits && bits > row->max_bits))
+    if (!bb_row_has_k(row, k) || (row->max_bits && bits > row->max_bits))
         return BB_E_INVAL;
     *fpr_out = row->fpr_model((double)n_keys, bits, k);
     return BB_OK;
@@ -87,7 +87,7 @@ static bb_status base_geometry(const bb_kind_ops *row, const bb_config *c, uint6
 static bb_status config_geometry(const bb_kind_ops *row, const bb_config *c, uint64_t *bits,
                                  unsigned *k) {
     if (c->flags & ~row->flags) return BB_E_INVAL;
-    if (row->fixed_k && c->k && c->k != row->fixed_k) return BB_E_INVAL;
+    if (c->k && c->k <= BB_MAX_K && !bb_row_has_k(row, c->k)) return BB_E_INVAL;
     bb_status s = base_geometry(row, c, bits, k);
     if (s != BB_OK || !(c->flags & BB_POW2_BYTES)) return s;
     *bits = pow2_bits(row, *bits);

@@ -147,7 +147,7 @@ static bb_status check_fields(const uint8_t *p, bb_filter *h) {
 
     if (bb_get32(p + BB_OFF_HDR_SIZE) != HDR_SIZE) return BB_E_INCONSISTENT;
     if (h->k == 0 || h->k > BB_MAX_K) return BB_E_INCONSISTENT;
-    if (row->fixed_k && h->k != row->fixed_k) return BB_E_INCONSISTENT;
+    if (!bb_row_has_k(row, h->k)) return BB_E_INCONSISTENT;
     if (h->bits == 0 || h->bits > BB_MAX_BITS) return BB_E_INCONSISTENT;
     if (row->max_bits && h->bits > row->max_bits) return BB_E_INCONSISTENT;
     uint64_t blocks = row->block_bits ? h->bits / row->block_bits : 0;

@@ -131,6 +131,8 @@ typedef struct bb_dispatch {
     const bb_kernel *add;
     /** Concurrent adds of blocked filters: the add kernel's ISA (kernels/conc_*.c). */
     const struct bb_conc_kernel *conc;
+    /** The sectorized kind's kernel, both operations (kernels/sectorized_*.c). */
+    const bb_kernel *sect;
 } bb_dispatch;
 
 extern _Atomic(const bb_dispatch *) bb_active_dispatch;
@@ -239,6 +241,7 @@ typedef struct bb_kind_ops {
     unsigned block_bits;
     unsigned cell_bits;
     unsigned fixed_k;     /* the only k the layout has (split: 8); 0 = any in 1..BB_MAX_K */
+    uint32_t k_set;       /* the k the layout has, as bits 1 << k (sectorized); 0 = any */
     uint64_t max_bits;    /* largest bits the layout indexes; 0 = BB_MAX_BITS */
     unsigned flags;       /* bb_config.flags the generic create accepts (BB_POW2_BYTES) */
     bool foldable;        /* bit payload, multiply-shift block index: bb_fold halves it */
@@ -313,12 +316,18 @@ typedef struct bb_kind_ops {
 } bb_kind_ops;
 
 extern const bb_kind_ops bb_kind_blocked, bb_kind_classic, bb_kind_counting, bb_kind_scalable,
-    bb_kind_split;
+    bb_kind_split, bb_kind_sectorized;
+
+/** Whether the layout of `row` has k (1 <= k <= BB_MAX_K checked apart). */
+static inline bool bb_row_has_k(const bb_kind_ops *row, unsigned k) {
+    if (row->fixed_k && k != row->fixed_k) return false;
+    return !row->k_set || (k < 32 && (row->k_set >> k & 1));
+}
 
 /** The row of `kind`, or NULL for a value that is not a kind (table.c). */
 const bb_kind_ops *bb_kind_row(bb_kind kind);
 /** The rows (kinds/table.c), indexed by bb_kind. */
-#define BB_KIND_ROWS (BB_SPLIT + 1)
+#define BB_KIND_ROWS (BB_SECTORIZED + 1)
 extern const bb_kind_ops *const bb_kind_rows[BB_KIND_ROWS];
 /** The row of a filter: its kind is always a valid row (checked when created or loaded), so
  *  this is one load, inlined into the single-key calls. */
@@ -457,6 +466,63 @@ extern const bb_split_kernel bb_split_kernel_scalar, bb_split_kernel_neon;
 #if defined(__x86_64__) || defined(__i386__)
 extern const bb_split_kernel bb_split_kernel_avx2;
 #endif
+
+/* ---- The sectorized probe scheme (kinds/sectorized.c, kernels/sectorized_*.c) -----------
+ * A key picks line floor(h B / 2^64) of B 64-byte lines (bb_block_index, as the blocked
+ * kind), a line being 8 little-endian 64-bit words. With lo = lo32(h), probe j (0 .. k) sets
+ * bit (lo * salt[j]) >> 26 of word first + j % w, where w = min(k, 8) words per key and
+ * first = ((lo * salt[16]) >> 29) & (8 - w) picks the key's run of w words (0 when k >= 8).
+ * So k = 8 sets one bit in each word, k = 16 two, and k = 1, 2, 4 one bit in each word of an
+ * aligned run of k words; no other k (sizing.c gives the model of each). */
+#define BB_SECT_WORDS 8u
+#define BB_SECT_KS ((1u << 1) | (1u << 2) | (1u << 4) | (1u << 8) | (1u << 16))
+extern const uint64_t bb_sect_salts[17]; /* odd 32-bit values, in 64-bit lanes for vpmuludq */
+
+static inline unsigned bb_sect_width(unsigned k) { return k < BB_SECT_WORDS ? k : BB_SECT_WORDS; }
+
+/** Bit 0 .. 63 of probe j. */
+static inline unsigned bb_sect_bit(uint32_t lo, unsigned j) {
+    return (lo * (uint32_t)bb_sect_salts[j]) >> 26;
+}
+
+/** First word of the key's run (0 for k >= 8). */
+static inline unsigned bb_sect_first(uint32_t lo, unsigned k) {
+    return ((lo * (uint32_t)bb_sect_salts[16]) >> 29) & (BB_SECT_WORDS - bb_sect_width(k));
+}
+
+/** Reference: set the k probe bits of lo in a line; bit b of word i is bit (b & 7) of byte
+ *  8 i + b / 8 (the little-endian word view, endian-neutral). */
+static inline void bb_sect_line_set(uint8_t *line, uint32_t lo, unsigned k) {
+    unsigned w = bb_sect_width(k), first = bb_sect_first(lo, k);
+    for (unsigned j = 0; j < k; j++) {
+        unsigned b = bb_sect_bit(lo, j);
+        line[8 * (first + j % w) + (b >> 3)] |= (uint8_t)(1u << (b & 7));
+    }
+}
+
+/** Reference test, branch-free over the probes (batches of absent keys do not mispredict). */
+static inline bool bb_sect_line_test(const uint8_t *line, uint32_t lo, unsigned k) {
+    unsigned w = bb_sect_width(k), first = bb_sect_first(lo, k), all = 1;
+    for (unsigned j = 0; j < k; j++) {
+        unsigned b = bb_sect_bit(lo, j);
+        all &= (unsigned)(line[8 * (first + j % w) + (b >> 3)] >> (b & 7));
+    }
+    return all & 1;
+}
+
+/* The kernels (src/kernels/sectorized_<isa>.c) are bb_kernel tables made by the blocked
+ * kernels' loops (kernels/blocked_loops.h) around a sectorized line test and set: a line
+ * is a block. */
+extern const bb_kernel bb_kernel_sectorized_scalar, bb_kernel_sectorized_neon;
+#if defined(__x86_64__) || defined(__i386__)
+extern const bb_kernel bb_kernel_sectorized_avx2, bb_kernel_sectorized_avx512;
+#endif
+
+/* Sizing (sizing.c). */
+double bb_sect_fpr(double n_keys, uint64_t bits, unsigned k);
+bb_status bb_sect_size(uint64_t capacity, double fpr, uint64_t *bits, unsigned *k);
+bb_status bb_sect_size_for_k(uint64_t capacity, double fpr, unsigned k, uint64_t *bits);
+unsigned bb_sect_best_k(uint64_t capacity, uint64_t bits);
 
 /* ---- Key-scheme record (keyscheme.c; FORMAT.md, "Version 2") ----------------------------- */
 #define BB_SCHEME_RECORD_BYTES 64u

@@ -23,7 +23,7 @@ bb_status bb_filter_alloc(bb_filter **out, bb_kind kind, uint64_t bits, unsigned
     if (bits > BB_MAX_BITS) return BB_E_TOO_LARGE;
     if (row->max_bits && bits > row->max_bits) return BB_E_TOO_LARGE;
     if (row->cell_bits == 0 || (row->block_bits && bits % row->block_bits)) return BB_E_INVAL;
-    if (row->fixed_k && k != row->fixed_k) return BB_E_INVAL;
+    if (!bb_row_has_k(row, k)) return BB_E_INVAL;
     bb_filter *f = calloc(1, sizeof *f);
     if (!f) return BB_E_NOMEM;
     f->kind = kind;

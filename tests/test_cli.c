@@ -542,8 +542,8 @@ Test(cli, merge_of_halves_equals_the_whole_and_names_mismatches) {
     for (int i = 0; i < 2000; i++) p += sprintf(p, "a%d\n", i);
     for (int i = 0; i < 2000; i++) p += sprintf(p, "b%d\n", i);
     write_text("all.txt", both);
-    const char *kinds[] = {"blocked", "classic", "counting", "split"};
-    for (int i = 0; i < 4; i++) {
+    const char *kinds[] = {"blocked", "classic", "counting", "split", "sectorized"};
+    for (int i = 0; i < 5; i++) {
         run_ok(ARGS("build", "--kind", kinds[i], "-n", "4000", "-o", "1.bb", "h1.txt"), "b1");
         run_ok(ARGS("build", "--kind", kinds[i], "-n", "4000", "-o", "2.bb", "h2.txt"), "b2");
         run_ok(ARGS("build", "--kind", kinds[i], "-n", "4000", "-o", "w.bb", "all.txt"), "bw");
@@ -633,6 +633,35 @@ Test(cli, split_build_query_info_and_fold) {
     run_free(&r);
     r = RUN(NULL, "build", "--kind", "split", "--fold-to", "1.5", "-o", "x.bb", "k.txt");
     expect_fail(&r, 2, "--fold-to 1.5");
+    run_free(&r);
+    cr_assert(!exists("x.bb"), "refused builds write nothing");
+}
+
+/* Sectorized builds: 1000 keys at 1% take the fewest lines over k = 1, 2, 4, 8, 16 with the
+ * sectorized model (src/sizing.c) <= 0.01: 20 lines at k = 8 (worked out by bisection outside
+ * this library, as test_sectorized.c's pinned sizes). --pow2 -n 10^6 starts at 2 MiB (10^6
+ * keys need 19,726 lines, 1,262,464 bytes), and --fold-to 0.01 with 1000 keys halves it to 32
+ * lines (model 0.080%; at 16 lines it is 2.6%). */
+Test(cli, sectorized_build_query_info_and_fold) {
+    free(make_keys("k.txt", "p", 1000));
+    run_ok(ARGS("build", "--kind", "sectorized", "-o", "s.bb", "k.txt"), "build sectorized");
+    expect_query("s.bb", "p0\np999\n", "p0\np999\n");
+    run_result r = RUN(NULL, "info", "s.bb");
+    expect_ok(&r, "info");
+    cr_assert(strstr(r.out, "kind: sectorized\n"), "%s", r.out);
+    cr_assert(strstr(r.out, "bits: 10240\n"), "%s", r.out);
+    cr_assert(strstr(r.out, "k: 8\n"), "%s", r.out);
+    run_free(&r);
+    run_ok(ARGS("build", "--kind", "sectorized", "-n", "1000000", "--pow2", "--fold-to", "0.01",
+                "-o", "f.bb", "k.txt"), "build --fold-to");
+    r = RUN(NULL, "info", "f.bb");
+    expect_ok(&r, "info folded");
+    cr_assert(strstr(r.out, "bits: 16384\n"), "%s", r.out);
+    cr_assert(strstr(r.out, "bytes: 2048\n"), "%s", r.out);
+    run_free(&r);
+    expect_query("f.bb", "p0\np500\np999\n", "p0\np500\np999\n");
+    r = RUN(NULL, "build", "--kind", "sectorized", "--hashes", "3", "-o", "x.bb", "k.txt");
+    expect_fail(&r, 2, "sectorized with k 3");
     run_free(&r);
     cr_assert(!exists("x.bb"), "refused builds write nothing");
 }

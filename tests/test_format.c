@@ -131,15 +131,17 @@ static bb_filter *full_filter(bb_kind kind, uint8_t **keys) {
 
 /* A small filter of explicit geometry holding 20 keys: blocked 2 blocks (payload 128 bytes),
  * classic 203 bits (payload 26 bytes, the top 5 bits of the last byte unused), counting
- * 2 blocks (1024 4-bit counters, payload 512 bytes) or split 4 blocks (payload 128 bytes,
- * k = 8, the only k it has). */
+ * 2 blocks (1024 4-bit counters, payload 512 bytes), split 4 blocks (payload 128 bytes,
+ * k = 8, the only k it has) or sectorized 2 lines (payload 128 bytes, k = 4). */
 static uint64_t small_payload(bb_kind kind) {
-    return kind == BB_BLOCKED || kind == BB_SPLIT ? 128 : kind == BB_CLASSIC ? 26 : 512;
+    return kind == BB_BLOCKED || kind == BB_SPLIT || kind == BB_SECTORIZED ? 128
+           : kind == BB_CLASSIC                                              ? 26
+                                                                             : 512;
 }
 
 static bb_filter *small_filter(bb_kind kind) {
     bb_config c = {.kind = kind, .capacity = 20, .bits = kind == BB_CLASSIC ? 203 : 1024,
-                   .k = kind == BB_SPLIT ? 8 : 3, .seed = 99};
+                   .k = kind == BB_SPLIT ? 8 : kind == BB_SECTORIZED ? 4 : 3, .seed = 99};
     bb_filter *f = NULL;
     cr_assert_eq(bb_create(&f, &c), BB_OK);
     uint8_t *keys = tu_keys(3, 20);
@@ -578,7 +580,7 @@ static const edit common_edits[] = {
     {"magic", 3, 1, 'X', BB_E_BAD_MAGIC},
     {"kind 3 (scalable, but growth, tightening, sub-filters 0)", O_KIND, 4, BB_SCALABLE,
      BB_E_INCONSISTENT},
-    {"kind 5 (a future kind)", O_KIND, 4, 5, BB_E_UNSUPPORTED},
+    {"kind 6 (a future kind)", O_KIND, 4, 6, BB_E_UNSUPPORTED},
     {"kind 0xffffffff", O_KIND, 4, 0xffffffff, BB_E_UNSUPPORTED},
     {"header size 64", O_HDRSIZE, 4, 64, BB_E_INCONSISTENT},
     {"header size 192", O_HDRSIZE, 4, 192, BB_E_INCONSISTENT},
@@ -917,10 +919,36 @@ Test(format, field_checks_split) {
                     BB_E_INCONSISTENT};
     e[n++] = (edit){"kind blocked (k 8 fine, blocks must be 2)", O_KIND, 4, BB_BLOCKED,
                     BB_E_INCONSISTENT};
-    e[n++] = (edit){"kind 5 (a future kind)", O_KIND, 4, 5, BB_E_UNSUPPORTED};
+    e[n++] = (edit){"kind 6 (a future kind)", O_KIND, 4, 6, BB_E_UNSUPPORTED};
     e[n++] = (edit){"payload length 129", O_PAYLEN, 8, 129, BB_E_INCONSISTENT};
     e[n++] = (edit){"fpr 0.5", O_FPR, 8, UINT64_C(0x3fe0000000000000), BB_OK};
     for (size_t i = 0; i < O_HDRSUM - O_RESERVED; i++)
         e[n++] = (edit){"reserved byte", O_RESERVED + i, 1, 0x01, BB_E_INCONSISTENT};
     check_edits(BB_SPLIT, e, n);
+}
+
+/* The same on a sectorized filter; its own fields: k in {1, 2, 4, 8, 16}, whole lines. */
+Test(format, sectorized_roundtrips_and_damage) {
+    roundtrip_buffer(BB_SECTORIZED);
+    roundtrip_file(BB_SECTORIZED);
+    roundtrip_mmap(BB_SECTORIZED);
+    every_truncation(BB_SECTORIZED);
+    every_bit_flip(BB_SECTORIZED);
+    trailing_data(BB_SECTORIZED);
+}
+
+Test(format, field_checks_sectorized) {
+    static const edit e[] = {
+        {"unchanged (re-seal is a no-op)", O_K, 4, 4, BB_OK},
+        {"k 8", O_K, 4, 8, BB_OK},
+        {"k 16", O_K, 4, 16, BB_OK},
+        {"k 1", O_K, 4, 1, BB_OK},
+        {"k 3", O_K, 4, 3, BB_E_INCONSISTENT},
+        {"k 7", O_K, 4, 7, BB_E_INCONSISTENT},
+        {"k 12", O_K, 4, 12, BB_E_INCONSISTENT},
+        {"bits 768 (not whole lines)", O_BITS, 8, 768, BB_E_INCONSISTENT},
+        {"blocks 4 (512-bit lines)", O_BLOCKS, 8, 4, BB_E_INCONSISTENT},
+        {"kind 6 (a future kind)", O_KIND, 4, 6, BB_E_UNSUPPORTED},
+    };
+    check_edits(BB_SECTORIZED, e, sizeof e / sizeof *e);
 }

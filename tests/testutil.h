@@ -101,9 +101,19 @@ static inline void tu_assert_rate_near(const char *what, size_t hits, size_t tri
  * for i = 0 .. k-1: position floor(x * m / 2^64); x += y; y += i (mod 2^64).
  * Split (Apache Parquet BloomFilter.md): z = bits / 256 blocks of 8 little-endian 32-bit
  * words; block ((h >> 32) * z) >> 32; in word i bit (lo32(h) * salt[i]) >> 27, which is
- * payload bit 256 * block + 32 * i + that. k is 8. */
+ * payload bit 256 * block + 32 * i + that. k is 8.
+ * Sectorized (src/kinds/sectorized.c): line floor(h * lines / 2^64) of 512 bits, words of 64;
+ * w = min(k, 8), run start ((lo * salt[16]) >> 29) & (8 - w), probe j at bit
+ * (lo * salt[j]) >> 26 of word start + j % w; salts: SHA-256's initial values, then its round
+ * constants, low bit set. */
 static const uint32_t tu_parquet_salts[8] = {0x47b6137bu, 0x44974d91u, 0x8824ad5bu, 0xa2b7289du,
                                              0x705495c7u, 0x2df1424bu, 0x9efc4947u, 0x5c6bfb31u};
+
+static const uint32_t tu_sect_salts[17] = {
+    0x6a09e667u | 1, 0xbb67ae85u | 1, 0x3c6ef372u | 1, 0xa54ff53au | 1, 0x510e527fu | 1,
+    0x9b05688cu | 1, 0x1f83d9abu | 1, 0x5be0cd19u | 1, 0x428a2f98u | 1, 0x71374491u | 1,
+    0xb5c0fbcfu | 1, 0xe9b5dba5u | 1, 0x3956c25bu | 1, 0x59f111f1u | 1, 0x923f82a4u | 1,
+    0xab1c5ed5u | 1, 0xd807aa98u | 1};
 
 static inline uint64_t tu_mulhi(uint64_t a, uint64_t b) {
     return (uint64_t)(((unsigned __int128)a * b) >> 64);
@@ -126,6 +136,14 @@ static inline unsigned tu_positions(bb_kind kind, uint64_t bits, unsigned k, uin
         for (unsigned i = 0; i < 8; i++)
             pos[i] = base + 32 * i + (((uint32_t)h * tu_parquet_salts[i]) >> 27);
         return 8;
+    }
+    if (kind == BB_SECTORIZED) {
+        uint64_t base = tu_mulhi(h, bits / 512) * 512;
+        uint32_t lo = (uint32_t)h;
+        unsigned w = k < 8 ? k : 8, first = ((lo * tu_sect_salts[16]) >> 29) & (8 - w);
+        for (unsigned j = 0; j < k; j++)
+            pos[j] = base + 64 * (first + j % w) + ((lo * tu_sect_salts[j]) >> 26);
+        return k;
     }
     if (kind == BB_BLOCKED) {
         uint64_t base = tu_mulhi(h, bits / 512) * 512;

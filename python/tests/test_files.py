@@ -12,7 +12,7 @@ import pytest
 
 from blockbloom import Filter
 
-KINDS = ("blocked", "classic", "counting", "scalable", "split")
+KINDS = ("blocked", "classic", "counting", "scalable", "split", "sectorized")
 
 
 def filled(kind, n=3000):

@@ -12,7 +12,7 @@ import pytest
 import blockbloom
 from blockbloom import Filter
 
-ALL_KINDS = ("blocked", "classic", "counting", "scalable", "split")
+ALL_KINDS = ("blocked", "classic", "counting", "scalable", "split", "sectorized")
 
 # Blocked, bits 512, k 3, capacity 7, seed 0x0123456789abcdef, after add_hash(0xdeadbeef) and
 # add_hash(0xffffffff00000001); from tests/test_format.c (checksums from Debian's xxhsum).
@@ -253,7 +253,7 @@ def test_clear_copy_union():
     assert bytes(e) == bytes(d)
 
 
-@pytest.mark.parametrize("kind", ["blocked", "split"])
+@pytest.mark.parametrize("kind", ["blocked", "split", "sectorized"])
 def test_fold_halves_to_the_filter_built_with_half_the_blocks(kind):
     big = Filter(4000, 0.01, kind=kind, seed=2, pow2=True)
     keys_ = keys(b"f", 1000)
@@ -270,6 +270,16 @@ def test_fold_halves_to_the_filter_built_with_half_the_blocks(kind):
     assert big.info()["fpr_estimate"] <= 0.05 and all(k in big for k in keys_)
     with pytest.raises(ValueError, match="fold needs"):
         Filter(100, kind="classic").fold()
+
+
+def test_sectorized_kind_bytes():
+    # One key at hash 0 in a 1-line k = 8 filter: lo = 0, so every probe is bit 0 of its word:
+    # byte 0 of each of the 8 little-endian words (src/kinds/sectorized.c's layout).
+    f = Filter(kind="sectorized", bits=512, k=8)
+    f.add_hash(0)
+    assert bytes(f)[128:] == bytes([1, 0, 0, 0, 0, 0, 0, 0] * 8)  # after the 128-byte header
+    with pytest.raises(ValueError):
+        Filter(kind="sectorized", bits=512, k=3)
 
 
 def test_split_kind_is_parquet_xxh64():

@@ -11,6 +11,7 @@ const bb_kind_ops *const bb_kind_rows[BB_KIND_ROWS] = {
     [BB_COUNTING] = &bb_kind_counting,
     [BB_SCALABLE] = &bb_kind_scalable,
     [BB_SPLIT] = &bb_kind_split,
+    [BB_SECTORIZED] = &bb_kind_sectorized,
 };
 
 const bb_kind_ops *bb_kind_row(bb_kind kind) {

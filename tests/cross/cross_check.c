@@ -26,6 +26,8 @@
  *  5. split-block (Parquet) values that do not come from blockbloom (tests/split_vectors.h):
  *     XXH64 published vectors, and the filter bytes of those keys worked out from the spec,
  *     under every kernel; split filters (plain and BB_POW2_BYTES) also go through 2 to 4.
+ *     Likewise the sectorized bytes of tests/sectorized_vectors.h (an independent reference
+ *     of its layout) for every k under every kernel; sectorized filters also go through 2-4.
  *  6. Arrow integers: native-endian Arrow int16/int32/int64 columns (src/arrow.c) give the
  *     filter of the values' little-endian bytes, written out literally, on every machine,
  *     for the blocked kind (XXH3) and the split kind (XXH64, so Parquet's PLAIN bytes).
@@ -40,6 +42,7 @@
 
 #include "blockbloom.h"
 
+#include "../sectorized_vectors.h"
 #include "../split_vectors.h"
 
 static int n_pass, n_fail;
@@ -189,6 +192,10 @@ static const spec specs[] = {
     {"split", {.kind = BB_SPLIT, .capacity = N_ADD, .fpr = 0.01}, 0x440e9113d449be67},
     {"split_pow2", {.kind = BB_SPLIT, .capacity = N_ADD, .fpr = 0.001, .seed = 0x5EED,
                     .flags = BB_POW2_BYTES}, 0xffb47085b1d5d583},
+    /* One of each sectorized shape: k = 8 (1%), 4 (10%), 16 (0.01%). */
+    {"sectorized", {.kind = BB_SECTORIZED, .capacity = N_ADD, .fpr = 0.01, .seed = 0x5EED}, 0xbcd96e606e82ed66},
+    {"sectorized_k4", {.kind = BB_SECTORIZED, .capacity = N_ADD, .fpr = 0.1, .seed = 4}, 0x05b5af00bb959dc7},
+    {"sectorized_k16", {.kind = BB_SECTORIZED, .capacity = N_ADD, .fpr = 1e-4, .seed = 16}, 0xd6deeadaa7bbae97},
 };
 #define N_SPECS (sizeof specs / sizeof *specs)
 
@@ -379,6 +386,41 @@ static void check_foreign(const spec *sp, const keyset *ks, const reference *ref
     }
 }
 
+/* The sectorized filter bytes of the reference positions (sectorized_vectors.h), every k,
+ * every kernel: on a big-endian machine this is where a word stored in native order shows. */
+static void check_sectorized_vectors(void) {
+    static const unsigned ks[5] = {1, 2, 4, 8, 16};
+    char d[200];
+    for (size_t i = 0; i < N_ISAS; i++) {
+        if (!bb_isa_available(all_isas[i])) continue;
+        bb_set_isa(all_isas[i]);
+        for (unsigned ki = 0; ki < 5; ki++) {
+            uint8_t want[SECT_REF_LINES * 64] = {0};
+            for (size_t j = 0; j < SECT_REF_N; j++)
+                for (unsigned t = 0; t < ks[ki]; t++) {
+                    unsigned bit = 512u * sect_ref[ki][j].line + 64u * sect_ref[ki][j].wb[t][0] +
+                                   sect_ref[ki][j].wb[t][1];
+                    want[bit / 8] |= (uint8_t)(1u << (bit % 8));
+                }
+            bb_filter *f = NULL;
+            bb_config c = {.kind = BB_SECTORIZED, .bits = SECT_REF_LINES * 512, .k = ks[ki]};
+            const void *data = NULL;
+            size_t len = 0, hits = 0;
+            uint8_t out[SECT_REF_N];
+            int ok = bb_create(&f, &c) == BB_OK;
+            ok = ok && bb_add_hash(f, sect_ref_hashes[0]) == BB_OK;
+            ok = ok && bb_add_hashes(f, sect_ref_hashes + 1, SECT_REF_N - 1) == BB_OK;
+            ok = ok && bb_payload(f, &data, &len) == BB_OK;
+            ok = ok && bb_contains_hashes(f, sect_ref_hashes, SECT_REF_N, out, &hits) == BB_OK;
+            snprintf(d, sizeof d, "%s kernel, k = %u", bb_isa_name(), ks[ki]);
+            check(ok && len == sizeof want && memcmp(data, want, len) == 0 && hits == SECT_REF_N,
+                  "sectorized filter bytes as the reference gives them", d);
+            bb_free(f);
+        }
+    }
+    bb_set_isa(BB_ISA_AUTO);
+}
+
 /* ============================================================================================
  * 5. Split-block values from outside blockbloom
  * ========================================================================================== */
@@ -478,6 +520,7 @@ int main(int argc, char **argv) {
 
     check_golden_hashes();
     check_split_vectors();
+    check_sectorized_vectors();
     check_arrow_integers();
     check_concurrent_counts();
     keyset *ks = malloc(sizeof *ks);

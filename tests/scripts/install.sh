@@ -50,7 +50,7 @@ complete_words() { # complete_words WORD... : the completions of the last word
 [[ $(complete_words blockbloom help ex) == export ]] || fail "completion of help ex"
 # Option values, which gen-docs.sh asks the program for: --kind, --keys, the global --isa
 # (also as --opt=VALUE, which bash splits at '=', and with --isa before the command).
-[[ $(complete_words blockbloom build --kind "") == "blocked classic counting scalable split" ]] ||
+[[ $(complete_words blockbloom build --kind "") == "blocked classic counting scalable split sectorized" ]] ||
   fail "completion of build --kind: $(complete_words blockbloom build --kind "")"
 [[ $(complete_words blockbloom build --kind = sc) == scalable ]] || fail "completion of build --kind=sc"
 [[ $(complete_words blockbloom query --keys "") == "url domain cidr 5tuple" ]] ||
