@@ -9,7 +9,7 @@
  * one OR and store per half. k < 8 takes the reference code. x86 only, so the little-endian
  * word view is the byte layout.
  */
-#include "../internal.h"
+#include "sectorized_test.h"
 
 #define SIMDE_ENABLE_NATIVE_ALIASES_NONE
 #include <simde/x86/avx2.h>
@@ -29,7 +29,7 @@ static inline __attribute__((always_inline)) simde__m256i half_mask(simde__m256i
 
 static inline __attribute__((always_inline)) bool avx2_sect_test(const uint8_t *line, uint32_t lo,
                                                                  unsigned k) {
-    if (k < 8) return bb_sect_line_test(line, lo, k);
+    if (k < 8) return bb_sect_test_k(line, lo, k);
     simde__m256i l = simde_mm256_set1_epi32((int32_t)lo);
     const simde__m256i *p = (const simde__m256i *)(const void *)line;
     return (simde_mm256_testc_si256(simde_mm256_load_si256(p), half_mask(l, 0, k)) &

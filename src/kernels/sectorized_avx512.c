@@ -10,7 +10,7 @@
  * one vptestmq; an add one OR and aligned store. k < 8 (runs of fewer words, high FPRs)
  * takes the reference code. x86 only, so the little-endian word view is the byte layout.
  */
-#include "../internal.h"
+#include "sectorized_test.h"
 
 #define SIMDE_ENABLE_NATIVE_ALIASES_NONE
 #include <simde/x86/avx512.h>
@@ -28,7 +28,7 @@ static inline __attribute__((always_inline)) simde__m512i key_mask(uint32_t lo, 
 
 static inline __attribute__((always_inline)) bool avx512_sect_test(const uint8_t *line, uint32_t lo,
                                                                    unsigned k) {
-    if (k < 8) return bb_sect_line_test(line, lo, k);
+    if (k < 8) return bb_sect_test_k(line, lo, k);
     simde__m512i miss = simde_mm512_andnot_si512(simde_mm512_load_si512((const void *)line), key_mask(lo, k));
     return simde_mm512_test_epi64_mask(miss, miss) == 0;
 }

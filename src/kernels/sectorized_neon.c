@@ -10,7 +10,7 @@
  * Words are little-endian in the payload: loaded as bytes and, on a big-endian machine,
  * byte-reversed within each word (vrev64q_u8), so lanes hold the little-endian values.
  */
-#include "../internal.h"
+#include "sectorized_test.h"
 
 #define SIMDE_ENABLE_NATIVE_ALIASES_NONE
 #include <simde/arm/neon.h>
@@ -46,7 +46,7 @@ static inline simde_uint64x2_t pair_mask(uint32_t lo, unsigned q, unsigned k) {
 
 static inline __attribute__((always_inline)) bool neon_sect_test(const uint8_t *line, uint32_t lo,
                                                                  unsigned k) {
-    if (k < 8) return bb_sect_line_test(line, lo, k);
+    if (k < 8) return bb_sect_test_k(line, lo, k);
     simde_uint64x2_t miss = simde_vdupq_n_u64(0);
     for (unsigned q = 0; q < 4; q++)
         miss = simde_vorrq_u64(miss, simde_vbicq_u64(pair_mask(lo, q, k), load_words(line + 16 * q)));

@@ -5,10 +5,10 @@
  * sectorized kernel must give the same bits and answers (tests/test_sectorized.c); it is
  * also the kernel on CPUs without SIMD, and the SIMD kernels' path for k < 8.
  */
-#include "../internal.h"
+#include "sectorized_test.h"
 
 #define KERNEL_NAME sectorized_scalar
 #define KERNEL_ISA BB_ISA_SCALAR
-#define KERNEL_TEST bb_sect_line_test
+#define KERNEL_TEST bb_sect_test_k
 #define KERNEL_SET bb_sect_line_set
 #include "blocked_loops.h"
