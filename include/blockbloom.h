@@ -130,10 +130,11 @@ typedef enum bb_kind {
  * Split: the smallest whole number of 256-bit blocks whose split model (bb_fpr_model) is
  * <= fpr; k = 8.
  *
- * @param kind      BB_BLOCKED, BB_CLASSIC or BB_SPLIT (BB_COUNTING is sized as BB_BLOCKED,
- *                  bits meaning counters; BB_SCALABLE gives the geometry of one sub-filter
- *                  for capacity c_i and fpr p_i: BB_BLOCKED's plus the margin for scatter
- *                  described at bb_config, exactly what the filter grows).
+ * @param kind      BB_BLOCKED, BB_CLASSIC, BB_SPLIT or BB_SECTORIZED (BB_COUNTING is sized
+ *                  as BB_BLOCKED, bits meaning counters; BB_SCALABLE gives the geometry of
+ *                  one sub-filter for capacity c_i and fpr p_i: BB_BLOCKED's plus the
+ *                  margin for scatter described at bb_config, exactly what the filter
+ *                  grows).
  * @param capacity  n >= 1 keys.
  * @param fpr       p with 0 < p < 1 (not NaN).
  * @param bits_out  bits of the filter (a multiple of 512 for blocked). Not NULL.
@@ -193,9 +194,11 @@ typedef struct bb_filter bb_filter;
  * each with a margin for its scatter). At most 1024 sub-filters: the add that needs the
  * 1025th returns BB_E_TOO_LARGE.
  * growth, tightening must be 0 for every other kind; flags may be BB_POW2_BYTES for
- * BB_SPLIT and BB_BLOCKED, and must be 0 otherwise.
+ * BB_SPLIT, BB_BLOCKED and BB_SECTORIZED, and must be 0 otherwise.
  *
  * BB_SPLIT: k must be 0 or 8; sized by its own model (bb_size), seed 0 = Parquet's.
+ * BB_SECTORIZED: k must be 0, 1, 2, 4, 8 or 16 (BB_E_INVAL otherwise); sized by its own
+ * model (bb_size picks the k with the fewest lines).
  */
 typedef struct bb_config {
     bb_kind kind;        /**< BB_BLOCKED (0, default) or BB_CLASSIC */
@@ -219,9 +222,10 @@ typedef struct bb_config {
 /** bb_config.flags: a scalable filter that never grows; an add that would need a new
  *  sub-filter returns BB_E_FULL instead (RedisBloom's NONSCALING). */
 #define BB_NO_SCALE 1u
-/** bb_config.flags, for BB_SPLIT and BB_BLOCKED: round the payload up to a power-of-two
- *  number of bytes, at least 32 (blocked: 64) and at most 128 MiB, the convention of the
- *  Parquet writers (parquet-mr, Arrow; Arrow's reader rejects other sizes). A filter that
+/** bb_config.flags, for BB_SPLIT, BB_BLOCKED and BB_SECTORIZED: round the payload up to a
+ *  power-of-two number of bytes, at least 32 (blocked, sectorized: 64) and at most 128 MiB,
+ *  the convention of the Parquet writers (parquet-mr, Arrow; Arrow's reader rejects other
+ *  sizes). A filter that
  *  would need more than 128 MiB gets 128 MiB, and then misses its fpr (bb_get_info tells
  *  by how much). Power-of-two filters can be halved by bb_fold down to one block. */
 #define BB_POW2_BYTES 2u
