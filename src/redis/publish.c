@@ -37,6 +37,7 @@ const char *bb_redis_strerror(bb_redis_status s) {
 static bb_redis_status name_free(bb_redis *r, const char *name) {
     bbr_filter f = {0};
     bb_redis_status s = bbr_read_meta(r, name, &f);
+    free(f.subs); /* a fixed filter's one sub-filter, without key names */
     if (s == BB_REDIS_E_NOT_FOUND) return BB_REDIS_OK;
     if (s == BB_REDIS_OK) return bbr_fail(r, BB_REDIS_E_EXISTS, "ERR item exists: '%s'", name);
     return s == BB_REDIS_E_BAD_META ? BB_REDIS_E_WRONGTYPE : s; /* r->err says why */

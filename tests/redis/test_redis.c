@@ -302,6 +302,7 @@ Test(standalone, reserve_add_exists_semantics) {
     must(r, bb_redis_reserve_params(r, "badp", &p), "an error rate above 0.25");
     must(r, bb_redis_info_get(r, "badp", &in), "info");
     cr_assert_eq(in.error_rate, 0.25, "taken as 0.25, as RedisBloom caps it");
+    must(r, bb_redis_del(r, "badp"), "del");
     must(r, bb_redis_del(r, "sem"), "del");
     cr_assert_eq(bb_redis_del(r, "sem"), BB_REDIS_E_NOT_FOUND);
     bb_redis_free(r);
@@ -533,6 +534,7 @@ Test(standalone, bad_inputs) {
     redisReply *t = cmd(c, "TYPE %s", "ahash");
     cr_assert_str_eq(t->str, "hash", "del must leave a non-filter key alone");
     freeReplyObject(t);
+    fresh(r, "badp");
     double bad_p[] = {0.0, 1.0, -0.5, 1.5, NAN};
     for (size_t i = 0; i < sizeof bad_p / sizeof *bad_p; i++) {
         cr_assert_eq(bb_redis_reserve(r, "badp", bad_p[i], 100, 0), BB_REDIS_E_INVAL, "p %g", bad_p[i]);
