@@ -182,7 +182,7 @@ typedef struct spec {
 
 static const spec specs[] = {
     {"blocked", {.kind = BB_BLOCKED, .capacity = N_ADD, .fpr = 0.01, .seed = 0x5EED}, 0x8adc2f5a9c5e303e},
-    {"classic", {.kind = BB_CLASSIC, .capacity = N_ADD, .fpr = 0.01, .seed = 0x5EED}, 0x58750aadc0298d2f},
+    {"classic", {.kind = BB_CLASSIC, .capacity = N_ADD, .fpr = 0.01, .seed = 0x5EED}, 0x079e9862a82a9832},
     {"classic_odd", {.kind = BB_CLASSIC, .capacity = N_ADD, .bits = 20011, .k = 7, .seed = 3},
      0x2899d368637ff9be},
     {"counting", {.kind = BB_COUNTING, .capacity = N_ADD, .fpr = 0.01, .seed = 0x5EED}, 0x05ecf1079c1bdebd},
