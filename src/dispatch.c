@@ -1,22 +1,22 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * dispatch.c - picks the blocked filter's kernels once per process, one per operation
- * (contains, add). Compiled at the baseline ISA, so it runs on any CPU. On x86 it asks CPUID
- * (through __builtin_cpu_supports, which also checks that the OS saves the wide registers)
- * for the widest kernel, AVX-512 with GFNI (avx512gfni), AVX-512F, then AVX2, then scalar,
- * and then looks the CPU's vendor, family and model up in cpu_rows below, which may move an
- * operation to a narrower kernel on CPUs where that one was measured faster. On AArch64 NEON
- * is always there and chosen at compile time. BB_ISA=scalar|avx2|avx512|avx512gfni|neon in
- * the environment, or bb_set_isa(), puts every operation on that one kernel (for tests and
- * benchmarks); a name that is unknown or unavailable here leaves the automatic choice in place.
+ * dispatch.c - the ISA table and the choice of kernels, made once per process, one per
+ * operation. Compiled at the baseline ISA, so it runs on any CPU. isa_rows holds, per
+ * instruction set, the CPU features it needs and its kernel for each layout (blocked,
+ * concurrent blocked adds, split-block, sectorized); it is the only place that maps an ISA
+ * to kernels.
+ * The automatic choice takes the widest row this CPU has (on x86 avx512gfni, avx512, avx2,
+ * then scalar; on AArch64 NEON, fixed at compile time) for every operation, unless the CPU's
+ * vendor, family and model match one of cpu_rows, which may put an operation on a narrower
+ * kernel measured faster there. BB_ISA=scalar|avx2|avx512|avx512gfni|neon in the
+ * environment, or bb_set_isa(), puts every operation on that one ISA (for tests and
+ * benchmarks); a name that is unknown or unavailable here leaves the automatic choice.
  *
  * Why a table and not a one-time calibration: every kernel gives the same bits, so either is
  * safe, but a calibration would time a few microseconds of work at start-up, and on the
  * shared 2-vCPU VMs this library is measured on, repeated benchmark runs of one kernel differ
- * by 10-30% (docs/bench-*.txt), more than most of the differences it would have to detect; it
- * would then pick at random between close kernels and make runs irreproducible. A row is
- * added only from a `blockbloom bench` run on that CPU (one run per CPU kind in docs/); CPUs
- * without a row get the widest kernel for every operation.
+ * by 10-30%, more than most of the differences it would have to detect; it would pick at
+ * random between close kernels and make runs irreproducible.
  */
 #include "internal.h"
 
@@ -29,69 +29,145 @@
 
 _Atomic(const bb_dispatch *) bb_active_dispatch;
 
-static const char *const isa_names[] = {"auto", "scalar", "avx2", "avx512", "neon", "avx512gfni"};
+/* ---- The ISA table -----------------------------------------------------------------------
+ * One row per instruction set: its name (BB_ISA=, bb_isa_from_string), the CPU features its
+ * kernel files are compiled for (CMakeLists.txt's bb_isa rows give the flags), whether the
+ * automatic choice may take it, and its kernel for each layout. A kernel family of a new
+ * layout adds one field here, one in bb_dispatch (internal.h) and one line in fill_tables. */
+enum cpu_feature {
+    FEAT_AVX2 = 1u << 0,
+    FEAT_AVX512F = 1u << 1,
+    FEAT_AVX512VL = 1u << 2,
+    FEAT_AVX512BW = 1u << 3,
+    FEAT_AVX512CD = 1u << 4,
+    FEAT_AVX512VBMI = 1u << 5,
+    FEAT_GFNI = 1u << 6,
+};
+
+/* The features of this CPU. __builtin_cpu_supports also checks that the OS saves the wide
+ * registers (XGETBV), which CPUID's feature bits alone do not say. */
+static unsigned cpu_features(void) {
+    unsigned f = 0;
+#if defined(__x86_64__) || defined(__i386__)
+    if (__builtin_cpu_supports("avx2")) f |= FEAT_AVX2;
+    if (__builtin_cpu_supports("avx512f")) f |= FEAT_AVX512F;
+    if (__builtin_cpu_supports("avx512vl")) f |= FEAT_AVX512VL;
+    if (__builtin_cpu_supports("avx512bw")) f |= FEAT_AVX512BW;
+    if (__builtin_cpu_supports("avx512cd")) f |= FEAT_AVX512CD;
+    if (__builtin_cpu_supports("avx512vbmi")) f |= FEAT_AVX512VBMI;
+    if (__builtin_cpu_supports("gfni")) f |= FEAT_GFNI;
+#endif
+    return f;
+}
+
+/* The x86 kernels are built on x86 only; elsewhere their rows have no kernels. */
+#if defined(__x86_64__) || defined(__i386__)
+#define X86(kernel) (&(kernel))
+#else
+#define X86(kernel) NULL
+#endif
+#if defined(__aarch64__)
+#define NEON_NATIVE true
+#else
+#define NEON_NATIVE false
+#endif
+
+typedef struct isa_row {
+    bb_isa isa;
+    const char *name;
+    unsigned needs;             /* FEAT_* bits the CPU must have */
+    bool automatic;             /* the automatic choice may take it */
+    const bb_kernel *blocked;   /* NULL: not built for this processor */
+    const bb_conc_kernel *conc; /* concurrent adds of blocked filters */
+    const bb_split_kernel *split;
+    const bb_kernel *sectorized;
+} isa_row;
+
+/* Widest first: with no per-CPU row, every operation runs on the first available row that
+ * is `automatic`. F and VL are every AVX-512 CPU but the Xeon Phi. AVX-512 machines run the
+ * AVX2 split kernel: a 256-bit split block is one AVX2 register, and the loop is bound by
+ * the block's cache miss (split_avx2.c). NEON is native and taken on AArch64 only; on x86
+ * SIMDe emulates it, for tests. AArch64 has no NEON concurrent kernel: the scalar one's byte
+ * updates serve it. The sectorized kind has one AVX-512 kernel (F and VL: its mask needs no
+ * GFNI). */
+/* clang-format off */
+static const isa_row isa_rows[] = {
+    {.isa = BB_ISA_AVX512GFNI, .name = "avx512gfni", .automatic = true,
+     .needs = FEAT_AVX512F | FEAT_AVX512VL | FEAT_AVX512BW | FEAT_AVX512CD | FEAT_AVX512VBMI |
+              FEAT_GFNI,
+     .blocked = X86(bb_kernel_avx512gfni), .conc = X86(bb_conc_kernel_avx512gfni),
+     .split = X86(bb_split_kernel_avx2), .sectorized = X86(bb_kernel_sectorized_avx512)},
+    {.isa = BB_ISA_AVX512, .name = "avx512", .automatic = true,
+     .needs = FEAT_AVX512F | FEAT_AVX512VL,
+     .blocked = X86(bb_kernel_avx512), .conc = X86(bb_conc_kernel_avx512),
+     .split = X86(bb_split_kernel_avx2), .sectorized = X86(bb_kernel_sectorized_avx512)},
+    {.isa = BB_ISA_AVX2, .name = "avx2", .automatic = true,
+     .needs = FEAT_AVX2,
+     .blocked = X86(bb_kernel_avx2), .conc = X86(bb_conc_kernel_avx2),
+     .split = X86(bb_split_kernel_avx2), .sectorized = X86(bb_kernel_sectorized_avx2)},
+    {.isa = BB_ISA_NEON, .name = "neon", .automatic = NEON_NATIVE,
+     .needs = 0,
+     .blocked = &bb_kernel_neon, .conc = &bb_conc_kernel_scalar,
+     .split = &bb_split_kernel_neon, .sectorized = &bb_kernel_sectorized_neon},
+    {.isa = BB_ISA_SCALAR, .name = "scalar", .automatic = true,
+     .needs = 0,
+     .blocked = &bb_kernel_scalar, .conc = &bb_conc_kernel_scalar,
+     .split = &bb_split_kernel_scalar, .sectorized = &bb_kernel_sectorized_scalar},
+};
+/* clang-format on */
+#define N_ISA_ROWS (sizeof isa_rows / sizeof *isa_rows)
+
+/* The row of isa, or NULL for a value that is not an ISA (BB_ISA_AUTO included). */
+static const isa_row *row_of(bb_isa isa) {
+    for (size_t i = 0; i < N_ISA_ROWS; i++)
+        if (isa_rows[i].isa == isa) return &isa_rows[i];
+    return NULL;
+}
+
+/* The row of isa if its kernels run here, else NULL. */
+static const isa_row *available_row(bb_isa isa) {
+    const isa_row *r = row_of(isa);
+    return r && r->blocked && (cpu_features() & r->needs) == r->needs ? r : NULL;
+}
+
+static const isa_row *widest_row(void) {
+    for (size_t i = 0; i < N_ISA_ROWS; i++)
+        if (isa_rows[i].automatic && available_row(isa_rows[i].isa)) return &isa_rows[i];
+    return row_of(BB_ISA_SCALAR);
+}
 
 const char *bb_isa_to_string(bb_isa isa) {
-    return (unsigned)isa < sizeof isa_names / sizeof *isa_names ? isa_names[isa] : "unknown";
+    if (isa == BB_ISA_AUTO) return "auto";
+    const isa_row *r = row_of(isa);
+    return r ? r->name : "unknown";
 }
 
 bb_status bb_isa_from_string(const char *name, bb_isa *out) {
     if (!name || !out) return BB_E_INVAL;
-    for (unsigned i = 0; i < sizeof isa_names / sizeof *isa_names; i++)
-        if (strcmp(name, isa_names[i]) == 0) { *out = (bb_isa)i; return BB_OK; }
-    return BB_E_INVAL;
-}
-
-static const bb_kernel *kernel_of(bb_isa isa) {
-    switch (isa) {
-    case BB_ISA_SCALAR: return &bb_kernel_scalar;
-    case BB_ISA_NEON: return &bb_kernel_neon; /* native on AArch64, SIMDe-emulated elsewhere */
-#if defined(__x86_64__) || defined(__i386__)
-    case BB_ISA_AVX2: return __builtin_cpu_supports("avx2") ? &bb_kernel_avx2 : NULL;
-    case BB_ISA_AVX512: /* F and VL: every AVX-512 CPU but the Xeon Phi */
-        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl")
-                   ? &bb_kernel_avx512 : NULL;
-    case BB_ISA_AVX512GFNI: /* the instructions blocked_avx512gfni.c is compiled for */
-        return kernel_of(BB_ISA_AVX512) && __builtin_cpu_supports("avx512bw") &&
-                       __builtin_cpu_supports("avx512cd") && __builtin_cpu_supports("avx512vbmi") &&
-                       __builtin_cpu_supports("gfni")
-                   ? &bb_kernel_avx512gfni : NULL;
-#else
-    case BB_ISA_AVX2:
-    case BB_ISA_AVX512:
-    case BB_ISA_AVX512GFNI: return NULL;
-#endif
-    case BB_ISA_AUTO: break;
+    if (strcmp(name, "auto") == 0) {
+        *out = BB_ISA_AUTO;
+        return BB_OK;
     }
-    return NULL;
-}
-
-static const bb_kernel *widest_kernel(void) {
-#if defined(__aarch64__)
-    return &bb_kernel_neon;
-#else
-    const bb_kernel *k = kernel_of(BB_ISA_AVX512GFNI);
-    if (!k) k = kernel_of(BB_ISA_AVX512);
-    if (!k) k = kernel_of(BB_ISA_AVX2);
-    return k ? k : &bb_kernel_scalar;
-#endif
+    for (size_t i = 0; i < N_ISA_ROWS; i++)
+        if (strcmp(name, isa_rows[i].name) == 0) {
+            *out = isa_rows[i].isa;
+            return BB_OK;
+        }
+    return BB_E_INVAL;
 }
 
 /* ---- Per-CPU choices ---------------------------------------------------------------------
  * A row applies when the vendor, the family and a model in [model_lo, model_hi] match (family
  * and model as the vendor's manuals combine the CPUID base and extended fields) and the row's
- * kernels are available; each operation then runs on the row's kernel for it.
+ * kernels are available; each operation then runs on the row's kernel for it. A row is added
+ * only from a `blockbloom-bench` run on that CPU (one run per CPU kind in docs/).
  *
- *  - AMD family 17h, models 00h-2Fh (Zen, Zen+: a 128-bit SIMD datapath, each 256-bit op is
- *    split in two and vpsllvd ymm is a multi-op instruction). Measured on family 23 model 1,
- *    2-vCPU EPYC VM, 1M keys at 1% (issue 8, medians of 5): pre-hashed batch add 22.1
- *    ns/key on AVX2 against 10.6 on scalar, 100M keys 29.4 against 21.8; contains stays on
- *    AVX2 (6.8 against 10.1 ns/key at 1M). So adds run scalar there.
- *  - AMD family 19h model 11h (Zen 4 "Genoa", AVX-512 with 256-bit units) needs no row: the
- *    widest kernel, avx512gfni, is the fastest or within the runs' noise of the others for
- *    every operation (its adds 1.5-2.2x faster than avx512's at k >= 5, src/kernels/
- *    blocked_avx512gfni.c; its lookups are avx512's). The Zen 1 row's adds stay scalar: that CPU has
- *    no AVX-512 or GFNI, so the new kernel does not apply there.
+ *  - AMD family 17h, models 00h-2Fh (Zen, Zen+): a 128-bit SIMD datapath splits each 256-bit
+ *    op in two and vpsllvd ymm is microcoded, so adds run scalar: pre-hashed batch add of 1M
+ *    keys at 1%, 22.1 ns/key on AVX2 against 10.6 on scalar (family 23 model 1, 2-vCPU EPYC
+ *    VM); contains stays on AVX2 (6.8 against 10.1).
+ *  - AMD family 19h model 11h (Zen 4) needs no row: the widest kernel, avx512gfni, is the
+ *    fastest or within the runs' noise for every operation.
  */
 typedef enum cpu_vendor { VENDOR_OTHER, VENDOR_AMD, VENDOR_INTEL } cpu_vendor;
 
@@ -110,9 +186,10 @@ static cpu_vendor cpu_ident(unsigned *family, unsigned *model) {
     unsigned a, b, c, d;
     *family = *model = 0;
     if (!__get_cpuid(0, &a, &b, &c, &d)) return VENDOR_OTHER;
-    cpu_vendor v = b == 0x68747541u && d == 0x69746e65u && c == 0x444d4163u ? VENDOR_AMD /* AuthenticAMD */
-                 : b == 0x756e6547u && d == 0x49656e69u && c == 0x6c65746eu ? VENDOR_INTEL /* GenuineIntel */
-                 : VENDOR_OTHER;
+    cpu_vendor v =
+        b == 0x68747541u && d == 0x69746e65u && c == 0x444d4163u   ? VENDOR_AMD   /* AuthenticAMD */
+        : b == 0x756e6547u && d == 0x49656e69u && c == 0x6c65746eu ? VENDOR_INTEL /* GenuineIntel */
+                                                                   : VENDOR_OTHER;
     if (!__get_cpuid(1, &a, &b, &c, &d)) return VENDOR_OTHER;
     unsigned base_family = (a >> 8) & 0xf, base_model = (a >> 4) & 0xf;
     *family = base_family == 0xf ? base_family + ((a >> 20) & 0xff) : base_family;
@@ -129,8 +206,8 @@ static const cpu_row *cpu_row_here(void) {
     cpu_vendor v = cpu_ident(&family, &model);
     for (size_t i = 0; i < sizeof cpu_rows / sizeof *cpu_rows; i++) {
         const cpu_row *r = &cpu_rows[i];
-        if (r->vendor == v && r->family == family && model >= r->model_lo &&
-            model <= r->model_hi && kernel_of(r->contains) && kernel_of(r->add))
+        if (r->vendor == v && r->family == family && model >= r->model_lo && model <= r->model_hi &&
+            available_row(r->contains) && available_row(r->add))
             return r;
     }
 #endif
@@ -138,58 +215,51 @@ static const cpu_row *cpu_row_here(void) {
 }
 
 /* ---- The active choice --------------------------------------------------------------------
- * One constant bb_dispatch per single kernel (what BB_ISA and bb_set_isa select), and the
- * automatic one, filled exactly once (the first caller fills it, any other waits for it), so
- * the pointer published always points to a filled table and no two threads write it. */
-static const bb_dispatch only_scalar = {&bb_kernel_scalar, &bb_kernel_scalar, &bb_conc_kernel_scalar,
-                                        &bb_kernel_sectorized_scalar};
-/* No NEON concurrent kernel: the scalar one (byte updates) serves AArch64. */
-static const bb_dispatch only_neon = {&bb_kernel_neon, &bb_kernel_neon, &bb_conc_kernel_scalar,
-                                      &bb_kernel_sectorized_neon};
-#if defined(__x86_64__) || defined(__i386__)
-static const bb_dispatch only_avx2 = {&bb_kernel_avx2, &bb_kernel_avx2, &bb_conc_kernel_avx2,
-                                      &bb_kernel_sectorized_avx2};
-/* The sectorized kind has one AVX-512 kernel (AVX-512F and VL: its mask needs no GFNI). */
-static const bb_dispatch only_avx512 = {&bb_kernel_avx512, &bb_kernel_avx512,
-                                        &bb_conc_kernel_avx512, &bb_kernel_sectorized_avx512};
-static const bb_dispatch only_avx512gfni = {&bb_kernel_avx512gfni, &bb_kernel_avx512gfni,
-                                            &bb_conc_kernel_avx512gfni,
-                                            &bb_kernel_sectorized_avx512};
-#endif
+ * One bb_dispatch per ISA row (every operation on that ISA: what BB_ISA and bb_set_isa
+ * select) and the automatic one, all filled exactly once (the first caller fills them, any
+ * other waits), so a published pointer always points to a filled table and no two threads
+ * write one. Concurrent adds follow the add's ISA, split-block filters the contains' ISA.
+ * The sectorized kind takes the widest ISA for both operations, whatever cpu_rows say: its
+ * mask is a few lane-wise operations, not the blocked add's cross-lane work, so the blocked
+ * kind's reasons for a narrower kernel do not carry over (Xeon family 6 model 0xa7, 10^6
+ * keys: adds 2.30 ns/key on avx512, 2.73 avx2, 8.74 scalar; contains 3.03, 3.82, 8.36). */
+static bb_dispatch single[N_ISA_ROWS];
 static bb_dispatch automatic;
-static atomic_int automatic_state; /* 0: not filled, 1: being filled, 2: filled */
+static atomic_int tables_state; /* 0: not filled, 1: being filled, 2: filled */
 
-static const bb_dispatch *single_of(bb_isa isa) {
-    if (!kernel_of(isa)) return NULL;
-    switch (isa) {
-    case BB_ISA_SCALAR: return &only_scalar;
-    case BB_ISA_NEON: return &only_neon;
-#if defined(__x86_64__) || defined(__i386__)
-    case BB_ISA_AVX2: return &only_avx2;
-    case BB_ISA_AVX512: return &only_avx512;
-    case BB_ISA_AVX512GFNI: return &only_avx512gfni;
-#endif
-    default: return NULL;
+static bb_dispatch dispatch_of(const isa_row *contains, const isa_row *add, const isa_row *sect) {
+    return (bb_dispatch){.contains = contains->blocked,
+                         .add = add->blocked,
+                         .conc = add->conc,
+                         .split = contains->split,
+                         .sect = sect->sectorized};
+}
+
+static void fill_tables(void) {
+    int expected = 0;
+    if (atomic_compare_exchange_strong(&tables_state, &expected, 1)) {
+        for (size_t i = 0; i < N_ISA_ROWS; i++)
+            if (isa_rows[i].blocked)
+                single[i] = dispatch_of(&isa_rows[i], &isa_rows[i], &isa_rows[i]);
+        const cpu_row *r = cpu_row_here();
+        const isa_row *w = widest_row();
+        automatic = r ? dispatch_of(available_row(r->contains), available_row(r->add), w)
+                      : dispatch_of(w, w, w);
+        atomic_store_explicit(&tables_state, 2, memory_order_release);
     }
+    while (atomic_load_explicit(&tables_state, memory_order_acquire) != 2) {}
+}
+
+/* Every operation on isa, or NULL if isa is not available here (or BB_ISA_AUTO). */
+static const bb_dispatch *single_of(bb_isa isa) {
+    const isa_row *r = available_row(isa);
+    if (!r) return NULL;
+    fill_tables();
+    return &single[r - isa_rows];
 }
 
 static const bb_dispatch *automatic_choice(void) {
-    int expected = 0;
-    if (atomic_compare_exchange_strong(&automatic_state, &expected, 1)) {
-        const cpu_row *r = cpu_row_here();
-        automatic.contains = r ? kernel_of(r->contains) : widest_kernel();
-        automatic.add = r ? kernel_of(r->add) : widest_kernel();
-        automatic.conc = single_of(automatic.add->isa)->conc; /* follows the add's ISA */
-        /* Sectorized: the widest kernel for both operations, whatever the blocked rows say:
-         * its mask is a few lane-wise operations, not the blocked add's cross-lane work, so
-         * the blocked kind's reasons for a narrower kernel do not carry over (Xeon family 6
-         * model 0xa7, 10^6 keys: adds 2.30 ns/key on avx512, 2.73 avx2, 8.74 scalar;
-         * contains 3.03, 3.82, 8.36; docs/PERFORMANCE.md). */
-        automatic.sect = single_of(widest_kernel()->isa)->sect;
-        atomic_store_explicit(&automatic_state, 2, memory_order_release);
-    }
-    while (atomic_load_explicit(&automatic_state, memory_order_acquire) != 2) {
-    }
+    fill_tables();
     return &automatic;
 }
 
@@ -203,10 +273,10 @@ const bb_dispatch *bb_dispatch_choose(void) {
     return d;
 }
 
-bool bb_isa_available(bb_isa isa) { return isa == BB_ISA_AUTO || kernel_of(isa) != NULL; }
+bool bb_isa_available(bb_isa isa) { return isa == BB_ISA_AUTO || available_row(isa) != NULL; }
 
 bb_status bb_set_isa(bb_isa isa) {
-    if ((unsigned)isa > BB_ISA_AVX512GFNI) return BB_E_INVAL;
+    if (isa != BB_ISA_AUTO && !row_of(isa)) return BB_E_INVAL;
     const bb_dispatch *d = isa == BB_ISA_AUTO ? automatic_choice() : single_of(isa);
     if (!d) return BB_E_UNSUPPORTED;
     atomic_store_explicit(&bb_active_dispatch, d, memory_order_release);

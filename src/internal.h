@@ -123,14 +123,17 @@ extern const bb_kernel bb_kernel_avx512gfni;
 #endif
 extern const bb_kernel bb_kernel_neon;
 
-/** The kernels that run each operation (dispatch.c): chosen once, on first use, then one
- *  acquire load. `contains` also runs the single-key tests. */
+/** The kernels that run each operation (dispatch.c's ISA table): chosen once, on first use,
+ *  then one acquire load. `contains` also runs the single-key tests. */
 struct bb_conc_kernel;
+struct bb_split_kernel;
 typedef struct bb_dispatch {
     const bb_kernel *contains;
     const bb_kernel *add;
     /** Concurrent adds of blocked filters: the add kernel's ISA (kernels/conc_*.c). */
     const struct bb_conc_kernel *conc;
+    /** Split-block filters, every operation: the contains kernel's ISA (kernels/split_*.c). */
+    const struct bb_split_kernel *split;
     /** The sectorized kind's kernel, both operations (kernels/sectorized_*.c). */
     const bb_kernel *sect;
 } bb_dispatch;
@@ -466,6 +469,10 @@ extern const bb_split_kernel bb_split_kernel_scalar, bb_split_kernel_neon;
 #if defined(__x86_64__) || defined(__i386__)
 extern const bb_split_kernel bb_split_kernel_avx2;
 #endif
+/** The kernel of split-block filters. */
+static inline const bb_split_kernel *bb_split_kernel_active(void) {
+    return bb_dispatch_active()->split;
+}
 
 /* ---- The sectorized probe scheme (kinds/sectorized.c, kernels/sectorized_*.c) -----------
  * A key picks line floor(h B / 2^64) of B 64-byte lines (bb_block_index, as the blocked

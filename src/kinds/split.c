@@ -10,27 +10,15 @@
  *            block ((h >> 32) * z) >> 32, then in each word i bit (lo32(h) * salt[i]) >> 27
  *
  * Every key sets exactly one bit per word, so k is 8 and the FPR model is exact (sizing.c).
- * The probe scheme is in internal.h; the kernels (src/kernels/split_*.c) follow the blocked
- * kernel that dispatch.c chose once (so BB_ISA and bb_set_isa apply to both): AVX2 for AVX2
- * and AVX-512 machines, NEON on AArch64, the scalar reference otherwise. Blocks are indexed
- * by multiply-shift, so bb_fold halves a filter exactly.
+ * The probe scheme is in internal.h; the kernels (src/kernels/split_*.c) are dispatch.c's
+ * choice for the ISA of the blocked contains kernel (so BB_ISA and bb_set_isa apply to
+ * both): AVX2 on AVX2 and AVX-512 machines, NEON on AArch64, the scalar reference otherwise.
+ * Blocks are indexed by multiply-shift, so bb_fold halves a filter exactly.
  */
 #include "../internal.h"
 #include "atomic_bits.h"
 
 #include <string.h>
-
-static const bb_split_kernel *split_kernel(void) {
-    switch (bb_kernel_active()->isa) {
-    case BB_ISA_NEON: return &bb_split_kernel_neon;
-#if defined(__x86_64__) || defined(__i386__)
-    case BB_ISA_AVX2:
-    case BB_ISA_AVX512:
-    case BB_ISA_AVX512GFNI: return &bb_split_kernel_avx2;
-#endif
-    default: return &bb_split_kernel_scalar;
-    }
-}
 
 static inline uint8_t *block_at(const bb_filter *f, uint64_t h) {
     return f->data + bb_split_block_index(h, f->blocks) * BB_SPLIT_BLOCK_BYTES;
@@ -43,18 +31,18 @@ static bb_status split_add(bb_filter *f, uint64_t h) {
 }
 
 static bool split_contains(const bb_filter *f, uint64_t h) {
-    return split_kernel()->block_test(block_at(f, h), (uint32_t)h);
+    return bb_split_kernel_active()->block_test(block_at(f, h), (uint32_t)h);
 }
 
 static bb_status split_add_hashes(bb_filter *f, const uint64_t *h, size_t n) {
-    split_kernel()->add_hashes(f->data, f->blocks, h, n);
+    bb_split_kernel_active()->add_hashes(f->data, f->blocks, h, n);
     f->keys_added = bb_sat_add(f->keys_added, n);
     return BB_OK;
 }
 
 static size_t split_contains_hashes(const bb_filter *f, const uint64_t *h, size_t n,
                                     uint8_t *out) {
-    return split_kernel()->contains_hashes(f->data, f->blocks, h, n, out);
+    return bb_split_kernel_active()->contains_hashes(f->data, f->blocks, h, n, out);
 }
 
 static const uint8_t *split_line_of(const bb_filter *f, uint64_t h) { return block_at(f, h); }
