@@ -75,7 +75,7 @@ size_t floor_lines(const uint8_t *data, uint64_t lines, const uint64_t *hashes, 
 
 static inline uint64_t line_word(const uint8_t *data, uint64_t lines, uint64_t h) {
     uint64_t w;
-    memcpy(&w, data + bb_block_index(h, lines) * 64, sizeof w);
+    memcpy(&w, bb_block_of(data, lines, h), sizeof w);
     return w;
 }
 

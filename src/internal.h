@@ -40,10 +40,19 @@
 /** C^1 .. C^16 (mod 2^32); the scalar kernel multiplies step by step, SIMD kernels use these. */
 extern const uint32_t bb_probe_powers[16];
 
-static inline uint64_t bb_mulhi64(uint64_t a, uint64_t b) { return bb_fastrange64(a, b); }
-
-/** Block of hash h in a filter of `blocks` blocks. */
-static inline uint64_t bb_block_index(uint64_t h, uint64_t blocks) { return bb_mulhi64(h, blocks); }
+/** The block of hash h, 0 .. blocks-1: its number (bb_block_index) and the address of its 64
+ *  bytes (bb_block_of), for every kind with 64-byte blocks and every kernel; nothing else
+ *  computes either. bb_block_of takes a const payload and returns it writable, as strchr
+ *  does, so that adds and lookups share it. always_inline: in the concurrent kernels' per-k
+ *  copies GCC 12 otherwise reaches its large-function-growth limit and stops inlining the
+ *  block updates there (conc_avx512.c). */
+static inline uint64_t bb_block_index(uint64_t h, uint64_t blocks) {
+    return bb_fastrange64(h, blocks);
+}
+static inline __attribute__((always_inline)) uint8_t *bb_block_of(const uint8_t *data,
+                                                                  uint64_t blocks, uint64_t h) {
+    return (uint8_t *)data + bb_block_index(h, blocks) * BB_BLOCK_BYTES;
+}
 
 /** One step of the probe sequence: advance the state *x (which starts at the low 32 bits of
  *  the hash) and return the next in-block position 0..511. The only place the sequence is
@@ -442,8 +451,12 @@ unsigned bb_split_best_k(uint64_t capacity, uint64_t bits);
  * little-endian uint32 words, and sets bit (lo32(h) * salt[i]) >> 27 of word i. */
 extern const uint32_t bb_split_salts[8];
 
+/** The block of hash h: its number and the address of its 32 bytes (as bb_block_of). */
 static inline uint64_t bb_split_block_index(uint64_t h, uint64_t blocks) {
     return ((h >> 32) * blocks) >> 32; /* blocks <= 2^32: no overflow */
+}
+static inline uint8_t *bb_split_block_of(const uint8_t *data, uint64_t blocks, uint64_t h) {
+    return (uint8_t *)(uintptr_t)data + bb_split_block_index(h, blocks) * BB_SPLIT_BLOCK_BYTES;
 }
 
 /** Reference: bit (word * 32 + bit) of a block is bit (bit & 7) of byte word * 4 + bit / 8,

@@ -73,17 +73,18 @@
  * alternating calls of 2^20 keys, thread CPU time, medians of 15, seven runs: add B/A
  * 0.90-1.00 (median 0.93), contains 0.91-0.97 (0.95). */
 #define BB_RING_AT(i) ring[(i) % BB_PREFETCH_AHEAD]
-#define BB_BLOCK_AT(i) (data + bb_block_index(hashes[i], blocks) * BB_BLOCK_BYTES)
 
 static BB_ALWAYS_INLINE size_t BB_KFN(_contains_run)(const uint8_t *data, uint64_t blocks,
                                                      unsigned k, const uint64_t *hashes,
                                                      size_t n, uint8_t *out, size_t dist) {
     size_t hits = 0;
     const uint8_t *ring[BB_PREFETCH_AHEAD];
-    for (size_t i = 0; i < dist && i < n; i++) __builtin_prefetch(BB_RING_AT(i) = BB_BLOCK_AT(i));
+    for (size_t i = 0; i < dist && i < n; i++)
+        __builtin_prefetch(BB_RING_AT(i) = bb_block_of(data, blocks, hashes[i]));
     for (size_t i = 0; i < n; i++) {
-        const uint8_t *block = dist ? BB_RING_AT(i) : BB_BLOCK_AT(i);
-        if (dist && i + dist < n) __builtin_prefetch(BB_RING_AT(i) = BB_BLOCK_AT(i + dist));
+        const uint8_t *block = dist ? BB_RING_AT(i) : bb_block_of(data, blocks, hashes[i]);
+        if (dist && i + dist < n)
+            __builtin_prefetch(BB_RING_AT(i) = bb_block_of(data, blocks, hashes[i + dist]));
         bool r = KERNEL_TEST(block, (uint32_t)hashes[i], k);
         out[i] = r;
         hits += r;
@@ -100,10 +101,12 @@ static size_t BB_KFN(_contains_hashes)(const uint8_t *data, uint64_t blocks, uns
 static BB_ALWAYS_INLINE void BB_KFN(_add_run)(uint8_t *data, uint64_t blocks, unsigned k,
                                               const uint64_t *hashes, size_t n, size_t dist) {
     uint8_t *ring[BB_PREFETCH_AHEAD];
-    for (size_t i = 0; i < dist && i < n; i++) __builtin_prefetch(BB_RING_AT(i) = BB_BLOCK_AT(i), 1);
+    for (size_t i = 0; i < dist && i < n; i++)
+        __builtin_prefetch(BB_RING_AT(i) = bb_block_of(data, blocks, hashes[i]), 1);
     for (size_t i = 0; i < n; i++) {
-        uint8_t *block = dist ? BB_RING_AT(i) : BB_BLOCK_AT(i);
-        if (dist && i + dist < n) __builtin_prefetch(BB_RING_AT(i) = BB_BLOCK_AT(i + dist), 1);
+        uint8_t *block = dist ? BB_RING_AT(i) : bb_block_of(data, blocks, hashes[i]);
+        if (dist && i + dist < n)
+            __builtin_prefetch(BB_RING_AT(i) = bb_block_of(data, blocks, hashes[i + dist]), 1);
         KERNEL_SET(block, (uint32_t)hashes[i], k);
     }
 }

@@ -61,7 +61,6 @@
  * (EPYC family 25 model 17), avx512gfni, 1 thread, ratio to the plain add in one process,
  * medians of 21 / 11: 10^6 keys 1.24-1.30 -> 1.17-1.18, 10^7 1.07-1.11 -> 1.02-1.04,
  * against the block computed twice per key and the prefetch stopping at each chunk's end. */
-#define BB_CONC_BLOCK(h) (data + bb_block_index((h), blocks) * BB_BLOCK_BYTES)
 
 /* How a run is set: prefetching ahead (filters beyond L2), and counting the keys that were
  * new (only when the caller asked: without, the compiler drops the kernels' "some bit was
@@ -74,11 +73,11 @@ static BB_CONC_INLINE size_t BB_CFN(_set_run)(uint8_t *data, uint64_t blocks, un
                                               const uint64_t *end, size_t dist, bool count) {
     uint8_t *ring[BB_PREFETCH_AHEAD];
     size_t fresh = 0;
-    for (size_t i = 0; i < dist && i < n; i++) ring[i] = BB_CONC_BLOCK(h[i]);
+    for (size_t i = 0; i < dist && i < n; i++) ring[i] = bb_block_of(data, blocks, h[i]);
     for (size_t i = 0; i < n; i++) {
-        uint8_t *block = dist ? ring[i % BB_PREFETCH_AHEAD] : BB_CONC_BLOCK(h[i]);
+        uint8_t *block = dist ? ring[i % BB_PREFETCH_AHEAD] : bb_block_of(data, blocks, h[i]);
         if (dist && h + i + dist < end) {
-            uint8_t *next = BB_CONC_BLOCK(h[i + dist]);
+            uint8_t *next = bb_block_of(data, blocks, h[i + dist]);
             __builtin_prefetch(next, 1);
             if (i + dist < n) ring[i % BB_PREFETCH_AHEAD] = next;
         }

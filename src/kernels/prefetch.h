@@ -44,9 +44,4 @@ static inline bool bb_pipeline_worth(uint64_t blocks) {
     X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15) X(16)
 _Static_assert(BB_MAX_K == 16, "BB_EACH_K lists 1 .. BB_MAX_K");
 
-/** Address of the block of hash h (the line a lookup or add of h touches). */
-static inline const uint8_t *bb_block_of(const uint8_t *data, uint64_t blocks, uint64_t h) {
-    return data + bb_block_index(h, blocks) * BB_BLOCK_BYTES;
-}
-
 #endif /* BB_PREFETCH_H */

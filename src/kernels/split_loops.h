@@ -19,10 +19,6 @@
 #define BB_SSTR2(x) #x
 #define BB_SSTR(x) BB_SSTR2(x)
 
-static inline uint8_t *BB_SFN(_block)(const uint8_t *data, uint64_t blocks, uint64_t h) {
-    return (uint8_t *)(uintptr_t)data + bb_split_block_index(h, blocks) * BB_SPLIT_BLOCK_BYTES;
-}
-
 /* Prefetch distance: BB_PREFETCH_AHEAD beyond L2, none within (prefetch.h counts 64-byte
  * lines). */
 static inline size_t BB_SFN(_ahead)(uint64_t blocks) {
@@ -34,10 +30,12 @@ static inline __attribute__((always_inline)) size_t
 BB_SFN(_contains_run)(const uint8_t *data, uint64_t blocks, const uint64_t *hashes, size_t n,
                       uint8_t *out, size_t dist) {
     size_t hits = 0;
-    for (size_t i = 0; i < dist && i < n; i++) __builtin_prefetch(BB_SFN(_block)(data, blocks, hashes[i]));
+    for (size_t i = 0; i < dist && i < n; i++)
+        __builtin_prefetch(bb_split_block_of(data, blocks, hashes[i]));
     for (size_t i = 0; i < n; i++) {
-        if (dist && i + dist < n) __builtin_prefetch(BB_SFN(_block)(data, blocks, hashes[i + dist]));
-        bool r = SPLIT_TEST(BB_SFN(_block)(data, blocks, hashes[i]), (uint32_t)hashes[i]);
+        if (dist && i + dist < n)
+            __builtin_prefetch(bb_split_block_of(data, blocks, hashes[i + dist]));
+        bool r = SPLIT_TEST(bb_split_block_of(data, blocks, hashes[i]), (uint32_t)hashes[i]);
         out[i] = r;
         hits += r;
     }
@@ -52,10 +50,12 @@ static size_t BB_SFN(_contains_hashes)(const uint8_t *data, uint64_t blocks,
 
 static inline __attribute__((always_inline)) void
 BB_SFN(_add_run)(uint8_t *data, uint64_t blocks, const uint64_t *hashes, size_t n, size_t dist) {
-    for (size_t i = 0; i < dist && i < n; i++) __builtin_prefetch(BB_SFN(_block)(data, blocks, hashes[i]), 0);
+    for (size_t i = 0; i < dist && i < n; i++)
+        __builtin_prefetch(bb_split_block_of(data, blocks, hashes[i]), 0);
     for (size_t i = 0; i < n; i++) {
-        if (dist && i + dist < n) __builtin_prefetch(BB_SFN(_block)(data, blocks, hashes[i + dist]), 0);
-        SPLIT_SET(BB_SFN(_block)(data, blocks, hashes[i]), (uint32_t)hashes[i]);
+        if (dist && i + dist < n)
+            __builtin_prefetch(bb_split_block_of(data, blocks, hashes[i + dist]), 0);
+        SPLIT_SET(bb_split_block_of(data, blocks, hashes[i]), (uint32_t)hashes[i]);
     }
 }
 

@@ -19,12 +19,8 @@
 #include "../kernels/prefetch.h"
 #include "atomic_bits.h"
 
-static inline uint8_t *block_at(const bb_filter *f, uint64_t h) {
-    return f->data + bb_block_index(h, f->blocks) * BB_BLOCK_BYTES;
-}
-
 static bb_status blocked_add(bb_filter *f, uint64_t h) {
-    bb_block_set(block_at(f, h), (uint32_t)h, f->k);
+    bb_block_set(bb_block_of(f->data, f->blocks, h), (uint32_t)h, f->k);
     f->keys_added = bb_sat_add(f->keys_added, 1);
     return BB_OK;
 }
@@ -61,7 +57,7 @@ static size_t blocked_add_striped(bb_filter *f, bb_stripes *st, const uint64_t *
 }
 
 static bool blocked_contains_concurrent(const bb_filter *f, uint64_t h) {
-    uint8_t *block = block_at(f, h);
+    uint8_t *block = bb_block_of(f->data, f->blocks, h);
     uint32_t x = (uint32_t)h;
     for (unsigned j = 0; j < f->k; j++)
         if (!bb_test_bit(block, bb_probe_next(&x))) return false;

@@ -34,7 +34,7 @@ typedef struct probe_seq { uint64_t x, y; } probe_seq;
 static inline probe_seq probe_start(uint64_t h) { return (probe_seq){h, second_hash(h)}; }
 
 static inline uint64_t probe_next(probe_seq *s, unsigned i, uint64_t m) {
-    uint64_t p = bb_mulhi64(s->x, m);
+    uint64_t p = bb_fastrange64(s->x, m);
     s->x += s->y;
     s->y += i;
     return p;

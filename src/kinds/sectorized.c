@@ -52,12 +52,8 @@ const uint64_t bb_sect_salts[17] __attribute__((aligned(64))) = {
 
 static inline const bb_kernel *kernel(void) { return bb_dispatch_active()->sect; }
 
-static inline uint8_t *line_at(const bb_filter *f, uint64_t h) {
-    return f->data + bb_block_index(h, f->blocks) * BB_BLOCK_BYTES;
-}
-
 static bb_status sect_add(bb_filter *f, uint64_t h) {
-    bb_sect_line_set(line_at(f, h), (uint32_t)h, f->k);
+    bb_sect_line_set(bb_block_of(f->data, f->blocks, h), (uint32_t)h, f->k);
     f->keys_added = bb_sat_add(f->keys_added, 1);
     return BB_OK;
 }
@@ -77,7 +73,9 @@ static size_t sect_contains_hashes(const bb_filter *f, const uint64_t *h, size_t
     return kernel()->contains_hashes(f->data, f->blocks, f->k, h, n, out);
 }
 
-static const uint8_t *sect_line_of(const bb_filter *f, uint64_t h) { return line_at(f, h); }
+static const uint8_t *sect_line_of(const bb_filter *f, uint64_t h) {
+    return bb_block_of(f->data, f->blocks, h);
+}
 
 /* Into L2, as the blocked kind's (batch.c says why). */
 static void sect_prefetch_lines(const bb_filter *f, const uint64_t *h, size_t n) {
@@ -87,7 +85,7 @@ static void sect_prefetch_lines(const bb_filter *f, const uint64_t *h, size_t n)
 /* Concurrent: probe j is payload bit 64 (first + j % w) + bit of the line, set with an atomic
  * OR on the word that holds it (atomic_bits.h). */
 static bool sect_add_concurrent(bb_filter *f, uint64_t h) {
-    uint8_t *line = line_at(f, h);
+    uint8_t *line = bb_block_of(f->data, f->blocks, h);
     uint32_t lo = (uint32_t)h;
     unsigned w = bb_sect_width(f->k), first = bb_sect_first(lo, f->k);
     bool fresh = false;
@@ -97,7 +95,7 @@ static bool sect_add_concurrent(bb_filter *f, uint64_t h) {
 }
 
 static bool sect_contains_concurrent(const bb_filter *f, uint64_t h) {
-    uint8_t *line = line_at(f, h);
+    uint8_t *line = bb_block_of(f->data, f->blocks, h);
     uint32_t lo = (uint32_t)h;
     unsigned w = bb_sect_width(f->k), first = bb_sect_first(lo, f->k);
     for (unsigned j = 0; j < f->k; j++)

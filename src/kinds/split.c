@@ -20,18 +20,15 @@
 
 #include <string.h>
 
-static inline uint8_t *block_at(const bb_filter *f, uint64_t h) {
-    return f->data + bb_split_block_index(h, f->blocks) * BB_SPLIT_BLOCK_BYTES;
-}
-
 static bb_status split_add(bb_filter *f, uint64_t h) {
-    bb_split_block_set(block_at(f, h), (uint32_t)h);
+    bb_split_block_set(bb_split_block_of(f->data, f->blocks, h), (uint32_t)h);
     f->keys_added = bb_sat_add(f->keys_added, 1);
     return BB_OK;
 }
 
 static bool split_contains(const bb_filter *f, uint64_t h) {
-    return bb_split_kernel_active()->block_test(block_at(f, h), (uint32_t)h);
+    return bb_split_kernel_active()->block_test(bb_split_block_of(f->data, f->blocks, h),
+                                                (uint32_t)h);
 }
 
 static bb_status split_add_hashes(bb_filter *f, const uint64_t *h, size_t n) {
@@ -45,12 +42,14 @@ static size_t split_contains_hashes(const bb_filter *f, const uint64_t *h, size_
     return bb_split_kernel_active()->contains_hashes(f->data, f->blocks, h, n, out);
 }
 
-static const uint8_t *split_line_of(const bb_filter *f, uint64_t h) { return block_at(f, h); }
+static const uint8_t *split_line_of(const bb_filter *f, uint64_t h) {
+    return bb_split_block_of(f->data, f->blocks, h);
+}
 
 /* Concurrent: bit b of word i is payload bit 32 i + b of the block (see the layout), set with
  * an atomic OR on the 64-bit word that holds it (atomic_bits.h). */
 static bool split_add_concurrent(bb_filter *f, uint64_t h) {
-    uint8_t *block = block_at(f, h);
+    uint8_t *block = bb_split_block_of(f->data, f->blocks, h);
     bool fresh = false;
     for (unsigned i = 0; i < 8; i++)
         fresh |= bb_or_bit(block, 32 * i + (((uint32_t)h * bb_split_salts[i]) >> 27));
@@ -58,7 +57,7 @@ static bool split_add_concurrent(bb_filter *f, uint64_t h) {
 }
 
 static bool split_contains_concurrent(const bb_filter *f, uint64_t h) {
-    uint8_t *block = block_at(f, h);
+    uint8_t *block = bb_split_block_of(f->data, f->blocks, h);
     for (unsigned i = 0; i < 8; i++)
         if (!bb_test_bit(block, 32 * i + (((uint32_t)h * bb_split_salts[i]) >> 27))) return false;
     return true;
