@@ -7,12 +7,19 @@ process, on the same keys and the same filter, median of REPEATS runs, ns per ke
      same buffer (libblockbloom.so through ctypes: one call per batch, so no per-key cost);
   2. contains_many on an Arrow utf8 column (built by hand, python/tests/arrow_hand.py),
      against bb_contains_arrow32 on the same buffers;
-  3. contains_many on a list of str, against a set.__contains__ loop over the same list
+  3. contains_many on a numpy U20 array and on a pandas Series of str (object dtype), against
+     the C calls on the same keys' bytes: bb_contains_fixed (the S20 buffer) and
+     bb_contains_batch (pointer and length arrays built before timing);
+  4. contains_many on a DuckDB VARCHAR column exported as Arrow (python/tests/duckdb_arrow.py:
+     DuckDB's own chunks of 2,048 rows, through __arrow_c_stream__ in one call, or chunk by
+     chunk through __arrow_c_array__), against bb_contains_arrow_array on the same chunks;
+  5. contains_many on a list of str, against a set.__contains__ loop over the same list
      ([k in s for k in keys]) and map(s.__contains__, keys);
-  4. the pure-Python filter a Python user starts from: a classic Bloom filter with SHA-256
+  6. the pure-Python filter a Python user starts from: a classic Bloom filter with SHA-256
      double hashing (written below), add and query.
 
   bench/python_bench.py [--lib build-dev/libblockbloom.so] [--keys 1000000]
+DuckDB is libduckdb.so of scripts/setup-duckdb.sh (BB_LIBDUCKDB names another).
 The package must be importable (pip install ., or PYTHONPATH=<cmake build>/python).
 """
 import argparse
@@ -29,6 +36,8 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "python", "tests"))
 import arrow_hand  # noqa: E402
+import duckdb_arrow  # noqa: E402
+import pandas as pd  # noqa: E402
 
 import blockbloom  # noqa: E402
 
@@ -87,6 +96,8 @@ def c_library(path):
     lib.bb_deserialize.argtypes = [ctypes.POINTER(vp), ctypes.c_char_p, sz]
     lib.bb_contains_fixed.argtypes = [vp, vp, sz, sz, sz, u8p, ctypes.POINTER(sz)]
     lib.bb_contains_arrow32.argtypes = [vp, vp, vp, sz, u8p, ctypes.POINTER(sz)]
+    lib.bb_contains_batch.argtypes = [vp, vp, vp, sz, u8p, ctypes.POINTER(sz)]
+    lib.bb_contains_arrow_array.argtypes = [vp, vp, vp, u8p, ctypes.POINTER(sz)]
     return lib
 
 
@@ -138,6 +149,54 @@ def main():
 
     py_arrow, c_arrow32, r_arrow = paired_ns(lambda: f.contains_many(col), c_arrow, len(strs))
 
+    u20 = queries.astype("U20")
+    py_u20, c_u20, r_u20 = paired_ns(lambda: f.contains_many(u20), c_fixed, len(queries))
+    assert (f.contains_many(u20) == out.astype(bool)).all()
+
+    series = pd.Series(strs)
+    utf8 = [k.encode() for k in strs]
+    ptrs = (ctypes.c_void_p * len(utf8))(*[ctypes.cast(ctypes.c_char_p(k), ctypes.c_void_p)
+                                           for k in utf8])
+    lens = (ctypes.c_size_t * len(utf8))(*[len(k) for k in utf8])
+
+    def c_batch():
+        lib.bb_contains_batch(cf, ptrs, lens, len(utf8), outp, ctypes.byref(hits))
+
+    py_pd, c_ptrs, r_pd = paired_ns(lambda: f.contains_many(series), c_batch, len(strs))
+    assert (f.contains_many(series) == out.astype(bool)).all()
+
+    # DuckDB: its own keys (left(md5(i), 20)); the filter holds rows 0 .. n-1, the query
+    # column is rows n/2 .. 3n/2, so half present again.
+    db = duckdb_arrow.DuckDB()
+    key_sql = "SELECT left(md5(i::VARCHAR), 20) AS k FROM range(%d, %d) r(i) ORDER BY i"
+    held = db.query(key_sql % (0, n))
+    dq = db.query(key_sql % (n // 2, n // 2 + n))
+    d = blockbloom.Filter(n, 0.01)
+    d.add_many(held.column("k"))
+    dcol = dq.column("k")
+    assert dcol.format == "u"
+    dcf = ctypes.c_void_p()
+    ddata = bytes(d)
+    assert lib.bb_deserialize(ctypes.byref(dcf), ddata, len(ddata)) == 0
+    chunk_ptrs = [(ctypes.addressof(dcol.result.chunks[i].children[0].contents),
+                   ctypes.addressof(dcol.schema), dcol.result.chunks[i].length)
+                  for i in range(len(dcol))]
+    dout = np.empty(n, dtype=np.uint8)
+
+    def c_duck():
+        at = 0
+        for a, sch, length in chunk_ptrs:
+            lib.bb_contains_arrow_array(dcf, a, sch, dout[at:].ctypes.data_as(
+                ctypes.POINTER(ctypes.c_uint8)), ctypes.byref(hits))
+            at += length
+
+    py_dstream, c_darrow, r_dstream = paired_ns(lambda: d.contains_many(dcol), c_duck, n)
+    py_dchunks, _, r_dchunks = paired_ns(
+        lambda: [d.contains_many(dcol.chunk(i)) for i in range(len(dcol))], c_duck, n)
+    c_duck()
+    assert (d.contains_many(dcol) == dout.astype(bool)).all()
+    assert 0.45 < dout.mean() < 0.56
+
     s = set(bytes(p).decode() for p in present)
     py_list, set_loop, r_list = paired_ns(lambda: f.contains_many(strs),
                                           lambda: [k in s for k in strs], len(strs), 5)
@@ -157,6 +216,12 @@ def main():
     rows = [
         ("numpy S20: contains_many", py_s20, "C bb_contains_fixed", c_s20, r_s20),
         ("Arrow utf8: contains_many", py_arrow, "C bb_contains_arrow32", c_arrow32, r_arrow),
+        ("numpy U20: contains_many", py_u20, "C bb_contains_fixed (S20)", c_u20, r_u20),
+        ("pandas Series of str: contains_many", py_pd, "C bb_contains_batch", c_ptrs, r_pd),
+        ("DuckDB utf8 stream: contains_many", py_dstream, "C bb_contains_arrow_array",
+         c_darrow, r_dstream),
+        ("DuckDB utf8 chunks: contains_many", py_dchunks, "C bb_contains_arrow_array",
+         c_darrow, r_dchunks),
         ("list of str: contains_many", py_list, "[k in set for k in list]", set_loop, r_list),
         ("list of str: contains_many", py_list, "map(set.__contains__)", set_map, r_map),
         ("list of str: [k in f ...]", py_in, "[k in set for k in list]", set_loop, r_in),
@@ -165,10 +230,13 @@ def main():
         ("SHA-256 pure-Python filter: add", sha_add, "add_many (list of str)", bb_add,
          sha_add / bb_add),
     ]
-    print("%-36s %9s   %-28s %9s  %s" % ("measured", "ns/key", "reference", "ns/key",
+    print("%-38s %9s   %-28s %9s  %s" % ("measured", "ns/key", "reference", "ns/key",
                                          "ratio (median of pairs)"))
     for what, t, ref_name, r, ratio in rows:
-        print("%-36s %9.1f   %-28s %9.1f  %.2fx" % (what, t, ref_name, r, ratio))
+        print("%-38s %9.1f   %-28s %9.1f  %.2fx" % (what, t, ref_name, r, ratio))
+    held.close()
+    dq.close()
+    db.close()
 
 
 if __name__ == "__main__":
