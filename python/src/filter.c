@@ -83,8 +83,6 @@ static int check_config(const bb_config *c, PyObject *fpr, PyObject *bpk, PyObje
         msg = "kind='scalable' is sized by capacity and fpr only (no bits, k or bits_per_key)";
     else if (!scalable && (given(growth) || given(tightening) || !scale))
         msg = "growth, tightening and scale apply to kind='scalable' only";
-    else if ((c->flags & BB_POW2_BYTES) && c->kind != BB_BLOCKED && c->kind != BB_SPLIT)
-        msg = "pow2=True applies to kind='blocked' and kind='split' only";
     else if (c->kind == BB_SPLIT && given(k) && c->k != 8)
         msg = "kind='split' always uses k=8 (Parquet's split-block filter)";
     if (!msg) return 0;
@@ -95,6 +93,18 @@ static int check_config(const bb_config *c, PyObject *fpr, PyObject *bpk, PyObje
 static PyObject *create(PyTypeObject *type, const bb_config *cfg) {
     bb_filter *f = NULL;
     bb_status s = bb_create(&f, cfg);
+    if (s == BB_E_INVAL && (cfg->flags & BB_POW2_BYTES)) {
+        /* Which kinds take pow2 is the kinds table's to say: refused with it and made
+         * without it, the flag is what the kind does not take. */
+        bb_config plain = *cfg;
+        plain.flags &= ~(unsigned)BB_POW2_BYTES;
+        if (bb_create(&f, &plain) == BB_OK) {
+            bb_free(f);
+            PyErr_Format(PyExc_ValueError, "pow2=True does not apply to kind='%s'",
+                         bb_kind_name(cfg->kind));
+            return NULL;
+        }
+    }
     if (s != BB_OK) return bbpy_error(s, "bad filter parameters (see help(blockbloom.Filter))", NULL);
     return bbpy_wrap(type, f);
 }
@@ -620,10 +630,10 @@ PyDoc_STRVAR(filter_doc,
 "kind is one of blockbloom.KINDS: 'blocked' (all probes of a key in one 64-byte block,\n"
 "the fastest), 'classic', 'counting' (supports remove), 'scalable' (grows past its\n"
 "capacity; growth, tightening and scale=False apply to it alone) or 'split' (Apache\n"
-"Parquet's split-block filter, XXH64). pow2=True (blocked, split) rounds the payload up\n"
-"to a power of two bytes, as Parquet writers do, so that fold() can halve it. Keys are\n"
-"str (hashed as UTF-8), bytes or any buffer, hashed with the kind's hash and `seed`.\n"
-"Never a false negative. Thread-safe: batch calls release the GIL.\n\n"
+"Parquet's split-block filter, XXH64). pow2=True (blocked, split, sectorized) rounds the\n"
+"payload up to a power of two bytes, as Parquet writers do, so that fold() can halve it.\n"
+"Keys are str (hashed as UTF-8), bytes or any buffer, hashed with the kind's hash and\n"
+"`seed`. Never a false negative. Thread-safe: batch calls release the GIL.\n\n"
 "len(f) is keys_added; the properties kind, bits, nbytes, k, seed, capacity,\n"
 "keys_added, fill_ratio, fpr_estimate, cardinality_estimate and read_only read bb_info\n"
 "(each one pass over the filter to count its set bits; info() gives them all at once).\n"

@@ -181,7 +181,8 @@ def test_explicit_zero_is_refused_not_taken_for_the_default(arg, zero):
     (dict(capacity=100, kind="scalable", bits_per_key=10), "^kind='scalable' is sized by"),
     (dict(capacity=100, growth=3), "^growth, tightening and scale apply to kind='scalable'"),
     (dict(capacity=100, scale=False), "^growth, tightening and scale apply to kind='scalable'"),
-    (dict(capacity=100, kind="classic", pow2=True), "^pow2=True applies to kind='blocked'"),
+    (dict(capacity=100, kind="classic", pow2=True), "^pow2=True does not apply to kind='classic'$"),
+    (dict(capacity=100, kind="counting", pow2=True), "^pow2=True does not apply to kind='counting'$"),
     (dict(capacity=100, kind="split", k=4), "^kind='split' always uses k=8"),
 ])
 def test_bad_arguments_are_named_with_their_range(kw, message):
