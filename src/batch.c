@@ -8,32 +8,21 @@
  * chunk c+1 is hashed and its blocks prefetched into L2, and only then is chunk c tested or
  * added. So a chunk's lines travel while the CPU hashes, instead of the kernel's rolling
  * prefetch starting cold at every chunk with the memory system idle during hashing. The early
- * prefetch goes to L2 (_MM_HINT_T1, locality 2): two chunks of lines (32 KiB) brought into L1 would evict each other before use; the
- * kernel's own prefetch moves them on to L1. Measured (README "Performance", 50/50 string
- * keys): 132 MiB filter 20.4 -> 12.8 ns/key, 12 MiB 17.7 -> 12.2; a 1.2 MiB filter, mostly
- * in L2 already, got ~1 ns slower, hence the size threshold (prefetch.h). Re-measured with
- * hash.c's grouped hashing (A/B, Zen 4, 2026-12-01): pipelining from 64 KiB up instead made
- * string contains 1.10x slower at 10^5 keys (120 KiB filter) and 1.04x at 10^6 (1.2 MiB), so
- * the threshold stays.
+ * prefetch goes to L2 (_MM_HINT_T1, locality 2): two chunks of lines (32 KiB) brought into
+ * L1 would evict each other before use; the kernel's own prefetch moves them on to L1. It
+ * took string batch contains on a 132 MiB filter from 20.4 to 12.8 ns/key (Zen 4, EPYC family
+ * 25 model 17) and costs ~1 ns/key on a 1.2 MiB filter, mostly in L2 already, hence the size
+ * threshold (prefetch.h; the figures in docs/PERFORMANCE.md, "Kernel notes").
  */
 #include "internal.h"
 #include "kernels/prefetch.h"
 
 /* Keys per chunk (two chunks of hashes live on the stack: 16 KiB). Each chunk switches once
  * from hashing to the kernel and back, which the core cannot overlap, and below 2 MiB starts
- * the kernel's rolling prefetch cold. Measured (A/B of builds in one process, Zen 4,
- * 2026-12-01, string contains of 50/50 npm names) against 256: 1024 keys 0.97-0.98x at 10^4
- * keys, 0.875-0.91x at 10^6, 0.97x at 10^7, 1.01x at 4x10^7; 4096 keys 0.93, 0.85, 0.99, 0.97
- * (64 KiB of stack, too much for small thread stacks); 64 and 128 1.01-1.19x (slower).
- * Prefetching the first 64 lines of each chunk below 2 MiB (the kernel's cold start) gave
- * nothing at 3x10^5 and 10^6 keys (1.01-1.02x).
- * Tried for string adds into filters within L2, not kept: hashing and adding in one loop
- * (the grouped hashing's class loops with the avx512gfni add as their sink, lagging 16 keys
- * behind in a ring so hash and mask are not one dependency chain; k a variable). Same
- * measurement, 10^4 keys, calls of 10^4 or of 1,428 fresh keys: 0.87-0.91x in runs where this
- * VM ran the chunked add at ~7.2 ns/key, but 1.04-1.08x in runs where it ran it at 9-11
- * (the same 2 vCPUs at other times); 10^5 keys 0.89-0.97x, once 1.54x. The other kernels
- * fused were slower throughout: scalar 1.15x, avx2 0.95-1.03x, avx512 1.31-1.38x. */
+ * the kernel's rolling prefetch cold: 1024 keys against 256 took string contains of 10^6 keys
+ * to 0.875-0.91x (Zen 4, EPYC family 25 model 17); 4096 would need 64 KiB of stack, too much
+ * for small thread stacks. The other sizes and the fused hash-and-add loop tried for small
+ * filters: docs/PERFORMANCE.md, "Kernel notes". */
 #define BB_CHUNK 1024
 
 /* The row's batch calls, or its one-hash calls key by key (for kinds without a batch path). */
@@ -113,11 +102,9 @@ bb_status bb_keysrc_validate(const bb_keysrc *src, size_t n) {
 /* hashes[0 .. count) = hashes of keys first .. first+count-1; for a filter with one line per
  * key (a row with line_of) beyond L2 the chunk's lines are then prefetched into L2, all at
  * once: hash.c hashes a chunk grouped by key length, out of order, so there are no earlier
- * hashes to prefetch. The lines have the whole next chunk's hashing to arrive. Measured against
- * prefetching every 16 keys (A/B in one process, Zen 4, 2026-12-01, 50/50 npm names, both
- * builds hashing grouped in groups of their prefetch size): string contains 0.91-0.92x at
- * 10^7 keys (11.8 MiB filter), 0.92-0.93x at 4x10^7; prefetching every 64 keys instead of
- * once per chunk measured the same (0.98-1.01x). */
+ * hashes to prefetch. The lines have the whole next chunk's hashing to arrive: against
+ * prefetching every 16 keys, string contains of 10^7 keys took 0.91-0.92x the time (Zen 4,
+ * EPYC family 25 model 17; docs/PERFORMANCE.md, "Kernel notes"). */
 static void hash_chunk(const bb_filter *f, const bb_keysrc *src, size_t first, size_t count,
                        uint64_t *hashes) {
     const bb_kind_ops *row = bb_row(f);

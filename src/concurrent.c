@@ -30,30 +30,10 @@
  * The cost is that of a lock: a writer that holds a stripe and loses its vCPU makes others
  * that need that stripe wait (they spin, then yield, conc_loops.h).
  *
- * Measured on Zen 4 (AMD EPYC family 25 model 17, 2 vCPUs shared with other agents), the
- * plain and the concurrent add of the same 2^20 random hashes into same-size filters (1%)
- * in one process, alternating calls, thread CPU time, medians of 21 (of 61 at 10^4-10^5):
- * concurrent / plain add, 1 thread, avx512gfni (the dispatched add): 10^4 keys 1.11-1.14,
- * 10^6 1.17-1.23, 10^7 1.02-1.19; avx512: 10^5 1.06, 10^6 1.10-1.13, 10^7 1.13 (before,
- * per-bit fetch-or: 2.7-6.8 in `blockbloom bench`); AVX2 10^4 1.23, 10^6 1.04; scalar
- * 1.08-1.12 uncounted, 1.33-1.62 counted (conc_scalar.c). Calls of B keys, single-key
- * calls: kernels/conc_loops.h. Two threads, each
- * adding half of 10^6 keys, against one adding all, medians of per-pair ratios of 21: by the
- * slowest thread's CPU time 1.25-1.64 (the grouped path costs ~6.5 ns/key against ~4.7 for
- * the fast path, so 1.4 is the most two writers gain on this CPU); by wall time 0.8-1.25,
- * which depends on whether the other vCPU is free (load average 1-4 during these runs).
- * Steps measured on the way, 1 thread, 10^6 keys, ratio to plain:
- *  - grouped path for every chunk, with 8 relaxed atomic word stores per key: 3.0;
- *  - the grouping as one loop storing the stripe and counting it: 6.95 ns/key for the
- *    grouping alone, against 1.95 as three passes (kernels/conc_loops.h);
- *  - prefetching every line of the chunk while grouping (1024 prefetches at once) instead
- *    of a rolling 64 keys ahead in the sorted keys: no gain (3.07 against 2.97 with it);
- *  - the block written with one wide store instead of 8 atomic word stores: 2.21 -> 1.74;
- *  - the take-all fast path on top: 1.74 -> 1.10.
- * A per-word scheme cannot reach 1.5x here: the earlier per-bit fetch-or needed ~5 locked
- * RMWs per key (~5 ns each), and grouping a key's probes per word still leaves ~3.5 per key
- * (4.4 distinct words of 8 at k = 7, most with a new bit while the filter fills), so it was
- * not built; a 16-byte cmpxchg16b per touched quarter needs ~3.3 per key.
+ * The price, on Zen 4 (EPYC family 25 model 17), 1 thread: a concurrent batch add costs
+ * 1.02-1.23 times the plain add on the avx512gfni kernel from 10^4 to 10^7 keys, where the
+ * per-bit fetch-or before it cost 2.7-6.8. The measurements, the steps that led here and why
+ * a per-word scheme was not built: docs/PERFORMANCE.md, "Kernel notes".
  *
  * Classic and split filters: each probe bit is set with an atomic fetch-or on the aligned
  * 64-bit word that holds it (kinds/atomic_bits.h), after a relaxed load that skips it when

@@ -93,10 +93,8 @@ static const uint8_t bb_probe_masks[512] = {BB_PM64(0) BB_PM64(64) BB_PM64(128) 
 _Static_assert(BB_BLOCK_BITS == 512, "bb_probe_masks lists 512 positions");
 
 /** Reference: set the k probe bits of hash-low-half lo in one block (also the scalar kernel's
- *  add). Table against shift, Zen 4 (EPYC family 25 model 17), forced scalar, two builds of
- *  the library in one process, alternating calls of 2^20 pre-hashed keys, thread CPU time,
- *  medians of 21 per-call ratios: 0.79 at 10^4 keys, 0.82 at 10^6, 0.83 at 10^7 (k = 6).
- *  Zen 1's adds run on the scalar kernel (dispatch.c). */
+ *  add, which Zen 1's adds run on, dispatch.c). The masks come from the table: 0.82x the time
+ *  of shifting them at 10^6 keys (Zen 4, EPYC family 25 model 17, forced scalar, k = 6). */
 static inline void bb_block_set(uint8_t *block, uint32_t lo, unsigned k) {
     uint32_t x = lo;
     for (unsigned j = 0; j < k; j++) {
@@ -287,8 +285,7 @@ typedef struct bb_kind_ops {
     /** Optional batch form of line_of used while a batch is hashed: prefetch the lines of
      *  h[0 .. n) into L2. One call per group of keys instead of an indirect call per key
      *  (scripts/cachegrind.sh, string batch lookups of a 512 MiB blocked filter: 102.2 ->
-     *  97.0 instructions per key on the AVX2 kernel, 159.1 -> 154.0 on scalar; 94.9 and
-     *  151.8 before the kinds table). */
+     *  97.0 instructions per key on the AVX2 kernel). */
     void (*prefetch_lines)(const bb_filter *f, const uint64_t *h, size_t n);
     /** NULL = BB_E_UNSUPPORTED. */
     bb_status (*remove)(bb_filter *f, uint64_t h);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * avx512gfni_mask.h - the avx512gfni kernel's mask of a key's probes, all probes of a pass
- * at once as GF(2) products (the method and its measurements are in blocked_avx512gfni.c), shared by
- * that kernel's add and the concurrent add kernel conc_avx512gfni.c. Included only by files
+ * at once as GF(2) products (the method is in blocked_avx512gfni.c), shared by that kernel's
+ * add and the concurrent add kernel conc_avx512gfni.c. Included only by files
  * compiled with blocked_avx512gfni.c's flags, after SIMDe's avx512.h and gfni.h and
  * avx512_probes.h. Little-endian word view: x86 only.
  */
@@ -67,13 +67,11 @@ BB_INLINE simde__m512i gfni_mask8(uint32_t lo, unsigned j0, unsigned kk) {
 }
 
 /* Probes j0 .. k-1: one at a time when there are at most BB_GFNI_MIN_PROBES (each costs
- * ~2.5 cycles, a pass of products ~10), else in one pass of up to 8. Measured on Zen 4 (EPYC
- * family 25 model 17, loaded VM), both kernels' adds of 2^20 pre-hashed keys alternating in
- * one process, thread CPU time, medians of 11, ns/key avx512 -> avx512gfni (/work/lab, not
- * kept): 12 KiB filter k = 4: 2.76 -> 2.82, k = 6: 4.25 -> 2.79, k = 9: 7.42 -> 3.87, k = 16:
- * 10.90 -> 5.01; 1.2 MiB filter k = 4: 4.77 -> 3.89, k = 6: 5.65 -> 3.77, k = 9: 7.62 -> 4.36,
- * k = 16: 12.33 -> 5.82. Every function here is always inlined: GCC 12 otherwise called the
- * set as a function, with k unknown, for some k (12, 14: 8.5 ns/key instead of 5.5). */
+ * ~2.5 cycles, a pass of products ~10), else in one pass of up to 8: at k = 4 the two masks
+ * tie (2.76 against 2.82 ns/key, 12 KiB filter), at k = 6 the pass wins 2.79 to 4.25 (Zen 4,
+ * EPYC family 25 model 17; the other k in docs/PERFORMANCE.md, "Kernel notes"). Every
+ * function here is always inlined: GCC 12 otherwise called the set as a function, with k
+ * unknown, for some k (12, 14: 8.5 ns/key instead of 5.5). */
 #define BB_GFNI_MIN_PROBES 3
 BB_INLINE simde__m512i gfni_pass(uint32_t lo, unsigned j0, unsigned k) {
     return k - j0 <= BB_GFNI_MIN_PROBES ? bb_avx512_probe_mask(lo, j0, k)

@@ -7,9 +7,9 @@
  * in), so callers' inline lookups and this kernel are one piece of code.
  * Adds build the key's 512-bit mask in a register (avx512_probes.h) and update the block with
  * one 64-byte load, OR and store, instead of k byte read-modify-writes (bb_block_set), which
- * the core cannot overlap well. Measured per key on a 12 KiB / 12 MiB / 132 MiB filter:
- * 5.0 / 7.3-9.1 / 12.2-13.8 ns against 6.6-7.0 / 8.6-11.1 / 13.4-16.1 ns for the byte
- * updates. CPUs that also have GFNI and AVX512-VBMI get the avx512gfni kernel instead.
+ * the core cannot overlap well: 5.0 ns/key against 6.6-7.0 on a 12 KiB filter (Zen 4, EPYC
+ * family 25 model 17; larger filters in docs/PERFORMANCE.md, "Kernel notes"). CPUs that
+ * also have GFNI and AVX512-VBMI get the avx512gfni kernel instead.
  */
 #include "../internal.h"
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * blocked_loops.h - the batch loops every kernel shares, included once by each ISA file after it has
- * defined its block test:
+ * blocked_loops.h - the batch loops every kernel shares, included once by each ISA file after
+ * it has defined its block test:
  *     static inline bool KERNEL_TEST(const uint8_t *block, uint32_t lo, unsigned k);
  * and KERNEL_NAME (a token: scalar, avx2, ...) and KERNEL_ISA (a bb_isa); optionally also
  *     static inline void KERNEL_SET(uint8_t *block, uint32_t lo, unsigned k);
@@ -16,42 +16,10 @@
  * neither copy tests at run time whether to prefetch.
  *
  * Adds get one copy of the loop per k (1 .. BB_MAX_K), so KERNEL_SET's probe loop is
- * unrolled for the filter's k. Building a key's 512-bit mask is what an add costs on a
- * filter in cache (the measurements below are of the one-probe-at-a-time masks of blocked_avx2.c
- * and blocked_avx512.c; blocked_avx512gfni.c builds all probes' mask at once and has its own numbers) (a register shift, broadcast and OR per probe, about 2-3 cycles each, the
- * vector pipes' limit; the block's load and store are ~1.5 ns of the ~4.4): measured on
- * Zen 4 (EPYC family 25 model 17), 1M keys at 1%, the same build with and without this
- * unrolling loaded side by side in one process, medians of 11: pre-hashed batch add 4.66 ->
- * 4.27 ns/key, string batch add 13.56 -> 12.97; at 10^4 keys 4.35 -> 4.13. Tried there and
- * slower (ns/key, in-cache filter, k = 6): mask words from a 512-byte one-hot table and
- * vpternlog 6.5, masked ORs under a k-mask 6.5, probes broadcast with vpermd from one vector
- * multiply 6.7, positions through the stack 5.0, a mask built in memory with scalar ORs 20
- * (a wide load of narrow stores cannot be forwarded), alternating vector and 64-bit scalar
- * word updates 4.9, against 4.4 for the loop below.
- * Measured again on that Zen 4, 2026-12-01, load average 8-10 on its 2 vCPUs: both builds
- * linked into one process, A and B alternating, 11-15 calls of 2^20 pre-hashed keys each,
- * timed by the thread's CPU clock (wall time put 4-35 ns/key on the same add loop: calls of
- * ~5 ms lose their slice to the other agents, the ~2 ms contains calls mostly do not), k = 6,
- * medians of the per-call B/A ratios. Current add / contains, ns/key, scalar | avx2 | avx512:
- * 10^4 keys 4.84/5.22 | 4.18/1.43 | 4.06/1.41; 10^6 5.61/6.19 | 4.59/2.15 | 4.27/2.04;
- * 3*10^6 5.92/6.35 | 4.92/2.19 | 4.54/2.17; 10^7 8.15/8.80 | 7.61/4.23 | 6.49/3.46.
- * cachegrind, 10^6 keys: scalar add 67 instructions/key (contains 95), avx2 add 81 (38).
- * Tried, not kept (B/A for avx512 add unless said):
- *  - all k positions from one 8-lane vpmulld, stored to the stack and read back as {1to16}
- *    operands of the shift counts, 16 32-bit words: 1.29 / 1.28 / 0.98 at 10^4 / 10^6 / 10^7;
- *  - the loop below on 16 32-bit words (vpbroadcastd from the GPR, no vmovd): 1.02 / 0.99 /
- *    1.14;
- *  - read prefetch (the split kernels' choice, split_loops.h) instead of prefetchw, scalar /
- *    avx2 / avx512: 10^6 1.00 / 1.01 / 1.00, 3*10^6 1.00 / 1.01 / 1.00, 10^7 1.05 / 1.00 /
- *    1.14 (interquartile 0.90-1.28): no size gains, so adds keep prefetchw. (Both sides of
- *    that comparison were PREFETCHT0: the kernels were built without -mprfchw until
- *    2026-12-01. With it (CMakeLists.txt), PREFETCHW against PREFETCHT0, avx512gfni
- *    plain add, two library builds in one process, medians of 15: 10^6 keys 1.01, 10^7
- *    0.95, 10^8 1.00; it is kept for the concurrent adds, whose lines the other writer
- *    may hold modified: 2 threads at 10^6 0.82-0.98, 10^7 0.92-0.95);
- *  - add prefetch distance 32 or 128 keys instead of BB_PREFETCH_AHEAD (64), at 10^6 / 10^7
- *    / 3*10^7 keys: 32 gave 1.02-1.04 / 0.99-1.13 / 0.99-1.04, 128 gave 0.99-1.00 /
- *    1.03-1.05 / 0.92-1.01 (interquartiles 0.85-1.19): no consistent gain, 64 stays.
+ * unrolled for the filter's k: building the key's mask is most of an add on a filter in
+ * cache, and the unrolling took pre-hashed batch adds of 1M keys at 1% from 4.66 to 4.27
+ * ns/key on Zen 4 (EPYC family 25 model 17). The variants tried and dropped, and each
+ * kernel's figures: docs/PERFORMANCE.md, "Kernel notes".
  */
 #include "prefetch.h"
 
@@ -67,11 +35,9 @@
 #define BB_ALWAYS_INLINE inline __attribute__((always_inline))
 
 /* The block of hashes[i]: computed once, when it is prefetched, and kept in a ring of the
- * BB_PREFETCH_AHEAD blocks in flight (dist > 0), or computed on the spot (dist = 0). Taking
- * the multiply-shift once instead of twice per key, measured on Zen 4 (EPYC family 25 model
- * 17, loaded), avx512gfni kernel, 1.2 MiB filter, k = 6 and 9, both builds in one process,
- * alternating calls of 2^20 keys, thread CPU time, medians of 15, seven runs: add B/A
- * 0.90-1.00 (median 0.93), contains 0.91-0.97 (0.95). */
+ * BB_PREFETCH_AHEAD blocks in flight (dist > 0), or computed on the spot (dist = 0). The
+ * multiply-shift once instead of twice per key: adds 0.93x, lookups 0.95x (Zen 4, EPYC family
+ * 25 model 17, avx512gfni, 1.2 MiB filter, medians). */
 #define BB_RING_AT(i) ring[(i) % BB_PREFETCH_AHEAD]
 
 static BB_ALWAYS_INLINE size_t BB_KFN(_contains_run)(const uint8_t *data, uint64_t blocks,

@@ -33,12 +33,10 @@
 #include <string.h>
 
 #define BB_CONC_CHUNK 1024u
-/* Measured on Zen 4 (EPYC family 25 model 17), 1 thread, 10^6 keys added in calls of B keys,
- * ns/key (the plain add: 3.0): by the fast path B = 4: 13.9, 8: 9.8, 16: 6.8, 32: 5.6,
- * 128: 4.1, 256: 3.9, 1024: 3.7; grouped B = 4: 26.1, 64: 9.4, 128: 9.5, 255: 7.3 (its
- * fixed cost per chunk is ~100 ns). So every batch of 2 or more keys tries the fast path,
- * and a chunk below BB_CONC_GROUP_MIN keys that cannot take it locks key by key (~10-13 ns
- * each, as the single-key calls; the crossover with grouping is estimated, not measured). */
+/* Every batch of 2 or more keys tries the fast path: at 10^6 keys in calls of 4 keys it costs
+ * 13.9 ns/key against 26.1 grouped (Zen 4, EPYC family 25 model 17, 1 thread). A chunk below
+ * BB_CONC_GROUP_MIN keys that cannot take it locks key by key (~10-13 ns each, as the
+ * single-key calls; the crossover with grouping is estimated, not measured). */
 #define BB_CONC_FAST_MIN 2u
 #define BB_CONC_GROUP_MIN 32u
 /* A writer that found every stripe it needs taken for this many passes (each ~30-40 ns:
@@ -56,11 +54,10 @@
  * copy for filters within L2 has no prefetch code). With dist, the block of the key dist
  * places further on (up to `end`: in the fast path the next chunk's, in the grouped one
  * mostly the next stripes') is prefetched for writing and kept in a ring until its turn, so
- * each key's multiply-shift is done once, as the plain kernels' blocked_loops.h does; the first dist
- * of the run are computed again here (the previous run prefetched them). Measured on Zen 4
- * (EPYC family 25 model 17), avx512gfni, 1 thread, ratio to the plain add in one process,
- * medians of 21 / 11: 10^6 keys 1.24-1.30 -> 1.17-1.18, 10^7 1.07-1.11 -> 1.02-1.04,
- * against the block computed twice per key and the prefetch stopping at each chunk's end. */
+ * each key's multiply-shift is done once, as the plain kernels' blocked_loops.h does; the
+ * first dist of the run are computed again here (the previous run prefetched them). Against
+ * the block computed twice per key and the prefetch stopping at each chunk's end: 10^6 keys
+ * 1.24-1.30 -> 1.17-1.18 times the plain add (Zen 4, EPYC family 25 model 17, avx512gfni). */
 
 /* How a run is set: prefetching ahead (filters beyond L2), and counting the keys that were
  * new (only when the caller asked: without, the compiler drops the kernels' "some bit was
@@ -254,23 +251,11 @@ static size_t BB_CFN(_grouped)(uint8_t *data, uint64_t blocks, unsigned k, bb_st
  * stripe by stripe. Sharing a small filter, the grouped path moves most lines between the
  * cores once per stripe visit and pays ~2 ns/key for the grouping; this moves each line
  * once per batch, and pays for the copy, so it needs at least BB_CONC_PRIVATE_PER_BLOCK keys
- * per block. Returns false (nothing done) if the copy cannot be allocated. Measured on
- * Zen 4 (EPYC family 25 model 17), `blockbloom bench` run at real-time priority beside
- * another agent's jobs, 2 threads adding into one filter (each half of every 2 * 10^3 ..
- * 2 * 10^6-key slice) against 1 thread, ns/key of all keys: 10^4 keys (12 KiB) 2.64
- * against 3.48 (the grouped path: 3.90-3.98 against 3.65-3.78); 10^6 keys (1.2 MiB)
- * 2.99-3.13 against 3.49-3.58 (grouped 3.16-3.20 against 3.09-3.24 on a quieter run), and
- * in three noisier runs private 3.83-4.34 / grouped 4.37-5.70; at 2 * 10^6 - 10^7 keys
- * (2.4 - 12 MiB) the two paths went either way (private 0.75-1.27x the grouped), so the
- * limit is 2 MiB. The keys per block it needs were 4 until measured again (2026-12-01, same
- * CPU, /work/lab/conc2.c, not kept): two threads each adding half of N keys in calls of C
- * keys, against one thread adding all, every variant alternating in one process, wall time,
- * medians of 31-201 per-round ratios; 2-thread speedup, grouped -> private:
- *   10^4 keys (194 blocks), C = 714 (3.7 keys/block) 0.81 -> 1.20, C = 500 (2.6) 0.36 ->
- *   0.64, C = 384 (2.0) 0.31 -> 0.50;
- *   10^6 keys (19531 blocks), C = 41666 (2.1) 0.81 -> 1.11, C = 20000 (1.0) 0.47 -> 0.79,
- *   C = 10000 (0.5) 0.64 against 0.57-0.60 (within the noise).
- * So 1 key per block is enough: below it the copy and the merge are most of the work. */
+ * per block. Returns false (nothing done) if the copy cannot be allocated. The limit is 2 MiB:
+ * from 2.4 MiB up the two paths went either way (private 0.75-1.27x the grouped); 1 key per
+ * block is enough, below it the copy and the merge are most of the work: at 1 key per block
+ * two threads ran 0.79x as fast as one on the private path, 0.47x grouped (10^6 keys; Zen 4,
+ * EPYC family 25 model 17; docs/PERFORMANCE.md, "Kernel notes"). */
 #define BB_CONC_PRIVATE_PER_BLOCK 1u
 #define BB_CONC_PRIVATE_MAX (2u << 20)
 static inline bool BB_CFN(_private_worth)(uint64_t blocks, size_t n, const bb_stripes *st) {

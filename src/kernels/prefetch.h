@@ -3,16 +3,15 @@
  * prefetch.h - how far ahead the blocked filter's batch loops (blocked_loops.h) prefetch, and
  * when they do not, and when batch.c prefetches a whole chunk while hashing it; a header of
  * its own so that other batch loops over blocks can follow the same rules. Values measured with
- * bench/blockbloom-bench (README "Performance"):
+ * bench/blockbloom-bench (docs/PERFORMANCE.md, "Kernel notes"):
  *  - BB_PREFETCH_AHEAD = 64 keys. A lookup costs ~2 ns of work once its line is there, and an
- *    LLC line arrives ~40-60 ns after the prefetch on the 2-core EPYC VMs here, so 16 keys
- *    ahead left the core waiting (12 MiB filter: 5.1 ns/key at 16, 3.3 at 32, 2.4 at 64);
- *    DRAM-resident filters are bound by the lines the core can have in flight and read the
- *    same from 16 to 128 ahead (8.9-10.2 ns/key), so the distance is set for the LLC case.
+ *    LLC line arrives ~40-60 ns after the prefetch, so 16 keys ahead left the core waiting
+ *    (Zen 4, EPYC family 25 model 17, 12 MiB filter: 5.1 ns/key at 16, 2.4 at 64); DRAM-sized
+ *    filters read the same from 16 to 128 ahead, so the distance is set for the LLC case.
  *  - Filters of at most BB_PREFETCH_MIN_BYTES (256 KiB, within any current core's L2) are not
  *    prefetched at all: their lines are at most an L2 hit away, which the out-of-order core
- *    hides, and the prefetch's address arithmetic and instruction then only cost time (batch
- *    add of a 12 KiB filter: 6.6 ns/key with prefetch, 4.9 without).
+ *    hides, and the prefetch's address arithmetic and instruction then only cost time (Zen 4,
+ *    batch add of a 12 KiB filter: 6.6 ns/key with prefetch, 4.9 without).
  */
 #ifndef BB_PREFETCH_H
 #define BB_PREFETCH_H
