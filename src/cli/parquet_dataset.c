@@ -9,6 +9,12 @@
  * expanded again) it stands for; any other operand is a file. Files are listed in byte order
  * of their paths within each operand, so runs are repeatable.
  *
+ * A directory is listed once per operand, however many paths lead to it: symbolic links
+ * back to a parent (`d/self -> ..`) end the walk there rather than down every path the
+ * kernel resolves (two such links in one directory gave 2^40 paths before ELOOP:
+ * `parquet info` had not ended after 30 s), and a second link to a directory adds none of
+ * its files again (they keep the path that comes first in byte order).
+ *
  * Each file keeps the path relative to its operand's root (the directory, or a glob's
  * longest leading part free of wildcards), which `parquet index` recreates under its output
  * directory: `index sales -o indexed` writes indexed/date=2026-12-01/part-0.parquet.
@@ -18,6 +24,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <glob.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -47,8 +54,49 @@ static bool is_parquet_name(const char *name) {
     return name[0] != '.' && name[0] != '_' && n > 8 && strcmp(name + n - 8, ".parquet") == 0;
 }
 
-/* Every *.parquet file below dir, sorted; hidden and '_' entries skipped. */
-static int walk_dir(cli_pq_inputs *in, const char *dir, size_t root_len, int depth) {
+/* The directories one walk has listed, by device and inode: an open-addressing set. */
+typedef struct seen_dirs {
+    struct seen_dir { dev_t dev; ino_t ino; bool used; } *v;
+    size_t n, cap; /* cap a power of two, kept at least twice n */
+} seen_dirs;
+
+static size_t seen_slot(const seen_dirs *s, dev_t dev, ino_t ino) {
+    uint64_t h = ((uint64_t)dev * 0x9E3779B97F4A7C15u) ^ ((uint64_t)ino * 0xC2B2AE3D27D4EB4Fu);
+    size_t i = (size_t)(h ^ (h >> 29)) & (s->cap - 1);
+    while (s->v[i].used && (s->v[i].dev != dev || s->v[i].ino != ino)) i = (i + 1) & (s->cap - 1);
+    return i;
+}
+
+/* 1 if (dev, ino) is new (now recorded), 0 if seen before, -1 out of memory. */
+static int seen_add(seen_dirs *s, dev_t dev, ino_t ino) {
+    if (2 * (s->n + 1) > s->cap) {
+        seen_dirs g = {calloc(s->cap ? 2 * s->cap : 64, sizeof *g.v), s->n, s->cap ? 2 * s->cap : 64};
+        if (!g.v) return -1;
+        for (size_t i = 0; i < s->cap; i++)
+            if (s->v[i].used) g.v[seen_slot(&g, s->v[i].dev, s->v[i].ino)] = s->v[i];
+        free(s->v);
+        *s = g;
+    }
+    size_t i = seen_slot(s, dev, ino);
+    if (s->v[i].used) return 0;
+    s->v[i] = (struct seen_dir){dev, ino, true};
+    s->n++;
+    return 1;
+}
+
+/* Every *.parquet file below dir, sorted; hidden and '_' entries skipped; a directory seen
+ * before in this walk (a symbolic link loop, or a second link) adds nothing. */
+static int walk_dir(cli_pq_inputs *in, const char *dir, size_t root_len, int depth,
+                    seen_dirs *seen) {
+    struct stat ds;
+    if (stat(dir, &ds) == 0) {
+        int fresh = seen_add(seen, ds.st_dev, ds.st_ino);
+        if (fresh < 0) {
+            cli_error("out of memory");
+            return BB_EXIT_RUNTIME;
+        }
+        if (!fresh) return BB_EXIT_OK;
+    }
     if (depth > 64) {
         cli_error("'%s': directories nested more than 64 deep", dir);
         return BB_EXIT_RUNTIME;
@@ -92,7 +140,7 @@ static int walk_dir(cli_pq_inputs *in, const char *dir, size_t root_len, int dep
         }
         snprintf(path, len, "%s/%s", dir, names[i]);
         if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
-            st = walk_dir(in, path, root_len, depth + 1);
+            st = walk_dir(in, path, root_len, depth + 1, seen);
         else if (is_parquet_name(names[i]) && !add(in, path, root_len)) {
             cli_error("out of memory");
             st = BB_EXIT_RUNTIME;
@@ -106,7 +154,9 @@ static int walk_dir(cli_pq_inputs *in, const char *dir, size_t root_len, int dep
 
 static int expand_dir(cli_pq_inputs *in, const char *dir, size_t root_len) {
     size_t before = in->n;
-    int st = walk_dir(in, dir, root_len, 0);
+    seen_dirs seen = {0};
+    int st = walk_dir(in, dir, root_len, 0, &seen);
+    free(seen.v);
     if (st == BB_EXIT_OK && in->n == before) {
         cli_error("no *.parquet file under the directory '%s'", dir);
         st = BB_EXIT_RUNTIME;

@@ -418,6 +418,16 @@ if (want('dataset')) {
   check(r.status === 2 && /would both be written to/.test(r.stderr) && !fs.existsSync(path.join(tmp, 'clash')), `two inputs of one path: ${r.status} ${r.stderr}`);
   r = run(['parquet', 'info', path.join(tmp, 'nothing_*.parquet')]);
   check(r.status === 1 && /no file matches/.test(r.stderr), `a glob matching nothing: ${r.stderr}`);
+  // Symbolic links back to the directory and a second link to a partition: each directory is
+  // listed once (the loop alone listed its file 41 times, until ELOOP).
+  const looped = path.join(tmp, 'looped');
+  fs.cpSync(ds, looped, { recursive: true });
+  fs.symlinkSync('..', path.join(looped, 'date=d0', 'up'));
+  fs.symlinkSync('date=d1', path.join(looped, 'link_d1'));
+  r = run(['parquet', 'info', '--json', looped]);
+  const got = r.stdout.trim().split('\n').map((l) => JSON.parse(l).file).sort();
+  check(r.status === 0 && got.length === 4 && got.every((f, i) => f.endsWith(`date=d${i}/data_0.parquet`)),
+    `info of a directory with symbolic link loops: ${r.status} ${got} ${r.stderr}`);
 }
 
 done('dataset');
