@@ -158,15 +158,15 @@ typedef struct bbs_ctx {
 static void bbs_reset(void *v) {
     bbs_ctx *c = v;
     bb_redis_del(c->r, "bench:bb");
-    if (bb_redis_reserve(c->r, "bench:bb", FPR, c->capacity, 0) != BB_REDIS_OK)
-        die("reserve", bb_redis_error(c->r));
+    if (bb_redis_reserve(c->r, "bench:bb", FPR, c->capacity, 0) != BB_OK)
+        die("reserve", bb_last_error());
 }
 
 static unsigned long bbs_add(void *v, const keys *ks, size_t i, size_t n) {
     bbs_ctx *c = v;
     uint64_t t = bb_redis_round_trips(c->r);
-    if (bb_redis_madd(c->r, "bench:bb", ks->ptr + i, ks->len + i, n, NULL) != BB_REDIS_OK)
-        die("madd", bb_redis_error(c->r));
+    if (bb_redis_madd(c->r, "bench:bb", ks->ptr + i, ks->len + i, n, NULL) != BB_OK)
+        die("madd", bb_last_error());
     return (unsigned long)(bb_redis_round_trips(c->r) - t);
 }
 
@@ -174,8 +174,8 @@ static unsigned long bbs_query(void *v, const keys *ks, size_t i, size_t n, size
     bbs_ctx *c = v;
     uint8_t out[BATCH];
     uint64_t t = bb_redis_round_trips(c->r);
-    if (bb_redis_mexists(c->r, "bench:bb", ks->ptr + i, ks->len + i, n, out, hits) != BB_REDIS_OK)
-        die("mexists", bb_redis_error(c->r));
+    if (bb_redis_mexists(c->r, "bench:bb", ks->ptr + i, ks->len + i, n, out, hits) != BB_OK)
+        die("mexists", bb_last_error());
     return (unsigned long)(bb_redis_round_trips(c->r) - t);
 }
 
@@ -325,8 +325,8 @@ int main(int argc, char **argv) {
     redisContext *mem = connect_raw(argv[1]);
 
     bbs_ctx bc = {NULL, n}, big = {NULL, cap};
-    if (bb_redis_connect(&bc.r, argv[1]) != BB_REDIS_OK) die("connect", bb_redis_error(bc.r));
-    if (bb_redis_connect(&big.r, argv[1]) != BB_REDIS_OK) die("connect", bb_redis_error(big.r));
+    if (bb_redis_connect(&bc.r, argv[1]) != BB_OK) die("connect", bb_last_error());
+    if (bb_redis_connect(&big.r, argv[1]) != BB_OK) die("connect", bb_last_error());
     char big_name[64];
     snprintf(big_name, sizeof big_name, "blockbloom, reserved %.0e", (double)cap);
     classic_ctx cc = {connect_raw(argv[1]), NULL, 0, 0};

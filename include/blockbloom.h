@@ -69,11 +69,30 @@ typedef enum bb_status {
     BB_E_FULL = 12,        /**< a non-scaling filter is at capacity */
     BB_E_ABSENT = 13,      /**< remove of a key that is definitely not in the filter */
     BB_E_READONLY = 14,    /**< change requested on a read-only (memory-mapped) filter */
-    BB_E_MALFORMED = 15    /**< malformed URL, domain name, address or CIDR range */
+    BB_E_MALFORMED = 15,   /**< malformed URL, domain name, address or CIDR range */
+    /* For the libraries that keep filters elsewhere (libblockbloom_redis). */
+    BB_E_SERVER = 16,      /**< a server answered with an error (bb_last_error quotes it) */
+    BB_E_EXISTS = 17,      /**< the name already holds a filter */
+    BB_E_NOT_FOUND = 18,   /**< no filter of that name */
+    BB_E_WRONGTYPE = 19,   /**< the name holds something that is not a blockbloom filter */
+    BB_E_TIMEOUT = 20      /**< a request's deadline passed */
 } bb_status;
 
-/** Short English description of a status; never NULL (unknown codes get a generic text). */
+/** Short English description of a status; never NULL (unknown codes get a generic text).
+ *  Thread-safe. */
 BB_API const char *bb_strerror(bb_status status);
+
+/**
+ * The detail of this thread's last failure, in English, e.g. "offsets decrease at row 3",
+ * "host bits set beyond the prefix", "column 'x' is nested (repeated)" or a Redis server's
+ * reply with the node that sent it; "" when the failing call gave none. Calls that give
+ * detail (the Arrow imports, bb_cidr_parse, every bb_pq_* and bb_redis_* call that returns a
+ * bb_status) empty it on entry and fill it when they fail; other calls leave it alone.
+ * @return a NUL-terminated string, never NULL, valid until this thread's next call that
+ *         gives detail.
+ * Thread-safe: each thread has its own text.
+ */
+BB_API const char *bb_last_error(void);
 
 /* ============================================================================================
  * Kinds, sizing and models

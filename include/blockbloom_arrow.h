@@ -35,7 +35,7 @@ extern "C" {
  * schema, a negative length, offset or null_count below -1, a wrong buffer or child count, a
  * missing buffer, offsets that are negative or decrease, a view with a negative length or a
  * buffer index or range outside the variadic buffers, a dictionary index outside the
- * dictionary: BB_E_INVAL, and nothing is added or written. bb_arrow_last_error() then says
+ * dictionary: BB_E_INVAL, and nothing is added or written. bb_last_error() then says
  * what was wrong (for a format, which one). Buffers are not owned: the arrays are borrowed.
  * ========================================================================================== */
 #ifndef ARROW_C_DATA_INTERFACE
@@ -94,7 +94,7 @@ BB_API bb_status bb_contains_arrow_array(const bb_filter *f, const struct ArrowA
 /** Add every chunk of a stream. The stream is consumed: read to its end, then released
  *  (also on error). All chunks are read and validated before the first key is added, so a
  *  bad chunk anywhere adds nothing. A get_schema/get_next failure gives BB_E_IO with errno
- *  set to the stream's code and the stream's message in bb_arrow_last_error(). */
+ *  set to the stream's code and the stream's message in bb_last_error(). */
 BB_API bb_status bb_add_arrow_stream(bb_filter *f, struct ArrowArrayStream *stream);
 
 /** Receives the answers of one chunk of a stream: out[0 .. n), in stream order. A non-zero
@@ -108,11 +108,6 @@ typedef int (*bb_arrow_sink)(void *ctx, const uint8_t *out, size_t n);
  *  chunks before it were delivered; stream failures as bb_add_arrow_stream. */
 BB_API bb_status bb_contains_arrow_stream(const bb_filter *f, struct ArrowArrayStream *stream,
                                           bb_arrow_sink sink, void *ctx, size_t *n_present);
-
-/** What the last failing Arrow call of this thread found wrong, e.g. "unsupported Arrow
- *  format 'tsu:'" or "offsets decrease at row 3"; "" if none failed. Thread-local; valid
- *  until the thread's next Arrow call. */
-BB_API const char *bb_arrow_last_error(void);
 
 #ifdef __cplusplus
 }

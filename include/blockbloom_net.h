@@ -181,13 +181,13 @@ BB_API bool bb_addr_is_ipv4(const uint8_t addr[16]);
  * Parse "ADDR" or "ADDR/LEN" (IPv4 dotted quad or IPv6 text as inet_pton(3) reads them;
  * surrounding spaces ignored; ADDR alone is a single address, /32 or /128) into addr and the
  * 128-bit prefix length (96 + n for IPv4).
- * @param why  (may be NULL) on BB_E_MALFORMED, a static English reason: "not an IP address",
- *             "the prefix length is not a whole number", "prefix length above 32 for IPv4",
- *             "prefix length above 128 for IPv6", "host bits set beyond the prefix".
- * @return BB_OK, BB_E_MALFORMED, BB_E_INVAL (NULL).
+ * @return BB_OK, BB_E_MALFORMED (bb_last_error then gives the reason: "not an IP address",
+ *         "the prefix length is not a whole number", "prefix length above 32 for IPv4",
+ *         "prefix length above 128 for IPv6", "host bits set beyond the prefix"),
+ *         BB_E_INVAL (NULL).
  */
 BB_API bb_status bb_cidr_parse(const char *text, size_t len, uint8_t addr[16],
-                               unsigned *prefix_len, const char **why);
+                               unsigned *prefix_len);
 
 /** out = addr with the bits past prefix_len (<= 128) cleared. */
 BB_API void bb_cidr_mask(const uint8_t addr[16], unsigned prefix_len, uint8_t out[16]);

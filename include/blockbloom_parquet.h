@@ -11,10 +11,9 @@
  * value and level encoding), Compression.md (the codecs), BloomFilter.md (the SBBF and its
  * header).
  *
- * Conventions: every function returns a bb_status (blockbloom.h); the optional `err`
- * (may be NULL) then gets a one-line English message naming what was wrong ("truncated
- * footer", "column 'b' has physical type BOOLEAN (not supported)", "codec LZO is not
- * supported", ...), which the
+ * Conventions: every function returns a bb_status (blockbloom.h); on failure bb_last_error()
+ * gives a one-line English message naming what was wrong ("truncated footer", "column 'b'
+ * has physical type BOOLEAN (not supported)", "codec LZO is not supported", ...), which the
  * CLI prints as is. Nothing prints, exits or aborts. Input files are opened read-only and
  * memory-mapped; a file handle may be read from many threads at once.
  * Decoded: every leaf column, also of structs and lists (definition levels say which entries
@@ -33,11 +32,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/** A message explaining the last failure (NUL-terminated; empty on success). */
-typedef struct bb_pq_error {
-    char message[256];
-} bb_pq_error;
 
 /** Parquet physical types (parquet.thrift's Type; values pinned by the spec). */
 typedef enum bb_pq_type {
@@ -59,12 +53,11 @@ typedef struct bb_pq_file bb_pq_file;
  * ends inside a struct), BB_E_CORRUPT (undecodable Thrift), BB_E_INCONSISTENT (a column
  * chunk's offsets outside the file, schema and row groups disagree), BB_E_NOMEM, BB_E_INVAL.
  */
-BB_API bb_status bb_pq_open(bb_pq_file **out, const char *path, bb_pq_error *err);
+BB_API bb_status bb_pq_open(bb_pq_file **out, const char *path);
 
 /** Parse a whole Parquet file image buf[0 .. len) (not copied: it must outlive the handle).
  *  Errors as bb_pq_open, except BB_E_IO. */
-BB_API bb_status bb_pq_open_buffer(bb_pq_file **out, const void *buf, size_t len,
-                                   bb_pq_error *err);
+BB_API bb_status bb_pq_open_buffer(bb_pq_file **out, const void *buf, size_t len);
 
 /** Close (unmap) a file; NULL is ignored. */
 BB_API void bb_pq_close(bb_pq_file *pf);
@@ -89,8 +82,7 @@ typedef struct bb_pq_column_info {
 BB_API bb_status bb_pq_column(const bb_pq_file *pf, size_t col, bb_pq_column_info *out);
 
 /** Find the column named `name` (its dotted path). BB_E_INVAL with "no column 'x'". */
-BB_API bb_status bb_pq_find_column(const bb_pq_file *pf, const char *name, size_t *col,
-                                   bb_pq_error *err);
+BB_API bb_status bb_pq_find_column(const bb_pq_file *pf, const char *name, size_t *col);
 
 /** A column chunk (one column of one row group). */
 typedef struct bb_pq_chunk_info {
@@ -119,8 +111,7 @@ BB_API bb_status bb_pq_chunk(const bb_pq_file *pf, size_t rg, size_t col,
  * hash or compression).
  */
 BB_API bb_status bb_pq_chunk_bitset(const bb_pq_file *pf, size_t rg, size_t col,
-                                    const void **bitset, size_t *len_bytes, bool *pow2,
-                                    bb_pq_error *err);
+                                    const void **bitset, size_t *len_bytes, bool *pow2);
 
 /** Whether the chunk's Bloom filter header gave its algorithm, hash and compression: false
  *  when it left one out or as an empty union (as @dsnp/parquetjs writes them), which
@@ -140,7 +131,7 @@ BB_API bool bb_pq_chunk_bloom_header_complete(const bb_pq_file *pf, size_t rg, s
  */
 BB_API bb_status bb_pq_encode_value(const bb_pq_file *pf, size_t col, const char *text,
                                     size_t len, uint8_t buf[16], const void **value,
-                                    size_t *value_len, bb_pq_error *err);
+                                    size_t *value_len);
 
 /**
  * The chunk's SBBF as a new BB_SPLIT filter (a copy of the bitset, see bb_pq_chunk_bitset
@@ -148,7 +139,7 @@ BB_API bb_status bb_pq_encode_value(const bb_pq_file *pf, size_t col, const char
  * bb_free (NULL on error). Errors as bb_pq_chunk_bitset, plus BB_E_NOMEM.
  */
 BB_API bb_status bb_pq_chunk_filter(const bb_pq_file *pf, size_t rg, size_t col,
-                                    bb_filter **out, bool *pow2, bb_pq_error *err);
+                                    bb_filter **out, bool *pow2);
 
 /** Called for each non-null value of a chunk with its PLAIN encoding (BYTE_ARRAY without
  *  its length prefix). Returning anything but BB_OK stops the walk, which returns it. */
@@ -162,7 +153,7 @@ typedef bb_status (*bb_pq_value_fn)(void *ctx, const void *value, size_t len);
  * what fn returned.
  */
 BB_API bb_status bb_pq_chunk_values(const bb_pq_file *pf, size_t rg, size_t col,
-                                    bb_pq_value_fn fn, void *ctx, bb_pq_error *err);
+                                    bb_pq_value_fn fn, void *ctx);
 
 /** Options of bb_pq_index. */
 typedef struct bb_pq_index_opts {
@@ -182,7 +173,7 @@ typedef struct bb_pq_index_opts {
  * bb_pq_chunk_values, BB_E_INVAL (no such column, out_path is in_path, bad fpr), BB_E_IO.
  */
 BB_API bb_status bb_pq_index(const char *in_path, const char *out_path,
-                             const bb_pq_index_opts *opts, bb_pq_error *err);
+                             const bb_pq_index_opts *opts);
 
 #ifdef __cplusplus
 }

@@ -11,12 +11,19 @@
  * number of processes may share one filter: adds are single atomic BITFIELD commands, so no
  * writer loses another's keys.
  *
- * Errors: every call returns a bb_redis_status; bb_redis_error(r) then says what went wrong
- * in words, naming the node (host:port) for network errors, and for BB_REDIS_E_SERVER
- * quoting the server's reply. A batch that fails on one node returns that error, never a
+ * Errors: every call returns a bb_status (blockbloom.h); on failure bb_last_error() says
+ * what went wrong in words, naming the node (host:port) for network errors, and for
+ * BB_E_SERVER quoting the server's reply. The binding's own conditions: BB_E_SERVER (an
+ * error reply), BB_E_EXISTS (reserve or push on a name that is already a filter),
+ * BB_E_NOT_FOUND (no filter of that name), BB_E_WRONGTYPE (the name holds a key that is not
+ * a blockbloom filter), BB_E_CORRUPT (a meta key of an unknown version or with damaged
+ * fields), BB_E_INCONSISTENT (a shard key of the wrong type or length), BB_E_MISMATCH (a
+ * slice or filter of another geometry than the name's), BB_E_FULL (a NONSCALING filter at
+ * capacity: "ERR non scaling filter is full"); a failing call of libblockbloom itself
+ * passes its status on (BB_E_TOO_LARGE for a chain that cannot grow further). A batch that fails on one node returns that error, never a
  * partial success: the keys of the nodes that answered are added (adding is idempotent,
- * so the caller may retry the whole batch). A node that is down gives BB_REDIS_E_IO and
- * one that answers CLUSTERDOWN BB_REDIS_E_SERVER, both naming that node's host:port.
+ * so the caller may retry the whole batch). A node that is down gives BB_E_IO and
+ * one that answers CLUSTERDOWN BB_E_SERVER, both naming that node's host:port.
  */
 #ifndef BLOCKBLOOM_REDIS_H
 #define BLOCKBLOOM_REDIS_H
@@ -26,25 +33,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-typedef enum bb_redis_status {
-    BB_REDIS_OK = 0,
-    BB_REDIS_E_INVAL = 1,      /**< bad argument: NULL, error_rate outside (0, 1), capacity 0 */
-    BB_REDIS_E_NOMEM = 2,      /**< out of memory */
-    BB_REDIS_E_IO = 3,         /**< a node could not be reached or the connection broke */
-    BB_REDIS_E_SERVER = 4,     /**< the server answered with an error (quoted in the message) */
-    BB_REDIS_E_EXISTS = 5,     /**< reserve or push on a name that is already a filter */
-    BB_REDIS_E_NOT_FOUND = 6,  /**< no filter of that name */
-    BB_REDIS_E_WRONGTYPE = 7,  /**< the name holds a key that is not a blockbloom filter */
-    BB_REDIS_E_BAD_META = 8,   /**< meta key of an unknown version or with damaged fields */
-    BB_REDIS_E_BAD_SHARD = 9,  /**< a shard key of the wrong type or length */
-    BB_REDIS_E_MISMATCH = 10,  /**< a slice or filter of another geometry than the name's */
-    BB_REDIS_E_FILTER = 11,    /**< a blockbloom library call failed (see the message) */
-    BB_REDIS_E_FULL = 12       /**< "ERR non scaling filter is full" (NONSCALING at capacity) */
-} bb_redis_status;
-
-/** Short text of a status ("ERR item exists", ...). Never NULL. */
-BB_API const char *bb_redis_strerror(bb_redis_status s);
 
 typedef struct bb_redis bb_redis;
 
@@ -76,41 +64,38 @@ typedef struct bb_redis_options {
  * Every connection the handle opens, to any node and after any reconnect, first sends
  * AUTH (USER PASSWORD, or PASSWORD alone: requirepass) when a password or user is given, and
  * SELECT DB when DB > 0. Redis Cluster has only database 0, so a cluster URL with /DB > 0 is
- * refused (E_INVAL); seeds with different credentials too. rediss:// (TLS) is refused
- * (E_INVAL): the hiredis this builds on has none.
+ * refused (BB_E_INVAL); seeds with different credentials too. rediss:// (TLS) is refused
+ * (BB_E_INVAL): the hiredis this builds on has none.
  *
  * Deadlines: each request (one call's pipeline of up to 4096 commands, with its
  * redirections, reconnects and retries; a call of more is sent as consecutive requests of
- * at most 4096) must finish within opts->timeout_ms, or fails with E_IO saying what timed out on
+ * at most 4096) must finish within opts->timeout_ms, or fails with BB_E_IO saying what timed out on
  * which node. A reply is read only up to a bound (16 MiB, or the largest shard of a filter
  * this handle opened, per string; 65536 array elements per reply), whatever the server
  * claims. After a broken connection, a command that may have run is sent again only when
  * running it twice changes nothing (reads, BITFIELD SET, DEL ...); one that is not (INCRBY,
- * SET NX, RENAME) fails the call instead (E_IO, naming it), so no count is added twice.
+ * SET NX, RENAME) fails the call instead (BB_E_IO, naming it), so no count is added twice.
  *
  * opts->wait_replicas = N > 0: every request with writes ends with WAIT N on each node it
- * wrote to; fewer acknowledgements fail the call (E_IO, saying how many answered; the writes
+ * wrote to; fewer acknowledgements fail the call (BB_E_IO, saying how many answered; the writes
  * are done on the master).
  *
  * opts may be NULL (the defaults). On error *out is still a handle (free it) whose
- * bb_redis_error says why, unless the error is E_NOMEM or E_INVAL with out NULL. The
+ * bb_last_error() says why, unless the error is BB_E_NOMEM or BB_E_INVAL with out NULL. The
  * password is never quoted in a message.
  */
-BB_API bb_redis_status bb_redis_open(bb_redis **out, const char *const *urls, size_t n_urls,
-                                     const bb_redis_options *opts);
+BB_API bb_status bb_redis_open(bb_redis **out, const char *const *urls, size_t n_urls,
+                               const bb_redis_options *opts);
 
 /** bb_redis_open of one standalone server with the default options. */
-BB_API bb_redis_status bb_redis_connect(bb_redis **out, const char *url);
+BB_API bb_status bb_redis_connect(bb_redis **out, const char *url);
 
 /** bb_redis_open of a Redis Cluster through seeds[0 .. n) with the default options. */
-BB_API bb_redis_status bb_redis_connect_cluster(bb_redis **out, const char *const *seeds,
-                                                size_t n);
+BB_API bb_status bb_redis_connect_cluster(bb_redis **out, const char *const *seeds,
+                                          size_t n);
 
 /** Close every connection and free the handle. NULL is ignored. */
 BB_API void bb_redis_free(bb_redis *r);
-
-/** What the last failing call on r did wrong, in words (empty after success). */
-BB_API const char *bb_redis_error(const bb_redis *r);
 
 /** Default shard size of bb_redis_reserve / push: 4 MiB (65536 blocks). */
 #define BB_REDIS_SHARD_BYTES (UINT64_C(4) << 20)
@@ -134,7 +119,7 @@ typedef struct bb_redis_params {
     uint64_t expansion;  /**< EXPANSION: capacity factor of each new sub-filter, 1 .. 32768
                               (0 = 2) */
     bool nonscaling;     /**< NONSCALING: one sub-filter at p, full at capacity */
-    bool nocreate;       /**< bb_redis_insert: E_NOT_FOUND on a missing filter */
+    bool nocreate;       /**< bb_redis_insert: BB_E_NOT_FOUND on a missing filter */
     uint64_t shards;     /**< shards per sub-filter (0 = at most BB_REDIS_SHARD_BYTES each) */
 } bb_redis_params;
 
@@ -145,55 +130,55 @@ typedef struct bb_redis_params {
  * is a blocked filter sized as bb_size(BB_SCALABLE, c_i, p_i), seed 0, cut into shards. A new
  * one is added, by whichever writer first finds the newest one full (docs/REDIS.md), when the
  * adds that answered 1 reach its capacity. NONSCALING: one sub-filter sized as
- * bb_size(BB_BLOCKED, capacity, p); an add of a new key past capacity fails with E_FULL.
+ * bb_size(BB_BLOCKED, capacity, p); an add of a new key past capacity fails with BB_E_FULL.
  * Shards are created zero-filled before the meta key, which is written last (SET NX);
  * reserve, push and del hold the name's lock key meanwhile, so a concurrent reserve of the
- * same name fails cleanly (E_EXISTS) and touches no shard. Names starting with "bb:{" (the
- * binding's own keys) are refused (E_INVAL).
- * @return BB_REDIS_OK, E_INVAL with RedisBloom's text ("ERR error rate must be in the range
+ * same name fails cleanly (BB_E_EXISTS) and touches no shard. Names starting with "bb:{" (the
+ * binding's own keys) are refused (BB_E_INVAL).
+ * @return BB_OK, BB_E_INVAL with RedisBloom's text ("ERR error rate must be in the range
  *         (0.000000, 1.000000)", "ERR capacity must be in the range [1, 1073741824]", "ERR
  *         expansion must be in the range [0, 32768]", "Nonscaling filters cannot expand",
- *         shards > blocks), E_EXISTS ("ERR item exists"), E_WRONGTYPE (name holds another
- *         key), E_FILTER (an error rate the blocked layout cannot reach), E_IO, ...
+ *         shards > blocks), BB_E_EXISTS ("ERR item exists"), BB_E_WRONGTYPE (name holds another
+ *         key), BB_E_TOO_LARGE (an error rate the blocked layout cannot reach), BB_E_IO, ...
  */
-BB_API bb_redis_status bb_redis_reserve_params(bb_redis *r, const char *name,
-                                               const bb_redis_params *params);
+BB_API bb_status bb_redis_reserve_params(bb_redis *r, const char *name,
+                                         const bb_redis_params *params);
 
 /** bb_redis_reserve_params with expansion 2 and `shards` shards per sub-filter (0 = at most
- *  BB_REDIS_SHARD_BYTES each); error_rate and capacity are required (0 is E_INVAL). */
-BB_API bb_redis_status bb_redis_reserve(bb_redis *r, const char *name, double error_rate,
-                                        uint64_t capacity, uint64_t shards);
+ *  BB_REDIS_SHARD_BYTES each); error_rate and capacity are required (0 is BB_E_INVAL). */
+BB_API bb_status bb_redis_reserve(bb_redis *r, const char *name, double error_rate,
+                                  uint64_t capacity, uint64_t shards);
 
 /** BF.ADD: *was_new (may be NULL) = true if the key was in no sub-filter (RedisBloom's reply
  *  1). A missing filter is created with RedisBloom's defaults (capacity 100, error rate 0.01,
  *  expansion 2). */
-BB_API bb_redis_status bb_redis_add(bb_redis *r, const char *name, const void *key, size_t len,
-                                    bool *was_new);
+BB_API bb_status bb_redis_add(bb_redis *r, const char *name, const void *key, size_t len,
+                              bool *was_new);
 
 /** BF.MADD: keys[i] of lens[i] bytes, i < n; was_new[i] (may be NULL) as bb_redis_add: 1 new,
  *  0 already present. A key is tested against every sub-filter and added to the newest; the
  *  count of keys that answered 1 (info keys_added, card) grows by exactly theirs, also with
- *  concurrent writers. On E_FULL (a NONSCALING filter at capacity) was_new[i] is 2 from the
+ *  concurrent writers. On BB_E_FULL (a NONSCALING filter at capacity) was_new[i] is 2 from the
  *  first refused key on (RedisBloom stops answering there); the keys before it are added. */
-BB_API bb_redis_status bb_redis_madd(bb_redis *r, const char *name, const void *const *keys,
-                                     const size_t *lens, size_t n, uint8_t *was_new);
+BB_API bb_status bb_redis_madd(bb_redis *r, const char *name, const void *const *keys,
+                               const size_t *lens, size_t n, uint8_t *was_new);
 
 /** BF.INSERT: bb_redis_madd, but a missing filter is created with params (NULL: defaults), or
- *  with params->nocreate not at all (E_NOT_FOUND, "ERR not found"). params of an existing
+ *  with params->nocreate not at all (BB_E_NOT_FOUND, "ERR not found"). params of an existing
  *  filter are ignored, as RedisBloom does. */
-BB_API bb_redis_status bb_redis_insert(bb_redis *r, const char *name, const bb_redis_params *params,
-                                       const void *const *keys, const size_t *lens, size_t n,
-                                       uint8_t *was_new);
+BB_API bb_status bb_redis_insert(bb_redis *r, const char *name, const bb_redis_params *params,
+                                 const void *const *keys, const size_t *lens, size_t n,
+                                 uint8_t *was_new);
 
 /** BF.EXISTS: *present = possibly present (one GETRANGE of the key's 64-byte block per
  *  sub-filter). A missing filter, or a key that is not a filter, answers 0 (RedisBloom). */
-BB_API bb_redis_status bb_redis_exists(bb_redis *r, const char *name, const void *key,
-                                       size_t len, bool *present);
+BB_API bb_status bb_redis_exists(bb_redis *r, const char *name, const void *key,
+                                 size_t len, bool *present);
 
 /** BF.MEXISTS: out[i] = 1 possibly present, 0 absent; *n_present (may be NULL) counts 1s. */
-BB_API bb_redis_status bb_redis_mexists(bb_redis *r, const char *name, const void *const *keys,
-                                        const size_t *lens, size_t n, uint8_t *out,
-                                        size_t *n_present);
+BB_API bb_status bb_redis_mexists(bb_redis *r, const char *name, const void *const *keys,
+                                  const size_t *lens, size_t n, uint8_t *out,
+                                  size_t *n_present);
 
 typedef struct bb_redis_info {
     uint64_t capacity;        /**< sum of the sub-filters' capacities (RedisBloom's Capacity) */
@@ -212,39 +197,39 @@ typedef struct bb_redis_info {
 } bb_redis_info;
 
 /** BF.INFO. Reads the meta key, the counter or state and one BITCOUNT per shard. */
-BB_API bb_redis_status bb_redis_info_get(bb_redis *r, const char *name, bb_redis_info *out);
+BB_API bb_status bb_redis_info_get(bb_redis *r, const char *name, bb_redis_info *out);
 
 /** BF.CARD: the adds that answered 1 (bb_redis_info.keys_added); 0 for a missing filter. */
-BB_API bb_redis_status bb_redis_card(bb_redis *r, const char *name, uint64_t *card);
+BB_API bb_status bb_redis_card(bb_redis *r, const char *name, uint64_t *card);
 
 /** Delete the filter: the meta key first (so it vanishes at once), then shards and counter.
- *  E_NOT_FOUND if absent; a name holding another kind of key is left alone (E_WRONGTYPE). */
-BB_API bb_redis_status bb_redis_del(bb_redis *r, const char *name);
+ *  BB_E_NOT_FOUND if absent; a name holding another kind of key is left alone (BB_E_WRONGTYPE). */
+BB_API bb_status bb_redis_del(bb_redis *r, const char *name);
 
 /** Read every shard into a new local filter (*out, free with bb_free): a chain gives a
  *  BB_SCALABLE filter, byte for byte the one bb_create (capacity, p, growth = expansion) and
  *  bb_add of the same keys in the same order gives; a NONSCALING or pushed filter a
  *  BB_BLOCKED one (keys_added: the adds that answered 1). */
-BB_API bb_redis_status bb_redis_pull(bb_redis *r, const char *name, bb_filter **out);
+BB_API bb_status bb_redis_pull(bb_redis *r, const char *name, bb_filter **out);
 
 /**
- * Publish the local blocked filter f as `name` (which must not exist: E_EXISTS), in
+ * Publish the local blocked filter f as `name` (which must not exist: BB_E_EXISTS), in
  * `shards` shards (0 = default size): each shard is written to a temporary key and renamed
  * into place, the meta key last (SET NX), so readers never see a half-published filter.
  */
-BB_API bb_redis_status bb_redis_push(bb_redis *r, const bb_filter *f, const char *name,
-                                     uint64_t shards);
+BB_API bb_status bb_redis_push(bb_redis *r, const bb_filter *f, const char *name,
+                               uint64_t shards);
 
 /**
  * Publish slice info->index of info->n_slices (built with bb_slice, bytes[0 .. len)) as
  * shard index of `name`. The first slice pushed records the geometry; every slice must have
- * the same (E_MISMATCH otherwise). The meta key is written only when every slice is there,
+ * the same (BB_E_MISMATCH otherwise). The meta key is written only when every slice is there,
  * by whichever push completes the set, so readers never see a half-published filter.
  * *published (may be NULL) says whether this push completed it.
  */
-BB_API bb_redis_status bb_redis_push_slice(bb_redis *r, const bb_slice_info *info,
-                                           const void *bytes, uint64_t len, const char *name,
-                                           bool *published);
+BB_API bb_status bb_redis_push_slice(bb_redis *r, const bb_slice_info *info,
+                                     const void *bytes, uint64_t len, const char *name,
+                                     bool *published);
 
 /** Drop the cached meta of `name` (NULL: of every filter), e.g. after another process
  *  deleted and re-created it with another geometry. */

@@ -21,19 +21,17 @@
 #include <string.h>
 
 #include "internal.h"
+#include "lasterror.h"
 
 #define ARROW_CHUNK 256
 #define VIEW_BYTES 16
 #define VIEW_INLINE 12
 
-static _Thread_local char last_error[192];
-
-const char *bb_arrow_last_error(void) { return last_error; }
-
+static bb_status fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static bb_status fail(const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(last_error, sizeof last_error, fmt, ap);
+    vsnprintf(bb_error_buffer(), BB_LAST_ERROR_CAP, fmt, ap);
     va_end(ap);
     return BB_E_INVAL;
 }
@@ -461,7 +459,7 @@ static bb_status check_writable(const bb_filter *f) {
 
 bb_status bb_add_arrow_array(bb_filter *f, const struct ArrowArray *array,
                              const struct ArrowSchema *schema) {
-    last_error[0] = 0;
+    bb_error_clear();
     bb_status s = check_writable(f);
     parsed p;
     if (s == BB_OK) s = check_parsed(array, schema, &p);
@@ -474,7 +472,7 @@ bb_status bb_add_arrow_array(bb_filter *f, const struct ArrowArray *array,
 bb_status bb_contains_arrow_array(const bb_filter *f, const struct ArrowArray *array,
                                   const struct ArrowSchema *schema, uint8_t *out,
                                   size_t *n_present) {
-    last_error[0] = 0;
+    bb_error_clear();
     if (!f) return fail("NULL filter");
     parsed p;
     bb_status s = check_parsed(array, schema, &p);
@@ -489,7 +487,7 @@ bb_status bb_contains_arrow_array(const bb_filter *f, const struct ArrowArray *a
 
 static bb_status stream_fail(struct ArrowArrayStream *st, int code) {
     const char *msg = st->get_last_error ? st->get_last_error(st) : NULL;
-    snprintf(last_error, sizeof last_error, "stream error %d: %.150s", code, msg ? msg : "");
+    bb_error_set(BB_E_IO, "stream error %d: %.150s", code, msg ? msg : "");
     errno = code;
     return BB_E_IO;
 }
@@ -524,7 +522,7 @@ static void chunks_free(chunks *c) {
 
 /* Start a stream walk: its schema in *schema (released by the caller). */
 static bb_status stream_open(struct ArrowArrayStream *st, struct ArrowSchema *schema) {
-    last_error[0] = 0;
+    bb_error_clear();
     if (!st || !st->release || !st->get_schema || !st->get_next)
         return fail("NULL or released stream");
     memset(schema, 0, sizeof *schema);

@@ -49,7 +49,7 @@ static void check_array(const struct ArrowArray *a, const struct ArrowSchema *s,
     const bb_kind kinds[] = {BB_BLOCKED, BB_CLASSIC, BB_COUNTING, BB_SCALABLE, BB_SPLIT};
     for (size_t t = 0; t < sizeof kinds / sizeof *kinds; t++) {
         bb_filter *f = make(kinds[t]), *ref = reference(kinds[t], keys, lens, n_keys);
-        cr_assert_eq(bb_add_arrow_array(f, a, s), BB_OK, "%s: add: %s", what, bb_arrow_last_error());
+        cr_assert_eq(bb_add_arrow_array(f, a, s), BB_OK, "%s: add: %s", what, bb_last_error());
         tu_assert_same_bytes(f, ref, what);
         uint8_t out[64];
         memset(out, 0xAA, sizeof out);
@@ -239,8 +239,8 @@ static void expect_inval(const struct ArrowArray *a, const struct ArrowSchema *s
     cr_assert_eq(bb_add(f, "seed key", 8), BB_OK);
     cr_assert_eq(bb_add(empty, "seed key", 8), BB_OK);
     cr_assert_eq(bb_add_arrow_array(f, a, s), BB_E_INVAL, "accepted: %s", message_part);
-    cr_assert(strstr(bb_arrow_last_error(), message_part), "message '%s' lacks '%s'",
-              bb_arrow_last_error(), message_part);
+    cr_assert(strstr(bb_last_error(), message_part), "message '%s' lacks '%s'",
+              bb_last_error(), message_part);
     tu_assert_same_bytes(f, empty, message_part);
     uint8_t out[16];
     memset(out, 0xAA, sizeof out);
@@ -373,7 +373,7 @@ Test(arrow, stream_of_three_chunks) {
     hand_stream h = {.offsets = {0, 2, 3}, .lengths = {2, 1, 2}, .n = 3, .bad = 99};
     struct ArrowArrayStream st = stream_of(&h);
     bb_filter *f = make(BB_BLOCKED);
-    cr_assert_eq(bb_add_arrow_stream(f, &st), BB_OK, "%s", bb_arrow_last_error());
+    cr_assert_eq(bb_add_arrow_stream(f, &st), BB_OK, "%s", bb_last_error());
     cr_assert(h.released && !st.release, "stream not released");
     const char *const keys[] = {"apple", "", "banana", "XXXX", "cherry"};
     const size_t lens[] = {5, 0, 6, 4, 6};
@@ -401,7 +401,7 @@ Test(arrow, stream_with_a_bad_chunk_adds_nothing) {
     struct ArrowArrayStream st = stream_of(&h);
     bb_filter *f = make(BB_BLOCKED), *empty = make(BB_BLOCKED);
     cr_assert_eq(bb_add_arrow_stream(f, &st), BB_E_INVAL);
-    cr_assert(strstr(bb_arrow_last_error(), "offsets decrease"), "%s", bb_arrow_last_error());
+    cr_assert(strstr(bb_last_error(), "offsets decrease"), "%s", bb_last_error());
     cr_assert(h.released, "stream not released on error");
     tu_assert_same_bytes(f, empty, "bad chunk");
 
@@ -410,7 +410,7 @@ Test(arrow, stream_with_a_bad_chunk_adds_nothing) {
     errno = 0;
     cr_assert_eq(bb_add_arrow_stream(f, &es), BB_E_IO);
     cr_assert_eq(errno, EIO);
-    cr_assert(strstr(bb_arrow_last_error(), "hand-made failure"), "%s", bb_arrow_last_error());
+    cr_assert(strstr(bb_last_error(), "hand-made failure"), "%s", bb_last_error());
     cr_assert(e.released);
     tu_assert_same_bytes(f, empty, "failing stream");
     bb_free(f);

@@ -261,7 +261,7 @@ static void check_column(const result *r, size_t c, const char *want_format, con
         bb_filter *got = fresh(kinds[t]), *want = reference(kinds[t], k, 1);
         for (size_t ch = 0; ch < r->n_chunks; ch++)
             cr_assert_eq(bb_add_arrow_array(got, r->chunk[ch].children[c], s), BB_OK,
-                         "%s chunk %zu: %s", cols[c].name, ch, bb_arrow_last_error());
+                         "%s chunk %zu: %s", cols[c].name, ch, bb_last_error());
         tu_assert_same_bytes(got, want, cols[c].name);
         bb_free(got);
         bb_free(want);
@@ -343,7 +343,7 @@ static void check_stream(const result *r, size_t c, const keys *k) {
     bb_filter *got = fresh(BB_BLOCKED), *want = reference(BB_BLOCKED, k, 1);
     column_stream cs = {r, c, 0};
     struct ArrowArrayStream st = stream_of(&cs);
-    cr_assert_eq(bb_add_arrow_stream(got, &st), BB_OK, "%s", bb_arrow_last_error());
+    cr_assert_eq(bb_add_arrow_stream(got, &st), BB_OK, "%s", bb_last_error());
     cr_assert_null(st.release, "the stream was released");
     tu_assert_same_bytes(got, want, "stream");
 

@@ -144,13 +144,12 @@ Test(values, a_fifo_or_device_is_named) {
     unlink(fifo);
     cr_assert_eq(mkfifo(fifo, 0600), 0);
     bb_pq_file *pf;
-    bb_pq_error err;
     errno = ENOENT; /* a stale errno must not leak into the message */
-    cr_assert_eq(bb_pq_open(&pf, fifo, &err), BB_E_IO);
+    cr_assert_eq(bb_pq_open(&pf, fifo), BB_E_IO);
     unlink(fifo);
-    cr_assert(strstr(err.message, "it is a FIFO"), "%s", err.message);
-    cr_assert_eq(bb_pq_open(&pf, "/dev/zero", &err), BB_E_IO);
-    cr_assert(strstr(err.message, "it is a character device"), "%s", err.message);
+    cr_assert(strstr(bb_last_error(), "it is a FIFO"), "%s", bb_last_error());
+    cr_assert_eq(bb_pq_open(&pf, "/dev/zero"), BB_E_IO);
+    cr_assert(strstr(bb_last_error(), "it is a character device"), "%s", bb_last_error());
 }
 
 /* ---- Values ------------------------------------------------------------------------------- */
@@ -180,8 +179,7 @@ static bb_pq_file *open_footer(uint8_t *file, const uint8_t *meta, uint32_t n) {
     for (int i = 0; i < 4; i++) file[4 + n + i] = (uint8_t)(n >> (8 * i));
     memcpy(file + 8 + n, "PAR1", 4);
     bb_pq_file *pf;
-    bb_pq_error err;
-    cr_assert_eq(bb_pq_open_buffer(&pf, file, n + 12, &err), BB_OK, "%s", err.message);
+    cr_assert_eq(bb_pq_open_buffer(&pf, file, n + 12), BB_OK, "%s", bb_last_error());
     return pf;
 }
 
@@ -190,24 +188,23 @@ static bb_pq_file *open_sample(uint8_t *file) { return open_footer(file, footer,
 static void expect(bb_pq_file *pf, const char *col, const char *text, const uint8_t *bytes,
                    size_t n) {
     size_t c;
-    cr_assert_eq(bb_pq_find_column(pf, col, &c, NULL), BB_OK);
+    cr_assert_eq(bb_pq_find_column(pf, col, &c), BB_OK);
     uint8_t buf[16];
     const void *v;
     size_t len;
-    bb_pq_error err;
-    cr_assert_eq(bb_pq_encode_value(pf, c, text, strlen(text), buf, &v, &len, &err), BB_OK,
-                 "%s: %s", text, err.message);
+    cr_assert_eq(bb_pq_encode_value(pf, c, text, strlen(text), buf, &v, &len), BB_OK,
+                 "%s: %s", text, bb_last_error());
     cr_assert_eq(len, n, "%s", text);
     cr_assert_arr_eq(v, bytes, n, "%s", text);
 }
 
 static void refuse(bb_pq_file *pf, const char *col, const char *text) {
     size_t c;
-    cr_assert_eq(bb_pq_find_column(pf, col, &c, NULL), BB_OK);
+    cr_assert_eq(bb_pq_find_column(pf, col, &c), BB_OK);
     uint8_t buf[16];
     const void *v;
     size_t len;
-    cr_assert_eq(bb_pq_encode_value(pf, c, text, strlen(text), buf, &v, &len, NULL), BB_E_INVAL,
+    cr_assert_eq(bb_pq_encode_value(pf, c, text, strlen(text), buf, &v, &len), BB_E_INVAL,
                  "%s accepted", text);
 }
 
@@ -288,15 +285,14 @@ Test(values, footer_errors_have_their_own_message) {
     uint8_t file[sizeof footer + 12];
     bb_pq_close(open_sample(file));
     bb_pq_file *pf;
-    bb_pq_error err;
-    cr_assert_eq(bb_pq_open_buffer(&pf, file, sizeof file - 1, &err), BB_E_BAD_MAGIC);
-    cr_assert(strstr(err.message, "wrong magic"), "%s", err.message);
+    cr_assert_eq(bb_pq_open_buffer(&pf, file, sizeof file - 1), BB_E_BAD_MAGIC);
+    cr_assert(strstr(bb_last_error(), "wrong magic"), "%s", bb_last_error());
     file[sizeof file - 8] = 0xff; /* footer length 255 > 56 */
-    cr_assert_eq(bb_pq_open_buffer(&pf, file, sizeof file, &err), BB_E_TRUNCATED);
-    cr_assert(strstr(err.message, "truncated footer"), "%s", err.message);
+    cr_assert_eq(bb_pq_open_buffer(&pf, file, sizeof file), BB_E_TRUNCATED);
+    cr_assert(strstr(bb_last_error(), "truncated footer"), "%s", bb_last_error());
     memcpy(file + sizeof file - 4, "PARE", 4);
-    cr_assert_eq(bb_pq_open_buffer(&pf, file, sizeof file, &err), BB_E_UNSUPPORTED);
-    cr_assert(strstr(err.message, "encrypted"), "%s", err.message);
+    cr_assert_eq(bb_pq_open_buffer(&pf, file, sizeof file), BB_E_UNSUPPORTED);
+    cr_assert(strstr(bb_last_error(), "encrypted"), "%s", bb_last_error());
 }
 
 /* ---- Hostile footers ------------------------------------------------------------------------
@@ -338,9 +334,8 @@ Test(hostile, schema_deeper_than_the_cap_says_so) {
     size_t len = wrap(file, meta, n);
     keep("hostile_deep_schema", file, len);
     bb_pq_file *pf;
-    bb_pq_error err;
-    cr_assert_eq(bb_pq_open_buffer(&pf, file, len, &err), BB_E_UNSUPPORTED);
-    cr_assert_str_eq(err.message, "schema: nested more than 64 levels deep");
+    cr_assert_eq(bb_pq_open_buffer(&pf, file, len), BB_E_UNSUPPORTED);
+    cr_assert_str_eq(bb_last_error(), "schema: nested more than 64 levels deep");
 }
 
 Test(hostile, physical_type_minus_one_is_named_by_its_number) {
@@ -353,16 +348,15 @@ Test(hostile, physical_type_minus_one_is_named_by_its_number) {
     size_t len = wrap(file, meta, sizeof meta);
     keep("hostile_type_minus_one", file, len);
     bb_pq_file *pf;
-    bb_pq_error err;
-    cr_assert_eq(bb_pq_open_buffer(&pf, file, len, &err), BB_OK, "%s", err.message);
+    cr_assert_eq(bb_pq_open_buffer(&pf, file, len), BB_OK, "%s", bb_last_error());
     bb_pq_column_info ci;
     cr_assert_eq(bb_pq_column(pf, 0, &ci), BB_OK);
     cr_assert_str_eq(bb_pq_type_name(ci.type), "UNKNOWN(-1)");
     uint8_t buf[16];
     const void *v;
     size_t vlen;
-    cr_assert_eq(bb_pq_encode_value(pf, 0, "1", 1, buf, &v, &vlen, &err), BB_E_UNSUPPORTED);
-    cr_assert_str_eq(err.message, "column 'i' has physical type UNKNOWN(-1) (not supported)");
+    cr_assert_eq(bb_pq_encode_value(pf, 0, "1", 1, buf, &v, &vlen), BB_E_UNSUPPORTED);
+    cr_assert_str_eq(bb_last_error(), "column 'i' has physical type UNKNOWN(-1) (not supported)");
     bb_pq_close(pf);
 }
 
@@ -382,16 +376,15 @@ Test(hostile, decimal_scale_checked_against_its_type) {
     size_t len = wrap(file, meta, sizeof meta);
     keep("hostile_decimal_scale", file, len);
     bb_pq_file *pf;
-    bb_pq_error err;
-    cr_assert_eq(bb_pq_open_buffer(&pf, file, len, &err), BB_OK, "%s", err.message);
+    cr_assert_eq(bb_pq_open_buffer(&pf, file, len), BB_OK, "%s", bb_last_error());
     size_t col;
-    cr_assert_eq(bb_pq_find_column(pf, "dec", &col, &err), BB_OK);
+    cr_assert_eq(bb_pq_find_column(pf, "dec", &col), BB_OK);
     uint8_t buf[16];
     const void *v;
     size_t vlen;
-    cr_assert_eq(bb_pq_encode_value(pf, col, "1.5", 3, buf, &v, &vlen, &err), BB_E_INCONSISTENT);
-    cr_assert(strstr(err.message, "column 'dec' is DECIMAL(18, 2147483647), which INT64 cannot "
-                                  "hold"), "%s", err.message);
+    cr_assert_eq(bb_pq_encode_value(pf, col, "1.5", 3, buf, &v, &vlen), BB_E_INCONSISTENT);
+    cr_assert(strstr(bb_last_error(), "column 'dec' is DECIMAL(18, 2147483647), which INT64 cannot "
+                                  "hold"), "%s", bb_last_error());
     bb_pq_close(pf);
 }
 
@@ -427,11 +420,10 @@ Test(hostile, num_values_checked_against_num_rows) {
     tc_buf_free(&b);
     keep("hostile_num_values", file, len);
     bb_pq_file *pf;
-    bb_pq_error err;
-    cr_assert_eq(bb_pq_open_buffer(&pf, file, len, &err), BB_OK, "%s", err.message);
-    cr_assert_eq(bb_pq_chunk_values(pf, 0, 0, ignore_value, NULL, &err), BB_E_INCONSISTENT);
-    cr_assert(strstr(err.message, "num_values 2147483647 exceeds the row group's num_rows"),
-              "%s", err.message);
+    cr_assert_eq(bb_pq_open_buffer(&pf, file, len), BB_OK, "%s", bb_last_error());
+    cr_assert_eq(bb_pq_chunk_values(pf, 0, 0, ignore_value, NULL), BB_E_INCONSISTENT);
+    cr_assert(strstr(bb_last_error(), "num_values 2147483647 exceeds the row group's num_rows"),
+              "%s", bb_last_error());
     bb_pq_close(pf);
 }
 
@@ -461,10 +453,9 @@ Test(hostile, dictionary_entries_bounded_by_its_page) {
     file[at] = 120; /* zigzag(60) */
     keep("hostile_dictionary_entries", file, n);
     bb_pq_file *pf;
-    bb_pq_error err;
-    cr_assert_eq(bb_pq_open_buffer(&pf, file, n, &err), BB_OK, "%s", err.message);
-    cr_assert_eq(bb_pq_chunk_values(pf, 0, 0, ignore_value, NULL, &err), BB_E_CORRUPT);
-    cr_assert(strstr(err.message, "dictionary of 60 entries cannot fit its"), "%s", err.message);
+    cr_assert_eq(bb_pq_open_buffer(&pf, file, n), BB_OK, "%s", bb_last_error());
+    cr_assert_eq(bb_pq_chunk_values(pf, 0, 0, ignore_value, NULL), BB_E_CORRUPT);
+    cr_assert(strstr(bb_last_error(), "dictionary of 60 entries cannot fit its"), "%s", bb_last_error());
     bb_pq_close(pf);
 }
 
@@ -505,29 +496,27 @@ static int temp_files(void) {
     return n;
 }
 
-static bb_status index_to(const char *out, bb_pq_error *err) {
+static bb_status index_to(const char *out) {
     static const char *const cols[] = {"i"};
     bb_pq_index_opts o = {.columns = cols, .n_columns = 1, .fpr = 0.01};
-    return bb_pq_index("in.parquet", out, &o, err);
+    return bb_pq_index("in.parquet", out, &o);
 }
 
 TestSuite(output, .init = out_enter, .fini = out_leave);
 
 Test(output, written_and_readable) {
-    bb_pq_error err;
-    cr_assert_eq(index_to("out.parquet", &err), BB_OK, "%s", err.message);
+    cr_assert_eq(index_to("out.parquet"), BB_OK, "%s", bb_last_error());
     bb_pq_file *pf;
-    cr_assert_eq(bb_pq_open(&pf, "out.parquet", &err), BB_OK, "%s", err.message);
+    cr_assert_eq(bb_pq_open(&pf, "out.parquet"), BB_OK, "%s", bb_last_error());
     bb_pq_close(pf);
     cr_expect_eq(temp_files(), 0);
 }
 
 Test(output, dangling_link_refused_and_kept) {
     cr_assert_eq(symlink("no_such_dir/x", "link.parquet"), 0);
-    bb_pq_error err;
-    cr_assert_eq(index_to("link.parquet", &err), BB_E_IO);
-    cr_expect(strstr(err.message, "'link.parquet' is a symbolic link to a file that does not exist"),
-              "%s", err.message);
+    cr_assert_eq(index_to("link.parquet"), BB_E_IO);
+    cr_expect(strstr(bb_last_error(), "'link.parquet' is a symbolic link to a file that does not exist"),
+              "%s", bb_last_error());
     struct stat st;
     cr_assert_eq(lstat("link.parquet", &st), 0);
     cr_expect(S_ISLNK(st.st_mode));
@@ -535,9 +524,8 @@ Test(output, dangling_link_refused_and_kept) {
 
 Test(output, directory_refused) {
     cr_assert_eq(mkdir("d.parquet", 0755), 0);
-    bb_pq_error err;
-    cr_assert_eq(index_to("d.parquet", &err), BB_E_IO);
-    cr_expect(strstr(err.message, "'d.parquet' is not a regular file"), "%s", err.message);
+    cr_assert_eq(index_to("d.parquet"), BB_E_IO);
+    cr_expect(strstr(bb_last_error(), "'d.parquet' is not a regular file"), "%s", bb_last_error());
     cr_expect_eq(temp_files(), 0);
 }
 
@@ -549,9 +537,8 @@ Test(output, failed_write_keeps_the_old_output) {
     signal(SIGXFSZ, SIG_IGN);
     struct rlimit rl = {16, 16}; /* the copy is longer: its write fails with EFBIG */
     cr_assert_eq(setrlimit(RLIMIT_FSIZE, &rl), 0);
-    bb_pq_error err;
-    cr_assert_eq(index_to("out.parquet", &err), BB_E_IO);
-    cr_expect(strstr(err.message, "cannot write 'out.parquet': File too large"), "%s", err.message);
+    cr_assert_eq(index_to("out.parquet"), BB_E_IO);
+    cr_expect(strstr(bb_last_error(), "cannot write 'out.parquet': File too large"), "%s", bb_last_error());
     char buf[8] = {0};
     f = fopen("out.parquet", "rb");
     cr_assert_not_null(f);

@@ -265,7 +265,7 @@ static PyObject *Filter_add_many(FilterObject *self, PyObject *args, PyObject *k
     pthread_rwlock_wrlock(&self->lock);
     s = bbpy_batch_add(self->f, &b);
     pthread_rwlock_unlock(&self->lock);
-    if (s != BB_OK && is_arrow(&b)) snprintf(detail, sizeof detail, "%s", bb_arrow_last_error());
+    if (s != BB_OK && is_arrow(&b)) snprintf(detail, sizeof detail, "%s", bb_last_error());
     Py_END_ALLOW_THREADS
     bbpy_batch_release(&b);
     if (s != BB_OK) return bbpy_error(s, detail, NULL);
@@ -301,7 +301,7 @@ static PyObject *contains_stream(FilterObject *self, bbpy_batch *b) {
     pthread_rwlock_rdlock(&self->lock);
     s = bbpy_batch_contains_stream(self->f, b, &answers, &n);
     pthread_rwlock_unlock(&self->lock);
-    if (s != BB_OK) snprintf(detail, sizeof detail, "%s", bb_arrow_last_error());
+    if (s != BB_OK) snprintf(detail, sizeof detail, "%s", bb_last_error());
     Py_END_ALLOW_THREADS
     if (s != BB_OK) return bbpy_error(s, detail, NULL);
     uint8_t *p = NULL;
@@ -331,7 +331,7 @@ static PyObject *Filter_contains_many(FilterObject *self, PyObject *args, PyObje
     pthread_rwlock_rdlock(&self->lock);
     s = bbpy_batch_contains(self->f, &b, p);
     pthread_rwlock_unlock(&self->lock);
-    if (s != BB_OK && is_arrow(&b)) snprintf(detail, sizeof detail, "%s", bb_arrow_last_error());
+    if (s != BB_OK && is_arrow(&b)) snprintf(detail, sizeof detail, "%s", bb_last_error());
     Py_END_ALLOW_THREADS
     bbpy_batch_release(&b);
     if (s != BB_OK) {

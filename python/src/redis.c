@@ -27,10 +27,10 @@ typedef struct RedisObject {
 static PyObject *RedisError; /* blockbloom.redis.RedisError */
 
 /* The exception of status s with the handle's message (read under the lock: msg). */
-static PyObject *redis_error(bb_redis_status s, const char *msg) {
-    if (s == BB_REDIS_E_NOMEM) return PyErr_NoMemory();
-    PyErr_SetString(s == BB_REDIS_E_INVAL ? PyExc_ValueError : RedisError,
-                    msg && *msg ? msg : bb_redis_strerror(s));
+static PyObject *redis_error(bb_status s, const char *msg) {
+    if (s == BB_E_NOMEM) return PyErr_NoMemory();
+    PyErr_SetString(s == BB_E_INVAL ? PyExc_ValueError : RedisError,
+                    msg && *msg ? msg : bb_strerror(s));
     return NULL;
 }
 
@@ -136,15 +136,15 @@ static void batch_chunk(const bbpy_batch *b, size_t first, chunk *c) {
 
 /* Answers of one chunk: madd's "new" or mexists's "possibly present"; null Arrow values are
  * not sent and answer 0. */
-static bb_redis_status run_chunk(bb_redis *r, const char *name, bool add, chunk *c, uint8_t *out) {
+static bb_status run_chunk(bb_redis *r, const char *name, bool add, chunk *c, uint8_t *out) {
     const void *keys[CHUNK];
     size_t lens[CHUNK], m = 0;
     uint8_t ans[CHUNK];
     for (size_t i = 0; i < c->n; i++)
         if (!c->skip[i]) keys[m] = c->keys[i], lens[m++] = c->lens[i];
-    bb_redis_status s = add ? bb_redis_madd(r, name, keys, lens, m, ans)
+    bb_status s = add ? bb_redis_madd(r, name, keys, lens, m, ans)
                             : bb_redis_mexists(r, name, keys, lens, m, ans, NULL);
-    for (size_t i = 0, k = 0; s == BB_REDIS_OK && i < c->n; i++) out[i] = c->skip[i] ? 0 : ans[k++];
+    for (size_t i = 0, k = 0; s == BB_OK && i < c->n; i++) out[i] = c->skip[i] ? 0 : ans[k++];
     return s;
 }
 
@@ -165,45 +165,45 @@ static bool answers_grow(answers *a, size_t more) {
 }
 
 /* One Arrow array's keys through run_chunk into a. */
-static bb_redis_status run_arrow(bb_redis *r, const char *name, bool add, const struct ArrowArray *arr,
-                                 const struct ArrowSchema *sch, answers *a, chunk *c, char *why,
-                                 size_t why_len) {
+static bb_status run_arrow(bb_redis *r, const char *name, bool add, const struct ArrowArray *arr,
+                           const struct ArrowSchema *sch, answers *a, chunk *c, char *why,
+                           size_t why_len) {
     const char *bad = arrow_check(arr, sch);
     if (bad) {
         snprintf(why, why_len, "%s ('%s')", bad, sch->format ? sch->format : "");
-        return BB_REDIS_E_INVAL;
+        return BB_E_INVAL;
     }
-    if (!answers_grow(a, (size_t)arr->length)) return BB_REDIS_E_NOMEM;
-    bb_redis_status s = BB_REDIS_OK;
-    for (int64_t i = 0; s == BB_REDIS_OK && i < arr->length; i += CHUNK) {
+    if (!answers_grow(a, (size_t)arr->length)) return BB_E_NOMEM;
+    bb_status s = BB_OK;
+    for (int64_t i = 0; s == BB_OK && i < arr->length; i += CHUNK) {
         c->n = (size_t)(arr->length - i < CHUNK ? arr->length - i : CHUNK);
         arrow_chunk(arr, sch, i, c);
         s = run_chunk(r, name, add, c, a->p + a->n);
-        if (s == BB_REDIS_OK) a->n += c->n;
+        if (s == BB_OK) a->n += c->n;
     }
     return s;
 }
 
-static bb_redis_status run_stream(bb_redis *r, const char *name, bool add,
-                                  struct ArrowArrayStream *st, answers *a, chunk *c, char *why,
-                                  size_t why_len) {
+static bb_status run_stream(bb_redis *r, const char *name, bool add,
+                            struct ArrowArrayStream *st, answers *a, chunk *c, char *why,
+                            size_t why_len) {
     struct ArrowSchema sch;
     if (st->get_schema(st, &sch) != 0) {
         snprintf(why, why_len, "the Arrow stream gave no schema");
-        return BB_REDIS_E_INVAL;
+        return BB_E_INVAL;
     }
-    bb_redis_status s = BB_REDIS_OK;
+    bb_status s = BB_OK;
     for (;;) {
         struct ArrowArray arr;
         if (st->get_next(st, &arr) != 0) {
             snprintf(why, why_len, "the Arrow stream failed");
-            s = BB_REDIS_E_INVAL;
+            s = BB_E_INVAL;
             break;
         }
         if (!arr.release) break; /* the end */
         s = run_arrow(r, name, add, &arr, &sch, a, c, why, why_len);
         arr.release(&arr);
-        if (s != BB_REDIS_OK) break;
+        if (s != BB_OK) break;
     }
     sch.release(&sch);
     return s;
@@ -221,34 +221,34 @@ static PyObject *run_batch(RedisObject *self, PyObject *args, bool add) {
     chunk *c = malloc(sizeof *c);
     answers a = {0};
     char why[200] = "", msg[512] = "";
-    bb_redis_status s = c ? BB_REDIS_OK : BB_REDIS_E_NOMEM;
+    bb_status s = c ? BB_OK : BB_E_NOMEM;
     Py_BEGIN_ALLOW_THREADS
     pthread_mutex_lock(&self->lock);
-    if (s != BB_REDIS_OK) {
+    if (s != BB_OK) {
     } else if (b.shape == BBPY_ARROW_ARRAY) {
         s = run_arrow(self->r, name, add, b.array, b.schema, &a, c, why, sizeof why);
     } else if (b.shape == BBPY_ARROW_STREAM) {
         s = run_stream(self->r, name, add, b.stream, &a, c, why, sizeof why);
     } else if (!answers_grow(&a, b.n)) {
-        s = BB_REDIS_E_NOMEM;
+        s = BB_E_NOMEM;
     } else {
-        for (size_t i = 0; s == BB_REDIS_OK && i < b.n; i += CHUNK) {
+        for (size_t i = 0; s == BB_OK && i < b.n; i += CHUNK) {
             c->n = b.n - i < CHUNK ? b.n - i : CHUNK;
             batch_chunk(&b, i, c);
             s = run_chunk(self->r, name, add, c, a.p + a.n);
-            if (s == BB_REDIS_OK) a.n += c->n;
+            if (s == BB_OK) a.n += c->n;
         }
     }
-    if (s != BB_REDIS_OK) snprintf(msg, sizeof msg, "%s", why[0] ? why : bb_redis_error(self->r));
+    if (s != BB_OK) snprintf(msg, sizeof msg, "%s", why[0] ? why : bb_last_error());
     pthread_mutex_unlock(&self->lock);
     Py_END_ALLOW_THREADS
     bbpy_batch_release(&b);
     free(c);
     PyObject *out = NULL;
     uint8_t *p;
-    if (s == BB_REDIS_OK && (out = bbpy_new_out(a.n, &p)) && a.n) memcpy(p, a.p, a.n);
+    if (s == BB_OK && (out = bbpy_new_out(a.n, &p)) && a.n) memcpy(p, a.p, a.n);
     free(a.p);
-    return s == BB_REDIS_OK ? out : redis_error(s, msg);
+    return s == BB_OK ? out : redis_error(s, msg);
 }
 
 static PyObject *Redis_add_many(RedisObject *self, PyObject *args) { return run_batch(self, args, true); }
@@ -261,7 +261,7 @@ static PyObject *Redis_contains_many(RedisObject *self, PyObject *args) { return
     do {                                                                           \
         Py_BEGIN_ALLOW_THREADS pthread_mutex_lock(&(self)->lock);                  \
         s = (call);                                                                \
-        if (s != BB_REDIS_OK) snprintf(msg, sizeof msg, "%s", bb_redis_error((self)->r)); \
+        if (s != BB_OK) snprintf(msg, sizeof msg, "%s", bb_last_error()); \
         pthread_mutex_unlock(&(self)->lock);                                       \
         Py_END_ALLOW_THREADS                                                       \
     } while (0)
@@ -282,32 +282,32 @@ static PyObject *Redis_reserve(RedisObject *self, PyObject *args, PyObject *kw) 
     prm.nonscaling = nonscaling;
     prm.shards = shards;
     if (prm.error_rate == 0.0 || cap == 0) /* 0 means "the default" to the C call */
-        return redis_error(BB_REDIS_E_INVAL, prm.error_rate == 0.0
+        return redis_error(BB_E_INVAL, prm.error_rate == 0.0
                            ? "ERR error rate must be in the range (0.000000, 1.000000)"
                            : "ERR capacity must be in the range [1, 1073741824]");
-    bb_redis_status s;
+    bb_status s;
     char msg[512] = "";
     LOCKED(self, s, msg, bb_redis_reserve_params(self->r, name, &prm));
-    return s == BB_REDIS_OK ? Py_NewRef(Py_None) : redis_error(s, msg);
+    return s == BB_OK ? Py_NewRef(Py_None) : redis_error(s, msg);
 }
 
 static PyObject *Redis_delete(RedisObject *self, PyObject *args) {
     const char *name;
     if (!PyArg_ParseTuple(args, "s:delete", &name) || !open_client(self)) return NULL;
-    bb_redis_status s;
+    bb_status s;
     char msg[512] = "";
     LOCKED(self, s, msg, bb_redis_del(self->r, name));
-    return s == BB_REDIS_OK ? Py_NewRef(Py_None) : redis_error(s, msg);
+    return s == BB_OK ? Py_NewRef(Py_None) : redis_error(s, msg);
 }
 
 static PyObject *Redis_info(RedisObject *self, PyObject *args) {
     const char *name;
     if (!PyArg_ParseTuple(args, "s:info", &name) || !open_client(self)) return NULL;
     bb_redis_info in;
-    bb_redis_status s;
+    bb_status s;
     char msg[512] = "";
     LOCKED(self, s, msg, bb_redis_info_get(self->r, name, &in));
-    if (s != BB_REDIS_OK) return redis_error(s, msg);
+    if (s != BB_OK) return redis_error(s, msg);
     return Py_BuildValue("{sKsdsKsKsKsIsKsKsKsKsKsdsKsK}", "capacity", in.capacity,
                          "error_rate", in.error_rate, "size_bytes", in.size_bytes, "bits",
                          in.bits, "blocks", in.blocks, "k", in.k, "seed", in.seed, "shards",
@@ -320,10 +320,10 @@ static PyObject *Redis_pull(RedisObject *self, PyObject *args) {
     const char *name;
     if (!PyArg_ParseTuple(args, "s:pull", &name) || !open_client(self)) return NULL;
     bb_filter *f = NULL;
-    bb_redis_status s;
+    bb_status s;
     char msg[512] = "";
     LOCKED(self, s, msg, bb_redis_pull(self->r, name, &f));
-    return s == BB_REDIS_OK ? bbpy_wrap(&bbpy_FilterType, f) : redis_error(s, msg);
+    return s == BB_OK ? bbpy_wrap(&bbpy_FilterType, f) : redis_error(s, msg);
 }
 
 static PyObject *Redis_close(RedisObject *self, PyObject *unused) {
@@ -378,13 +378,13 @@ static int Redis_init(RedisObject *self, PyObject *args, PyObject *kw) {
                               .password = password, .timeout_ms = (uint32_t)(timeout * 1000 + 0.5),
                               .wait_replicas = wait};
         bb_redis *r = NULL;
-        bb_redis_status s;
+        bb_status s;
         char msg[512] = "";
         Py_BEGIN_ALLOW_THREADS
         s = bb_redis_open(&r, urls, (size_t)n, &o);
-        if (s != BB_REDIS_OK) snprintf(msg, sizeof msg, "%s", bb_redis_error(r));
+        if (s != BB_OK) snprintf(msg, sizeof msg, "%s", bb_last_error());
         Py_END_ALLOW_THREADS
-        if (s != BB_REDIS_OK) {
+        if (s != BB_OK) {
             bb_redis_free(r);
             redis_error(s, msg);
             rc = -1;

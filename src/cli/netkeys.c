@@ -143,9 +143,8 @@ static bool parse_proto(const char *s, size_t len, uint8_t *out) {
 /* A single address (no prefix length) into a[16]. */
 static const char *parse_addr(const char *s, size_t len, uint8_t a[16]) {
     unsigned plen;
-    const char *why;
     if (memchr(s, '/', len)) return "a single address was expected, not a range";
-    return bb_cidr_parse(s, len, a, &plen, &why) == BB_OK ? NULL : why;
+    return bb_cidr_parse(s, len, a, &plen) == BB_OK ? NULL : bb_last_error();
 }
 
 const char *cli_net_5tuple(const char *s, size_t len, uint8_t key[BB_5TUPLE_KEY_BYTES]) {
@@ -235,7 +234,7 @@ const char *cli_net_entry(cli_netctx *c, const char *s, size_t len, cli_keybuf *
         return cli_keybuf_append(kb, c->buf + ex[0].off, ex[0].len) ? NULL : cli_net_no_memory;
     case BB_KEYS_DOMAIN: return domain_entry(c, s, len, kb);
     case BB_KEYS_CIDR:
-        if (bb_cidr_parse(s, len, a, &plen, &why) != BB_OK) return why;
+        if (bb_cidr_parse(s, len, a, &plen) != BB_OK) return bb_last_error();
         bb_cidr_range_keys(a, plen, c->prefixes, ranges, lens, &n);
         for (size_t i = 0; i < n; i++)
             if (!cli_keybuf_append(kb, (char *)ranges[i], lens[i])) return cli_net_no_memory;

@@ -14,6 +14,7 @@
  */
 #include "cli.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,6 +28,7 @@ typedef struct chunk {
     size_t len[CHUNK];
     uint8_t key[CHUNK][BB_5TUPLE_KEY_BYTES]; /* cidr: 16-byte addresses; 5tuple: keys */
     const char *why[CHUNK];        /* why line i is malformed, or NULL */
+    char why_text[CHUNK][64];      /* copies of bb_cidr_parse's reasons (bb_last_error) */
     uint8_t out[CHUNK];
 } chunk;
 
@@ -78,8 +80,13 @@ static void parse_fixed(netq *q, chunk *c) {
             c->why[i] = cli_net_5tuple(c->ptr[i], c->len[i], c->key[i]);
         } else if (memchr(c->ptr[i], '/', c->len[i])) {
             c->why[i] = "a single address was expected, not a range";
-        } else if (bb_cidr_parse(c->ptr[i], c->len[i], c->key[i], &plen, &c->why[i]) != BB_OK) {
+        } else if (bb_cidr_parse(c->ptr[i], c->len[i], c->key[i], &plen) != BB_OK) {
+            c->why[i] = bb_last_error();
             memset(c->key[i], 0, 16);
+        }
+        if (c->why[i] == bb_last_error()) { /* keep it past the next line's parse */
+            snprintf(c->why_text[i], sizeof c->why_text[i], "%s", c->why[i]);
+            c->why[i] = c->why_text[i];
         }
     }
 }

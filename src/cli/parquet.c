@@ -55,28 +55,25 @@ static const char info_usage[] =
 /* ---- Shared helpers ------------------------------------------------------------------------- */
 
 int cli_pq_open(const char *path, bb_pq_file **out) {
-    bb_pq_error err;
-    if (bb_pq_open(out, path, &err) == BB_OK) return BB_EXIT_OK;
-    cli_error("cannot read Parquet file '%s': %s", path, err.message);
+    if (bb_pq_open(out, path) == BB_OK) return BB_EXIT_OK;
+    cli_error("cannot read Parquet file '%s': %s", path, bb_last_error());
     return BB_EXIT_RUNTIME;
 }
 
 int cli_pq_column(const char *path, const bb_pq_file *pf, const char *name, size_t *col) {
-    bb_pq_error err;
-    if (bb_pq_find_column(pf, name, col, &err) == BB_OK) return BB_EXIT_OK;
-    cli_error("'%s': %s", path, err.message);
+    if (bb_pq_find_column(pf, name, col) == BB_OK) return BB_EXIT_OK;
+    cli_error("'%s': %s", path, bb_last_error());
     return BB_EXIT_RUNTIME;
 }
 
 int cli_pq_chunk_filter(const char *path, const bb_pq_file *pf, size_t rg, size_t col,
                         bb_filter **out, bool *pow2_out) {
-    bb_pq_error err;
     bool pow2 = true;
-    bb_status s = bb_pq_chunk_filter(pf, rg, col, out, &pow2, &err);
+    bb_status s = bb_pq_chunk_filter(pf, rg, col, out, &pow2);
     if (pow2_out) *pow2_out = pow2;
     if (s == BB_E_ABSENT) return BB_EXIT_OK;
     if (s != BB_OK) {
-        cli_error("'%s': %s", path, err.message);
+        cli_error("'%s': %s", path, bb_last_error());
         return BB_EXIT_RUNTIME;
     }
     if (!pow2) {

@@ -51,15 +51,15 @@ static void count_filters(const char *out, const bb_pq_index_opts *o, size_t *n_
     bb_pq_file *pf;
     *n_out = *rgs_out = 0;
     *bytes_out = 0;
-    if (bb_pq_open(&pf, out, NULL) != BB_OK) return;
+    if (bb_pq_open(&pf, out) != BB_OK) return;
     size_t rgs = bb_pq_row_groups(pf);
     for (size_t j = 0; j < o->n_columns; j++) {
         size_t col;
-        if (bb_pq_find_column(pf, o->columns[j], &col, NULL) != BB_OK) continue;
+        if (bb_pq_find_column(pf, o->columns[j], &col) != BB_OK) continue;
         for (size_t rg = 0; rg < rgs; rg++) {
             const void *bits;
             size_t len;
-            if (bb_pq_chunk_bitset(pf, rg, col, &bits, &len, NULL, NULL) == BB_OK) {
+            if (bb_pq_chunk_bitset(pf, rg, col, &bits, &len, NULL) == BB_OK) {
                 ++*n_out;
                 *bytes_out += len;
             }
@@ -99,12 +99,16 @@ static bool make_parents(char *path) {
 static void index_one(job *j, const cli_pq_input *f) {
     size_t len = strlen(j->out_dir) + strlen(f->rel) + 2;
     char *out = malloc(len);
-    bb_pq_error err = {{0}};
+    char why[512] = ""; /* bb_pq_index's reason (this thread's bb_last_error), or errno's */
     bb_status s = BB_E_NOMEM;
     if (out) {
         snprintf(out, len, "%s/%s", j->out_dir, f->rel);
-        s = make_parents(out) ? bb_pq_index(f->path, out, j->o, &err) : BB_E_IO;
-        if (s == BB_E_IO && !err.message[0]) snprintf(err.message, sizeof err.message, "%s", strerror(errno));
+        bool ran = make_parents(out);
+        s = ran ? bb_pq_index(f->path, out, j->o) : BB_E_IO;
+        int e = errno;
+        const char *detail = ran ? bb_last_error() : "";
+        if (s == BB_E_IO && !detail[0]) detail = strerror(e);
+        if (s != BB_OK) snprintf(why, sizeof why, "%s", detail);
     }
     size_t n = 0, rgs = 0;
     uint64_t bytes = 0;
@@ -113,7 +117,7 @@ static void index_one(job *j, const cli_pq_input *f) {
     if (j->progress && cli_progress_open) fputs("\r\033[K", stderr), cli_progress_open = false;
     if (s != BB_OK) {
         cli_error("cannot index '%s' into '%s': %s", f->path, out ? out : "?",
-                  err.message[0] ? err.message : bb_strerror(s));
+                  why[0] ? why : bb_strerror(s));
         j->failed++;
     }
     j->done++;
@@ -246,13 +250,12 @@ int cli_parquet_index(int argc, char **argv) {
                                  "input", out);
     cli_pq_inputs in = {0};
     if (st < 0 && (st = cli_pq_expand(argv + optind, (size_t)(argc - optind), &in)) == BB_EXIT_OK) {
-        bb_pq_error err;
         size_t n, rgs;
         uint64_t bytes;
         if (in.dataset) {
             st = index_dataset(&in, out, &o, threads);
-        } else if (bb_pq_index(in.v[0].path, out, &o, &err) != BB_OK) {
-            cli_error("cannot index '%s' into '%s': %s", in.v[0].path, out, err.message);
+        } else if (bb_pq_index(in.v[0].path, out, &o) != BB_OK) {
+            cli_error("cannot index '%s' into '%s': %s", in.v[0].path, out, bb_last_error());
             st = BB_EXIT_RUNTIME;
         } else {
             count_filters(out, &o, &n, &rgs, &bytes);

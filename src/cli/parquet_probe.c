@@ -117,12 +117,11 @@ static int encode_all(const probe_file *f, const cli_keybuf *in, cli_keybuf *out
         uint8_t buf[16];
         const void *v;
         size_t vlen;
-        bb_pq_error err;
         const char *text = in->data + in->off[i];
         size_t tlen = (size_t)(in->off[i + 1] - in->off[i]);
-        if (bb_pq_encode_value(f->pf, f->col, tlen ? text : "", tlen, buf, &v, &vlen, &err) !=
+        if (bb_pq_encode_value(f->pf, f->col, tlen ? text : "", tlen, buf, &v, &vlen) !=
             BB_OK) {
-            cli_error("'%s': %s", f->path, err.message);
+            cli_error("'%s': %s", f->path, bb_last_error());
             return BB_EXIT_RUNTIME;
         }
         if (vlen) memcpy(out->data + out->len, v, vlen);

@@ -268,11 +268,11 @@ static int parse_args(int argc, char **argv, redis_opts *o) {
     return BB_EXIT_OK;
 }
 
-static int fail(bb_redis *r, bb_redis_status s) {
-    const char *msg = r && bb_redis_error(r)[0] ? bb_redis_error(r) : bb_redis_strerror(s);
+static int fail(bb_redis *r, bb_status s) {
+    const char *msg = r && bb_last_error()[0] ? bb_last_error() : bb_strerror(s);
     /* The library's messages start with "redis" (+ host:port) or quote the server (ERR ...). */
     cli_error(strncmp(msg, "redis", 5) == 0 ? "%s" : "redis: %s", msg);
-    return s == BB_REDIS_E_INVAL ? BB_EXIT_USAGE : BB_EXIT_RUNTIME;
+    return s == BB_E_INVAL ? BB_EXIT_USAGE : BB_EXIT_RUNTIME;
 }
 
 /* ---- Keys ------------------------------------------------------------------------------------ */
@@ -285,8 +285,8 @@ typedef struct key_job {
 } key_job;
 
 /* One batch of keys: pointers into kb, then madd, insert or mexists. */
-static bb_redis_status key_batch(bb_redis *r, const key_job *job, const void **keys,
-                                 size_t *lens, size_t n, uint8_t *out) {
+static bb_status key_batch(bb_redis *r, const key_job *job, const void **keys,
+                           size_t *lens, size_t n, uint8_t *out) {
     if (!job->add) return bb_redis_mexists(r, job->name, keys, lens, n, out, NULL);
     return job->ins ? bb_redis_insert(r, job->name, job->ins, keys, lens, n, out)
                     : bb_redis_madd(r, job->name, keys, lens, n, out);
@@ -303,9 +303,9 @@ static void print_answers(const redis_opts *o, const uint8_t *out, size_t m, uin
 static int run_batch(bb_redis *r, const redis_opts *o, const key_job *job, const void **keys,
                      size_t *lens, size_t m, uint64_t *ones) {
     uint8_t out[CLI_REDIS_BATCH];
-    bb_redis_status s = key_batch(r, job, keys, lens, m, out);
-    if (s == BB_REDIS_E_FULL) print_answers(o, out, m, ones);
-    if (s != BB_REDIS_OK) return fail(r, s);
+    bb_status s = key_batch(r, job, keys, lens, m, out);
+    if (s == BB_E_FULL) print_answers(o, out, m, ones);
+    if (s != BB_OK) return fail(r, s);
     print_answers(o, out, m, ones);
     return BB_EXIT_OK;
 }
@@ -400,8 +400,8 @@ static int run_info(bb_redis *r, const redis_opts *o, const char *name, const ch
         if (strcasecmp(field, fields[i]) == 0) want = i;
     if (field && want < 0) return redis_error("Invalid information value");
     bb_redis_info in;
-    bb_redis_status s = bb_redis_info_get(r, name, &in);
-    if (s != BB_REDIS_OK) return fail(r, s);
+    bb_status s = bb_redis_info_get(r, name, &in);
+    if (s != BB_OK) return fail(r, s);
     char expansion[24] = "(nil)";
     if (in.expansion) snprintf(expansion, sizeof expansion, "%" PRIu64, in.expansion);
     if (want >= 0) {
@@ -447,8 +447,8 @@ static int run_reserve(bb_redis *r, const redis_opts *o, char **args, size_t n) 
     }
     if (expansion_given && p.expansion == 0) p.nonscaling = true; /* EXPANSION 0 = NONSCALING */
     else if (expansion_given && p.nonscaling) return redis_error("Nonscaling filters cannot expand");
-    bb_redis_status s = bb_redis_reserve_params(r, args[0], &p);
-    if (s != BB_REDIS_OK) return fail(r, s);
+    bb_status s = bb_redis_reserve_params(r, args[0], &p);
+    if (s != BB_OK) return fail(r, s);
     puts("OK");
     return cli_finish_stdout(BB_EXIT_OK);
 }
@@ -491,8 +491,8 @@ static int run_insert(bb_redis *r, const redis_opts *o, char **args, size_t n) {
 static int run_pull(bb_redis *r, const redis_opts *o, const char *name) {
     if (!o->out) return cli_usage_error("redis", "pull needs -o FILE");
     bb_filter *f;
-    bb_redis_status s = bb_redis_pull(r, name, &f);
-    if (s != BB_REDIS_OK) return fail(r, s);
+    bb_status s = bb_redis_pull(r, name, &f);
+    if (s != BB_OK) return fail(r, s);
     int st = cli_save_and_report(f, o->out);
     bb_free(f);
     return st;
@@ -527,10 +527,10 @@ static int run_push_slice(bb_redis *r, redis_opts *o, const char *path, const ch
     uint64_t len;
     int st = read_file(path, &data, &len);
     bool published = false;
-    bb_redis_status s = st ? BB_REDIS_OK : bb_redis_push_slice(r, &in, data, len, name, &published);
+    bb_status s = st ? BB_OK : bb_redis_push_slice(r, &in, data, len, name, &published);
     free(data);
     if (st) return st;
-    if (s != BB_REDIS_OK) return fail(r, s);
+    if (s != BB_OK) return fail(r, s);
     printf("%s\n", published ? "OK published" : "OK");
     return cli_finish_stdout(BB_EXIT_OK);
 }
@@ -540,19 +540,19 @@ static int run_push(bb_redis *r, redis_opts *o, const char *path, const char *na
     bb_filter *f;
     bb_status bs = bb_open_mmap(&f, path);
     if (bs != BB_OK) return cli_lib_error("cannot open", path, bs, errno);
-    bb_redis_status s = bb_redis_push(r, f, name, o->shards);
+    bb_status s = bb_redis_push(r, f, name, o->shards);
     bb_free(f);
-    if (s != BB_REDIS_OK) return fail(r, s);
+    if (s != BB_OK) return fail(r, s);
     puts("OK");
     return cli_finish_stdout(BB_EXIT_OK);
 }
 
 static int run_simple(bb_redis *r, const char *sub, const char *name) {
-    bb_redis_status s;
+    bb_status s;
     uint64_t card = 0;
     if (strcmp(sub, "card") == 0) s = bb_redis_card(r, name, &card);
     else s = bb_redis_del(r, name);
-    if (s != BB_REDIS_OK) return fail(r, s);
+    if (s != BB_OK) return fail(r, s);
     printf("%" PRIu64 "\n", strcmp(sub, "card") == 0 ? card : 1);
     return cli_finish_stdout(BB_EXIT_OK);
 }
@@ -611,10 +611,10 @@ static int connect_redis(redis_opts *o, bb_redis **r) {
         o->conn.password = getenv("REDISCLI_AUTH");
     }
     const char *const *urls = o->n_seeds ? o->seeds : &o->url;
-    bb_redis_status s = bb_redis_open(r, urls, o->n_seeds ? o->n_seeds : 1, &o->conn);
+    bb_status s = bb_redis_open(r, urls, o->n_seeds ? o->n_seeds : 1, &o->conn);
     memset(password, 0, sizeof password);
     o->conn.password = NULL;
-    return s == BB_REDIS_OK ? BB_EXIT_OK : fail(*r, s);
+    return s == BB_OK ? BB_EXIT_OK : fail(*r, s);
 }
 
 int bb_cmd_redis(int argc, char **argv) {

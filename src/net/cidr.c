@@ -19,6 +19,7 @@
  * IPv6 is inside) also adds the key of 0.0.0.0/0, which IPv4 addresses do test.
  */
 #include "netutil.h"
+#include "../lasterror.h"
 
 #include <arpa/inet.h>
 #include <stdlib.h>
@@ -70,21 +71,17 @@ static bool parse_len(const char *s, size_t len, unsigned *out) {
     return true;
 }
 
-static bb_status fail(const char **why, const char *text) {
-    if (why) *why = text;
-    return BB_E_MALFORMED;
-}
+static bb_status fail(const char *text) { return bb_error_set(BB_E_MALFORMED, "%s", text); }
 
-bb_status bb_cidr_parse(const char *text, size_t len, uint8_t addr[16], unsigned *prefix_len,
-                        const char **why) {
-    if (why) *why = NULL;
+bb_status bb_cidr_parse(const char *text, size_t len, uint8_t addr[16], unsigned *prefix_len) {
+    bb_error_clear();
     if ((!text && len) || !addr || !prefix_len) return BB_E_INVAL;
     while (len && (*text == ' ' || *text == '\t')) text++, len--;
     while (len && (text[len - 1] == ' ' || text[len - 1] == '\t' || text[len - 1] == '\r')) len--;
     const char *slash = memchr(text, '/', len);
     size_t alen = slash ? (size_t)(slash - text) : len;
     char buf[INET6_ADDRSTRLEN + 1];
-    if (alen == 0 || alen >= sizeof buf) return fail(why, "not an IP address");
+    if (alen == 0 || alen >= sizeof buf) return fail("not an IP address");
     memcpy(buf, text, alen);
     buf[alen] = '\0';
     uint8_t v4[4];
@@ -95,16 +92,16 @@ bb_status bb_cidr_parse(const char *text, size_t len, uint8_t addr[16], unsigned
     } else if (inet_pton(AF_INET6, buf, addr) == 1) {
         max = 128, base = 0;
     } else {
-        return fail(why, "not an IP address");
+        return fail("not an IP address");
     }
     unsigned n = max;
     if (slash && !parse_len(slash + 1, len - alen - 1, &n))
-        return fail(why, "the prefix length is not a whole number");
-    if (n > max) return fail(why, max == 32 ? "prefix length above 32 for IPv4"
+        return fail("the prefix length is not a whole number");
+    if (n > max) return fail(max == 32 ? "prefix length above 32 for IPv4"
                                              : "prefix length above 128 for IPv6");
     uint8_t m[16];
     bb_cidr_mask(addr, base + n, m);
-    if (memcmp(m, addr, 16) != 0) return fail(why, "host bits set beyond the prefix");
+    if (memcmp(m, addr, 16) != 0) return fail("host bits set beyond the prefix");
     *prefix_len = base + n;
     return BB_OK;
 }

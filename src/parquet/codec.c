@@ -21,23 +21,22 @@
 #include <zlib.h>
 #include <zstd.h>
 
-static bb_status bad(bb_pq_error *err, int64_t codec) {
-    return pq_fail(err, BB_E_CORRUPT, "%s page does not decompress to its stated size",
+static bb_status bad(int64_t codec) {
+    return pq_fail(BB_E_CORRUPT, "%s page does not decompress to its stated size",
                    pq_codec_name(codec));
 }
 
-static bb_status gunzip(const uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_len,
-                        bb_pq_error *err) {
+static bb_status gunzip(const uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_len) {
     z_stream z;
     memset(&z, 0, sizeof z);
-    if (inflateInit2(&z, 15 + 32) != Z_OK) return pq_fail(err, BB_E_NOMEM, "out of memory");
+    if (inflateInit2(&z, 15 + 32) != Z_OK) return pq_fail(BB_E_NOMEM, "out of memory");
     /* Page sizes are Thrift i32s (pages.c checks them), so they fit zlib's uInt. */
     z.next_in = (Bytef *)src;
     z.avail_in = (uInt)src_len;
     z.next_out = dst;
     z.avail_out = (uInt)dst_len;
     int rc = inflate(&z, Z_FINISH);
-    bb_status s = rc == Z_STREAM_END && z.avail_out == 0 ? BB_OK : bad(err, 2);
+    bb_status s = rc == Z_STREAM_END && z.avail_out == 0 ? BB_OK : bad(2);
     inflateEnd(&z);
     return s;
 }
@@ -69,48 +68,47 @@ static bool lz4_hadoop(const uint8_t *src, size_t src_len, uint8_t *dst, size_t 
     return out == dst_len && src_len > 0;
 }
 
-static bb_status unbrotli(const uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_len,
-                          bb_pq_error *err) {
+static bb_status unbrotli(const uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_len) {
     size_t got = dst_len;
     if (BrotliDecoderDecompress(src_len, src, &got, dst) != BROTLI_DECODER_RESULT_SUCCESS ||
         got != dst_len)
-        return bad(err, 4);
+        return bad(4);
     return BB_OK;
 }
 
 bb_status pq_decompress(int64_t codec, const uint8_t *src, size_t src_len, uint8_t *dst,
-                        size_t dst_len, bb_pq_error *err) {
+                        size_t dst_len) {
     size_t got;
     switch (codec) {
     case 0:
-        if (src_len != dst_len) return bad(err, codec);
+        if (src_len != dst_len) return bad(codec);
         if (dst_len) memcpy(dst, src, dst_len);
         return BB_OK;
     case 1:
         if (snappy_uncompressed_length((const char *)src, src_len, &got) != SNAPPY_OK ||
             got != dst_len)
-            return bad(err, codec);
+            return bad(codec);
         got = dst_len;
         if (snappy_uncompress((const char *)src, src_len, (char *)dst, &got) != SNAPPY_OK ||
             got != dst_len)
-            return bad(err, codec);
+            return bad(codec);
         return BB_OK;
     case 2:
-        return gunzip(src, src_len, dst, dst_len, err);
+        return gunzip(src, src_len, dst, dst_len);
     case 4:
-        return unbrotli(src, src_len, dst, dst_len, err);
+        return unbrotli(src, src_len, dst, dst_len);
     case 5:
         if (dst_len == 0 && src_len == 0) return BB_OK;
         return lz4_hadoop(src, src_len, dst, dst_len) || lz4_block(src, src_len, dst, dst_len)
-                   ? BB_OK : bad(err, codec);
+                   ? BB_OK : bad(codec);
     case 6:
         got = ZSTD_decompress(dst, dst_len, src, src_len);
-        if (ZSTD_isError(got) || got != dst_len) return bad(err, codec);
+        if (ZSTD_isError(got) || got != dst_len) return bad(codec);
         return BB_OK;
     case 7:
-        return lz4_block(src, src_len, dst, dst_len) ? BB_OK : bad(err, codec);
+        return lz4_block(src, src_len, dst, dst_len) ? BB_OK : bad(codec);
     default:
-        return pq_fail(err, BB_E_UNSUPPORTED,
+        return pq_fail(BB_E_UNSUPPORTED,
                        "codec %s is not supported (UNCOMPRESSED, SNAPPY, GZIP, BROTLI, LZ4, "
                        "ZSTD and LZ4_RAW are)", pq_codec_name(codec));
     }

@@ -85,11 +85,11 @@ static size_t set_drain(hash_set *hs) {
 /* ---- One chunk's filter --------------------------------------------------------------------- */
 
 static bb_status chunk_filter(const bb_pq_file *pf, size_t rg, size_t col, double fpr,
-                              const bb_filter *hasher, bb_filter **out, bb_pq_error *err) {
+                              const bb_filter *hasher, bb_filter **out) {
     hash_set hs = {.hasher = hasher};
     *out = NULL;
-    bb_status s = pq_chunk_distinct_values(pf, rg, col, collect, &hs, err);
-    if (s == BB_E_NOMEM && err && !err->message[0]) pq_fail(err, s, "out of memory");
+    bb_status s = pq_chunk_distinct_values(pf, rg, col, collect, &hs);
+    if (s == BB_E_NOMEM && !bb_error_buffer()[0]) pq_fail(s, "out of memory");
     if (s == BB_OK) {
         size_t n = set_drain(&hs);
         uint64_t distinct = n + hs.has_zero;
@@ -99,7 +99,7 @@ static bb_status chunk_filter(const bb_pq_file *pf, size_t rg, size_t col, doubl
         if (s == BB_OK) s = bb_add_hashes(*out, hs.slots, n);
         if (s == BB_OK && hs.has_zero) s = bb_add_hash(*out, 0);
         if (s != BB_OK)
-            pq_fail(err, s, "row group %zu, column '%s': cannot make its filter: %s", rg,
+            pq_fail(s, "row group %zu, column '%s': cannot make its filter: %s", rg,
                     pf->cols[col].name, bb_strerror(s));
     }
     free(hs.slots);
@@ -128,33 +128,33 @@ static void write_bloom_header(tc_buf *b, size_t num_bytes) {
 /* Append the filters (header + bitset each) to `tail`, point the chunks' metadata at them
  * (offsets from `base`, where the tail starts in the output), then append the footer. */
 static bb_status build_tail(bb_pq_file *pf, bb_filter *const *filters, const size_t *cols,
-                            size_t n_cols, tc_buf *tail, bb_pq_error *err) {
+                            size_t n_cols, tc_buf *tail) {
     size_t base = pf->footer_start;
     for (size_t r = 0; r < pf->n_rg; r++)
         for (size_t j = 0; j < n_cols; j++) {
             const void *bits;
             size_t len;
             bb_status s = bb_payload(filters[r * n_cols + j], &bits, &len);
-            if (s != BB_OK) return pq_fail(err, s, "filter payload: %s", bb_strerror(s));
+            if (s != BB_OK) return pq_fail(s, "filter payload: %s", bb_strerror(s));
             size_t at = tail->len;
             write_bloom_header(tail, len);
             tc_buf_put(tail, bits, len);
             size_t total = tail->len - at;
-            if (total > INT32_MAX) return pq_fail(err, BB_E_TOO_LARGE, "filter too large");
+            if (total > INT32_MAX) return pq_fail(BB_E_TOO_LARGE, "filter too large");
             tc_node *meta;
-            if ((s = pq_chunk_meta(pf, r, cols[j], &meta, err)) != BB_OK) return s;
+            if ((s = pq_chunk_meta(pf, r, cols[j], &meta)) != BB_OK) return s;
             if (tc_set_int(meta, 14, TC_I64, (int64_t)(base + at)) != BB_OK ||
                 tc_set_int(meta, 15, TC_I32, (int64_t)total) != BB_OK)
-                return pq_fail(err, BB_E_NOMEM, "out of memory");
+                return pq_fail(BB_E_NOMEM, "out of memory");
         }
     size_t footer_at = tail->len;
     tc_write_struct(tail, &pf->meta);
     size_t flen = tail->len - footer_at;
-    if (flen > UINT32_MAX) return pq_fail(err, BB_E_TOO_LARGE, "footer too large");
+    if (flen > UINT32_MAX) return pq_fail(BB_E_TOO_LARGE, "footer too large");
     uint8_t end[8] = {(uint8_t)flen, (uint8_t)(flen >> 8), (uint8_t)(flen >> 16),
                       (uint8_t)(flen >> 24), 'P', 'A', 'R', '1'};
     tc_buf_put(tail, end, sizeof end);
-    return tail->failed ? pq_fail(err, BB_E_NOMEM, "out of memory") : BB_OK;
+    return tail->failed ? pq_fail(BB_E_NOMEM, "out of memory") : BB_OK;
 }
 
 /* ---- Output ---------------------------------------------------------------------------------
@@ -163,73 +163,70 @@ static bb_status build_tail(bb_pq_file *pf, bb_filter *const *filters, const siz
  * the message of each: a dangling symlink, a target that is not a regular file, or the
  * system's reason. */
 
-static bb_status save_error(const char *path, bb_status s, bb_pq_error *err) {
+static bb_status save_error(const char *path, bb_status s) {
     int e = errno;
     struct stat st;
-    if (s == BB_E_NOMEM) return pq_fail(err, s, "out of memory");
+    if (s == BB_E_NOMEM) return pq_fail(s, "out of memory");
     if (e == ENOENT && lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && stat(path, &st) != 0)
-        s = pq_fail(err, BB_E_IO, "'%s' is a symbolic link to a file that does not exist "
+        s = pq_fail(BB_E_IO, "'%s' is a symbolic link to a file that does not exist "
                     "(create the target or remove the link)", path);
     else if ((e == EISDIR || e == EINVAL) && stat(path, &st) == 0 && !S_ISREG(st.st_mode))
-        s = pq_fail(err, BB_E_IO, "'%s' is not a regular file", path);
+        s = pq_fail(BB_E_IO, "'%s' is not a regular file", path);
     else
-        s = pq_fail(err, s, "cannot write '%s': %s", path, s == BB_E_IO ? strerror(e) : bb_strerror(s));
+        s = pq_fail(s, "cannot write '%s': %s", path, s == BB_E_IO ? strerror(e) : bb_strerror(s));
     errno = e;
     return s;
 }
 
-static bb_status save(const char *path, const uint8_t *head, size_t head_len, const tc_buf *tail,
-                      bb_pq_error *err) {
+static bb_status save(const char *path, const uint8_t *head, size_t head_len, const tc_buf *tail) {
     const bb_file_part parts[] = {{head, head_len}, {tail->p, tail->len}};
     bb_status s = bb_write_file_atomically(path, parts, 2);
-    return s == BB_OK ? BB_OK : save_error(path, s, err);
+    return s == BB_OK ? BB_OK : save_error(path, s);
 }
 
 /* ---- bb_pq_index ---------------------------------------------------------------------------- */
 
-static bb_status same_file(const char *a, const char *b, bb_pq_error *err) {
+static bb_status same_file(const char *a, const char *b) {
     struct stat sa, sb;
     if (stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino)
-        return pq_fail(err, BB_E_INVAL, "the output '%s' is the input file", b);
+        return pq_fail(BB_E_INVAL, "the output '%s' is the input file", b);
     return BB_OK;
 }
 
 static bb_status make_filters(bb_pq_file *pf, const bb_pq_index_opts *o, size_t *cols,
-                            bb_filter **filters, bb_pq_error *err) {
+                            bb_filter **filters) {
     bb_filter *hasher;
     static const uint8_t one_block[32];
     bb_status s = bb_split_from_bitset(&hasher, one_block, sizeof one_block);
-    if (s != BB_OK) return pq_fail(err, s, "%s", bb_strerror(s));
+    if (s != BB_OK) return pq_fail(s, "%s", bb_strerror(s));
     for (size_t j = 0; j < o->n_columns && s == BB_OK; j++)
-        s = bb_pq_find_column(pf, o->columns[j], &cols[j], err);
+        s = bb_pq_find_column(pf, o->columns[j], &cols[j]);
     for (size_t r = 0; r < pf->n_rg && s == BB_OK; r++)
         for (size_t j = 0; j < o->n_columns && s == BB_OK; j++)
-            s = chunk_filter(pf, r, cols[j], o->fpr, hasher, &filters[r * o->n_columns + j],
-                             err);
+            s = chunk_filter(pf, r, cols[j], o->fpr, hasher, &filters[r * o->n_columns + j]);
     bb_free(hasher);
     return s;
 }
 
-bb_status bb_pq_index(const char *in_path, const char *out_path, const bb_pq_index_opts *opts,
-                      bb_pq_error *err) {
-    if (err) err->message[0] = '\0';
+bb_status bb_pq_index(const char *in_path, const char *out_path, const bb_pq_index_opts *opts) {
+    bb_error_clear();
     if (!in_path || !out_path || !opts || !opts->columns || !opts->n_columns)
-        return pq_fail(err, BB_E_INVAL, "invalid argument");
+        return pq_fail(BB_E_INVAL, "invalid argument");
     if (!(opts->fpr > 0 && opts->fpr < 1))
-        return pq_fail(err, BB_E_INVAL, "the false-positive rate must be in (0, 1)");
-    bb_status s = same_file(in_path, out_path, err);
+        return pq_fail(BB_E_INVAL, "the false-positive rate must be in (0, 1)");
+    bb_status s = same_file(in_path, out_path);
     if (s != BB_OK) return s;
     bb_pq_file *pf;
-    if ((s = bb_pq_open(&pf, in_path, err)) != BB_OK) return s;
+    if ((s = bb_pq_open(&pf, in_path)) != BB_OK) return s;
     size_t n_filters = pf->n_rg * opts->n_columns;
     size_t *cols = calloc(opts->n_columns, sizeof *cols);
     bb_filter **filters = calloc(n_filters ? n_filters : 1, sizeof *filters);
     tc_buf tail = {0};
     if (!cols || !filters)
-        s = pq_fail(err, BB_E_NOMEM, "out of memory");
-    else if ((s = make_filters(pf, opts, cols, filters, err)) == BB_OK &&
-             (s = build_tail(pf, filters, cols, opts->n_columns, &tail, err)) == BB_OK)
-        s = save(out_path, pf->data, pf->footer_start, &tail, err);
+        s = pq_fail(BB_E_NOMEM, "out of memory");
+    else if ((s = make_filters(pf, opts, cols, filters)) == BB_OK &&
+             (s = build_tail(pf, filters, cols, opts->n_columns, &tail)) == BB_OK)
+        s = save(out_path, pf->data, pf->footer_start, &tail);
     for (size_t i = 0; filters && i < n_filters; i++) bb_free(filters[i]);
     free(filters);
     free(cols);

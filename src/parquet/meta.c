@@ -25,13 +25,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-bb_status pq_fail(bb_pq_error *err, bb_status s, const char *fmt, ...) {
-    if (err) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err->message, sizeof err->message, fmt, ap);
-        va_end(ap);
-    }
+bb_status pq_fail(bb_status s, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(bb_error_buffer(), BB_LAST_ERROR_CAP, fmt, ap);
+    va_end(ap);
     return s;
 }
 
@@ -110,22 +108,22 @@ typedef struct schema_walk {
 } schema_walk;
 
 static bb_status add_leaf(schema_walk *w, const tc_node *el, const char *path, int depth,
-                          int64_t rep, int max_def, int max_rep, bb_pq_error *err) {
+                          int64_t rep, int max_def, int max_rep) {
     if (w->pf->n_cols == w->cap) {
         size_t cap = w->cap ? w->cap * 2 : 16;
         pq_column *c = realloc(w->pf->cols, cap * sizeof *c);
-        if (!c) return pq_fail(err, BB_E_NOMEM, "out of memory");
+        if (!c) return pq_fail(BB_E_NOMEM, "out of memory");
         w->pf->cols = c;
         w->cap = cap;
     }
     pq_column *c = &w->pf->cols[w->pf->n_cols];
     memset(c, 0, sizeof *c);
-    if (!(c->name = strdup(path))) return pq_fail(err, BB_E_NOMEM, "out of memory");
+    if (!(c->name = strdup(path))) return pq_fail(BB_E_NOMEM, "out of memory");
     w->pf->n_cols++;
     int64_t v = -1;
     tc_int(el, 1, &v);
     if (v < INT32_MIN || v > INT32_MAX)
-        return pq_fail(err, BB_E_CORRUPT, "schema: column '%s' has physical type %lld (not an "
+        return pq_fail(BB_E_CORRUPT, "schema: column '%s' has physical type %lld (not an "
                        "i32)", path, (long long)v);
     c->type = (bb_pq_type)(int32_t)v; /* one outside the enum is refused by name when read */
     if (tc_int(el, 2, &v)) c->type_length = v < 0 || v > INT32_MAX ? -1 : (int32_t)v;
@@ -139,23 +137,22 @@ static bb_status add_leaf(schema_walk *w, const tc_node *el, const char *path, i
 
 /* Walk the depth-first schema list from element w->next, `depth` levels below the root,
  * under def OPTIONAL or REPEATED and rep REPEATED ancestors. */
-static bb_status walk(schema_walk *w, const char *prefix, int depth, int def, int rep_level,
-                      bb_pq_error *err) {
+static bb_status walk(schema_walk *w, const char *prefix, int depth, int def, int rep_level) {
     if (depth > TC_MAX_DEPTH)
-        return pq_fail(err, BB_E_UNSUPPORTED, "schema: nested more than %d levels deep",
+        return pq_fail(BB_E_UNSUPPORTED, "schema: nested more than %d levels deep",
                        TC_MAX_DEPTH);
     if (w->next >= w->list->n_kids)
-        return pq_fail(err, BB_E_INCONSISTENT, "schema: fewer elements than num_children say");
+        return pq_fail(BB_E_INCONSISTENT, "schema: fewer elements than num_children say");
     const tc_node *el = &w->list->kids[w->next++];
     const tc_node *name = tc_field(el, 4);
     if (!name || name->type != TC_BINARY)
-        return pq_fail(err, BB_E_INCONSISTENT, "schema: element without a name");
+        return pq_fail(BB_E_INCONSISTENT, "schema: element without a name");
     char path[1024];
     int n = depth == 0 ? 0
             : snprintf(path, sizeof path, "%s%s%.*s", prefix, *prefix ? "." : "",
                        (int)name->len, (const char *)name->bin);
     if (n < 0 || (size_t)n >= sizeof path)
-        return pq_fail(err, BB_E_UNSUPPORTED, "schema: column path longer than 1023 bytes");
+        return pq_fail(BB_E_UNSUPPORTED, "schema: column path longer than 1023 bytes");
     if (depth == 0) path[0] = '\0';
     int64_t children = 0, rep = 0;
     tc_int(el, 5, &children);
@@ -163,45 +160,45 @@ static bb_status walk(schema_walk *w, const char *prefix, int depth, int def, in
     if (depth > 0 && (rep == 1 || rep == 2)) def++;
     if (depth > 0 && rep == 2) rep_level++;
     if (children <= 0) {
-        if (depth == 0) return pq_fail(err, BB_E_INCONSISTENT, "schema: root has no columns");
-        if (!tc_field(el, 1)) return pq_fail(err, BB_E_INCONSISTENT, "schema: leaf without type");
-        return add_leaf(w, el, path, depth, rep, def, rep_level, err);
+        if (depth == 0) return pq_fail(BB_E_INCONSISTENT, "schema: root has no columns");
+        if (!tc_field(el, 1)) return pq_fail(BB_E_INCONSISTENT, "schema: leaf without type");
+        return add_leaf(w, el, path, depth, rep, def, rep_level);
     }
     if ((uint64_t)children > w->list->n_kids)
-        return pq_fail(err, BB_E_INCONSISTENT, "schema: num_children larger than the schema");
+        return pq_fail(BB_E_INCONSISTENT, "schema: num_children larger than the schema");
     for (int64_t i = 0; i < children; i++) {
         /* Leaves below a group are at depth > 1: nested, not flat. */
-        bb_status s = walk(w, path, depth + 1, def, rep_level, err);
+        bb_status s = walk(w, path, depth + 1, def, rep_level);
         if (s != BB_OK) return s;
     }
     return BB_OK;
 }
 
-static bb_status read_schema(bb_pq_file *pf, bb_pq_error *err) {
+static bb_status read_schema(bb_pq_file *pf) {
     const tc_node *schema = tc_list(&pf->meta, 2);
     if (!schema || schema->elem != TC_STRUCT || schema->n_kids < 2)
-        return pq_fail(err, BB_E_INCONSISTENT, "footer has no schema");
+        return pq_fail(BB_E_INCONSISTENT, "footer has no schema");
     schema_walk w = {schema, 0, pf, 0};
-    bb_status s = walk(&w, "", 0, 0, 0, err);
+    bb_status s = walk(&w, "", 0, 0, 0);
     if (s == BB_OK && w.next != schema->n_kids)
-        return pq_fail(err, BB_E_INCONSISTENT, "schema: elements beyond the root's children");
+        return pq_fail(BB_E_INCONSISTENT, "schema: elements beyond the root's children");
     return s;
 }
 
 /* ---- Row groups ----------------------------------------------------------------------------- */
 
-static bb_status read_row_groups(bb_pq_file *pf, bb_pq_error *err) {
+static bb_status read_row_groups(bb_pq_file *pf) {
     const tc_node *rgs = tc_list(&pf->meta, 4);
-    if (!rgs) return pq_fail(err, BB_E_INCONSISTENT, "footer has no row_groups");
+    if (!rgs) return pq_fail(BB_E_INCONSISTENT, "footer has no row_groups");
     if (rgs->n_kids && rgs->elem != TC_STRUCT)
-        return pq_fail(err, BB_E_INCONSISTENT, "row_groups is not a list of structs");
+        return pq_fail(BB_E_INCONSISTENT, "row_groups is not a list of structs");
     pf->n_rg = rgs->n_kids;
     if (pf->n_rg && !(pf->chunks = calloc(pf->n_rg * pf->n_cols, sizeof *pf->chunks)))
-        return pq_fail(err, BB_E_NOMEM, "out of memory");
+        return pq_fail(BB_E_NOMEM, "out of memory");
     for (size_t r = 0; r < pf->n_rg; r++) {
         const tc_node *cols = tc_list(&rgs->kids[r], 1);
         if (!cols || cols->n_kids != pf->n_cols || (cols->n_kids && cols->elem != TC_STRUCT))
-            return pq_fail(err, BB_E_INCONSISTENT,
+            return pq_fail(BB_E_INCONSISTENT,
                            "row group %zu has %zu column chunks, the schema %zu columns", r,
                            cols ? cols->n_kids : 0, pf->n_cols);
         for (size_t c = 0; c < pf->n_cols; c++) pf->chunks[r * pf->n_cols + c] = &cols->kids[c];
@@ -209,21 +206,20 @@ static bb_status read_row_groups(bb_pq_file *pf, bb_pq_error *err) {
     return BB_OK;
 }
 
-bb_status pq_chunk_meta(const bb_pq_file *pf, size_t rg, size_t col, tc_node **meta,
-                        bb_pq_error *err) {
+bb_status pq_chunk_meta(const bb_pq_file *pf, size_t rg, size_t col, tc_node **meta) {
     if (!pf || rg >= pf->n_rg || col >= pf->n_cols)
-        return pq_fail(err, BB_E_INVAL, "row group %zu or column %zu out of range", rg, col);
+        return pq_fail(BB_E_INVAL, "row group %zu or column %zu out of range", rg, col);
     const tc_node *cc = pf->chunks[rg * pf->n_cols + col];
     if (tc_field(cc, 8) || tc_field(cc, 9))
-        return pq_fail(err, BB_E_UNSUPPORTED, "column '%s' is encrypted (not supported)",
+        return pq_fail(BB_E_UNSUPPORTED, "column '%s' is encrypted (not supported)",
                        pf->cols[col].name);
     const tc_node *fp = tc_field(cc, 1);
     if (fp && fp->type == TC_BINARY)
-        return pq_fail(err, BB_E_UNSUPPORTED,
+        return pq_fail(BB_E_UNSUPPORTED,
                        "column '%s' of row group %zu is in another file (file_path)",
                        pf->cols[col].name, rg);
     if (!(*meta = tc_struct(cc, 3)))
-        return pq_fail(err, BB_E_INCONSISTENT, "column chunk without meta_data");
+        return pq_fail(BB_E_INCONSISTENT, "column chunk without meta_data");
     return BB_OK;
 }
 
@@ -233,44 +229,44 @@ static uint32_t le32(const uint8_t *p) {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-static bb_status parse_file(bb_pq_file *pf, bb_pq_error *err) {
+static bb_status parse_file(bb_pq_file *pf) {
     const uint8_t *d = pf->data;
     size_t n = pf->size;
     if (n >= 4 && memcmp(d + (n >= 8 ? n - 4 : 0), "PARE", 4) == 0)
-        return pq_fail(err, BB_E_UNSUPPORTED, "encrypted footer (PARE) is not supported");
-    if (n < 12) return pq_fail(err, n >= 4 && !memcmp(d, "PAR1", 4) ? BB_E_TRUNCATED
+        return pq_fail(BB_E_UNSUPPORTED, "encrypted footer (PARE) is not supported");
+    if (n < 12) return pq_fail(n >= 4 && !memcmp(d, "PAR1", 4) ? BB_E_TRUNCATED
                                                                     : BB_E_BAD_MAGIC,
                                n >= 4 && !memcmp(d, "PAR1", 4) ? "truncated file (%zu bytes)"
                                                                 : "not a Parquet file "
                                                                   "(%zu bytes, no PAR1 magic)",
                                n);
     if (memcmp(d, "PAR1", 4) != 0 || memcmp(d + n - 4, "PAR1", 4) != 0)
-        return pq_fail(err, BB_E_BAD_MAGIC, "wrong magic: not a Parquet file (no PAR1 %s)",
+        return pq_fail(BB_E_BAD_MAGIC, "wrong magic: not a Parquet file (no PAR1 %s)",
                        memcmp(d, "PAR1", 4) ? "at the start" : "at the end");
     uint32_t flen = le32(d + n - 8);
     if (flen == 0 || flen > n - 12)
-        return pq_fail(err, BB_E_TRUNCATED,
+        return pq_fail(BB_E_TRUNCATED,
                        "truncated footer: its length (%u bytes) exceeds the file (%zu bytes)",
                        flen, n);
     pf->footer_start = n - 8 - flen;
     size_t used;
     bb_status s = tc_parse_struct(d + pf->footer_start, flen, &used, &pf->meta);
-    if (s == BB_E_TRUNCATED) return pq_fail(err, s, "truncated footer: FileMetaData ends early");
-    if (s == BB_E_NOMEM) return pq_fail(err, s, "out of memory");
-    if (s != BB_OK) return pq_fail(err, s, "corrupt footer: FileMetaData is not Thrift");
-    if ((s = read_schema(pf, err)) != BB_OK) return s;
-    return read_row_groups(pf, err);
+    if (s == BB_E_TRUNCATED) return pq_fail(s, "truncated footer: FileMetaData ends early");
+    if (s == BB_E_NOMEM) return pq_fail(s, "out of memory");
+    if (s != BB_OK) return pq_fail(s, "corrupt footer: FileMetaData is not Thrift");
+    if ((s = read_schema(pf)) != BB_OK) return s;
+    return read_row_groups(pf);
 }
 
-bb_status bb_pq_open_buffer(bb_pq_file **out, const void *buf, size_t len, bb_pq_error *err) {
-    if (err) err->message[0] = '\0';
-    if (!out || (!buf && len)) return pq_fail(err, BB_E_INVAL, "invalid argument");
+bb_status bb_pq_open_buffer(bb_pq_file **out, const void *buf, size_t len) {
+    bb_error_clear();
+    if (!out || (!buf && len)) return pq_fail(BB_E_INVAL, "invalid argument");
     *out = NULL;
     bb_pq_file *pf = calloc(1, sizeof *pf);
-    if (!pf) return pq_fail(err, BB_E_NOMEM, "out of memory");
+    if (!pf) return pq_fail(BB_E_NOMEM, "out of memory");
     pf->data = buf;
     pf->size = len;
-    bb_status s = parse_file(pf, err);
+    bb_status s = parse_file(pf);
     if (s != BB_OK) {
         bb_pq_close(pf);
         return s;
@@ -279,18 +275,19 @@ bb_status bb_pq_open_buffer(bb_pq_file **out, const void *buf, size_t len, bb_pq
     return BB_OK;
 }
 
-bb_status bb_pq_open(bb_pq_file **out, const char *path, bb_pq_error *err) {
-    if (!out || !path) return pq_fail(err, BB_E_INVAL, "invalid argument");
+bb_status bb_pq_open(bb_pq_file **out, const char *path) {
+    bb_error_clear();
+    if (!out || !path) return pq_fail(BB_E_INVAL, "invalid argument");
     *out = NULL;
     /* O_NONBLOCK: a FIFO must not block the open; it is refused below as not regular. */
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0) return pq_fail(err, BB_E_IO, "%s", strerror(errno));
+    if (fd < 0) return pq_fail(BB_E_IO, "%s", strerror(errno));
     struct stat st;
     if (fstat(fd, &st) != 0) {
         int e = errno;
         close(fd);
         errno = e;
-        return pq_fail(err, BB_E_IO, "%s", strerror(e));
+        return pq_fail(BB_E_IO, "%s", strerror(e));
     }
     if (!S_ISREG(st.st_mode)) {
         /* Named by its kind: errno says nothing here (it may hold a stale ENOENT). A
@@ -303,8 +300,8 @@ bb_status bb_pq_open(bb_pq_file **out, const char *path, bb_pq_error *err) {
                                                   : "not a regular file";
         close(fd);
         errno = e;
-        if (e == EISDIR) return pq_fail(err, BB_E_IO, "%s", strerror(e));
-        return pq_fail(err, BB_E_IO, "%s%s (a Parquet file must be a regular file: it is read "
+        if (e == EISDIR) return pq_fail(BB_E_IO, "%s", strerror(e));
+        return pq_fail(BB_E_IO, "%s%s (a Parquet file must be a regular file: it is read "
                        "from its end)", *kind == 'a' ? "it is " : "", kind);
     }
     void *map = NULL;
@@ -314,11 +311,11 @@ bb_status bb_pq_open(bb_pq_file **out, const char *path, bb_pq_error *err) {
             int e = errno;
             close(fd);
             errno = e;
-            return pq_fail(err, BB_E_IO, "mmap: %s", strerror(e));
+            return pq_fail(BB_E_IO, "mmap: %s", strerror(e));
         }
     }
     close(fd);
-    bb_status s = bb_pq_open_buffer(out, map, (size_t)st.st_size, err);
+    bb_status s = bb_pq_open_buffer(out, map, (size_t)st.st_size);
     if (s != BB_OK) {
         if (map) munmap(map, (size_t)st.st_size);
         return s;
@@ -343,6 +340,7 @@ size_t bb_pq_row_groups(const bb_pq_file *pf) { return pf ? pf->n_rg : 0; }
 size_t bb_pq_columns(const bb_pq_file *pf) { return pf ? pf->n_cols : 0; }
 
 bb_status bb_pq_column(const bb_pq_file *pf, size_t col, bb_pq_column_info *out) {
+    bb_error_clear();
     if (!pf || !out || col >= pf->n_cols) return BB_E_INVAL;
     const pq_column *c = &pf->cols[col];
     *out = (bb_pq_column_info){c->name, c->type, c->type_length, c->logical, c->scale,
@@ -350,21 +348,22 @@ bb_status bb_pq_column(const bb_pq_file *pf, size_t col, bb_pq_column_info *out)
     return BB_OK;
 }
 
-bb_status bb_pq_find_column(const bb_pq_file *pf, const char *name, size_t *col,
-                            bb_pq_error *err) {
-    if (!pf || !name || !col) return pq_fail(err, BB_E_INVAL, "invalid argument");
+bb_status bb_pq_find_column(const bb_pq_file *pf, const char *name, size_t *col) {
+    bb_error_clear();
+    if (!pf || !name || !col) return pq_fail(BB_E_INVAL, "invalid argument");
     for (size_t i = 0; i < pf->n_cols; i++)
         if (strcmp(pf->cols[i].name, name) == 0) {
             *col = i;
             return BB_OK;
         }
-    return pq_fail(err, BB_E_INVAL, "no column '%s'", name);
+    return pq_fail(BB_E_INVAL, "no column '%s'", name);
 }
 
 bb_status bb_pq_chunk(const bb_pq_file *pf, size_t rg, size_t col, bb_pq_chunk_info *out) {
+    bb_error_clear();
     tc_node *m;
     if (!out) return BB_E_INVAL;
-    bb_status s = pq_chunk_meta(pf, rg, col, &m, NULL);
+    bb_status s = pq_chunk_meta(pf, rg, col, &m);
     if (s != BB_OK) return s;
     int64_t v = 0;
     memset(out, 0, sizeof *out);
@@ -396,31 +395,31 @@ static bool union_is(const tc_node *hdr, int16_t id, int16_t want, bool *incompl
 }
 
 bb_status pq_chunk_bitset(const bb_pq_file *pf, size_t rg, size_t col, const void **bitset,
-                          size_t *len_bytes, bool *pow2, bool *incomplete, bb_pq_error *err) {
-    if (err) err->message[0] = '\0';
+                          size_t *len_bytes, bool *pow2, bool *incomplete) {
+    bb_error_clear();
     bb_pq_chunk_info ci;
     tc_node *m;
-    if (!bitset || !len_bytes) return pq_fail(err, BB_E_INVAL, "invalid argument");
-    bb_status s = pq_chunk_meta(pf, rg, col, &m, err);
+    if (!bitset || !len_bytes) return pq_fail(BB_E_INVAL, "invalid argument");
+    bb_status s = pq_chunk_meta(pf, rg, col, &m);
     if (s != BB_OK || (s = bb_pq_chunk(pf, rg, col, &ci)) != BB_OK) return s;
     if (!ci.has_bloom)
-        return pq_fail(err, BB_E_ABSENT, "row group %zu, column '%s': no Bloom filter", rg,
+        return pq_fail(BB_E_ABSENT, "row group %zu, column '%s': no Bloom filter", rg,
                        pf->cols[col].name);
     if (ci.bloom_offset < 4 || (uint64_t)ci.bloom_offset >= pf->footer_start)
-        return pq_fail(err, BB_E_INCONSISTENT,
+        return pq_fail(BB_E_INCONSISTENT,
                        "row group %zu, column '%s': bloom_filter_offset %lld outside the data "
                        "(4 .. %zu)", rg, pf->cols[col].name, (long long)ci.bloom_offset,
                        pf->footer_start);
     size_t avail = pf->footer_start - (size_t)ci.bloom_offset;
     if (ci.bloom_length >= 0 && (uint64_t)ci.bloom_length > avail)
-        return pq_fail(err, BB_E_INCONSISTENT,
+        return pq_fail(BB_E_INCONSISTENT,
                        "row group %zu, column '%s': bloom_filter_length %lld runs past the "
                        "footer", rg, pf->cols[col].name, (long long)ci.bloom_length);
     tc_node hdr;
     size_t used;
     s = tc_parse_struct(pf->data + ci.bloom_offset, avail, &used, &hdr);
     if (s != BB_OK)
-        return pq_fail(err, s, "row group %zu, column '%s': %s Bloom filter header", rg,
+        return pq_fail(s, "row group %zu, column '%s': %s Bloom filter header", rg,
                        pf->cols[col].name, s == BB_E_TRUNCATED ? "truncated" : "corrupt");
     int64_t nb = -1;
     bool have_nb = tc_int(&hdr, 1, &nb);
@@ -429,21 +428,21 @@ bb_status pq_chunk_bitset(const bb_pq_file *pf, size_t rg, size_t col, const voi
          comp = union_is(&hdr, 4, 1, &partial);
     tc_free(&hdr);
     const char *where = pf->cols[col].name;
-    if (!have_nb) return pq_fail(err, BB_E_CORRUPT, "column '%s': header without numBytes", where);
+    if (!have_nb) return pq_fail(BB_E_CORRUPT, "column '%s': header without numBytes", where);
     if (!algo || !hash || !comp)
-        return pq_fail(err, BB_E_UNSUPPORTED,
+        return pq_fail(BB_E_UNSUPPORTED,
                        "column '%s': Bloom filter %s is not the split-block one (BLOCK, XXHASH, "
                        "UNCOMPRESSED)", where, !algo ? "algorithm" : !hash ? "hash" : "compression");
     if (nb <= 0 || nb % 32 != 0)
-        return pq_fail(err, BB_E_INCONSISTENT,
+        return pq_fail(BB_E_INCONSISTENT,
                        "column '%s': numBytes %lld is not a positive multiple of 32 (256-bit "
                        "blocks)", where, (long long)nb);
     if ((uint64_t)nb > avail - used)
-        return pq_fail(err, BB_E_INCONSISTENT,
+        return pq_fail(BB_E_INCONSISTENT,
                        "column '%s': numBytes %lld runs past the end of the data", where,
                        (long long)nb);
     if (ci.bloom_length >= 0 && (uint64_t)ci.bloom_length != used + (uint64_t)nb)
-        return pq_fail(err, BB_E_INCONSISTENT,
+        return pq_fail(BB_E_INCONSISTENT,
                        "column '%s': numBytes %lld disagrees with bloom_filter_length %lld "
                        "(header %zu bytes)", where, (long long)nb, (long long)ci.bloom_length,
                        used);
@@ -455,14 +454,18 @@ bb_status pq_chunk_bitset(const bb_pq_file *pf, size_t rg, size_t col, const voi
 }
 
 bb_status bb_pq_chunk_bitset(const bb_pq_file *pf, size_t rg, size_t col, const void **bitset,
-                             size_t *len_bytes, bool *pow2, bb_pq_error *err) {
-    return pq_chunk_bitset(pf, rg, col, bitset, len_bytes, pow2, NULL, err);
+                             size_t *len_bytes, bool *pow2) {
+    return pq_chunk_bitset(pf, rg, col, bitset, len_bytes, pow2, NULL);
 }
 
 bool bb_pq_chunk_bloom_header_complete(const bb_pq_file *pf, size_t rg, size_t col) {
     const void *bits;
     size_t len;
     bool incomplete = false;
-    return pq_chunk_bitset(pf, rg, col, &bits, &len, NULL, &incomplete, NULL) != BB_OK ||
-           !incomplete;
+    char keep[BB_LAST_ERROR_CAP]; /* a query without a status leaves the detail text alone */
+    memcpy(keep, bb_error_buffer(), sizeof keep);
+    bool complete = pq_chunk_bitset(pf, rg, col, &bits, &len, NULL, &incomplete) != BB_OK ||
+                    !incomplete;
+    memcpy(bb_error_buffer(), keep, sizeof keep);
+    return complete;
 }

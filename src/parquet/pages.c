@@ -42,7 +42,6 @@ typedef struct chunk_reader {
     int64_t codec;
     bb_pq_value_fn fn;
     void *ctx;
-    bb_pq_error *err;
     uint8_t *dict_buf;        /* the decompressed dictionary page */
     uint32_t *dict_off;       /* BYTE_ARRAY: where each entry's 4-byte length is */
     size_t n_dict, dict_len;
@@ -56,10 +55,10 @@ typedef struct chunk_reader {
 } chunk_reader;
 
 static bb_status corrupt(chunk_reader *r, const char *what) {
-    return pq_fail(r->err, BB_E_CORRUPT, "column '%s': %s", r->name, what);
+    return pq_fail(BB_E_CORRUPT, "column '%s': %s", r->name, what);
 }
 
-static bb_status nomem(chunk_reader *r) { return pq_fail(r->err, BB_E_NOMEM, "out of memory"); }
+static bb_status nomem(void) { return pq_fail(BB_E_NOMEM, "out of memory"); }
 
 static bool reserve(void **buf, size_t *cap, size_t n, size_t size) {
     if (n <= *cap) return true;
@@ -166,11 +165,11 @@ static bb_status values(chunk_reader *r, int64_t encoding, const uint8_t *p, siz
     r->pv.max_count = levels;
     bb_status s = pq_decode_values(&r->pv, encoding, r->c->type, p, len, n);
     if (s == BB_E_UNSUPPORTED)
-        return pq_fail(r->err, s, "column '%s': encoding %s is not supported for %s", r->name,
+        return pq_fail(s, "column '%s': encoding %s is not supported for %s", r->name,
                        pq_encoding_name(encoding), bb_pq_type_name(r->c->type));
-    if (s == BB_E_NOMEM) return nomem(r);
+    if (s == BB_E_NOMEM) return nomem();
     if ((s == BB_E_CORRUPT || s == BB_E_TOO_LARGE) && r->pv.why)
-        return pq_fail(r->err, s, "column '%s': %s", r->name, r->pv.why);
+        return pq_fail(s, "column '%s': %s", r->name, r->pv.why);
     return s;
 }
 
@@ -204,8 +203,8 @@ static bb_status count_defined(chunk_reader *r, const uint8_t *p, size_t len, si
 /* Decompress src into r->page (size dst_len). */
 static bb_status inflate_into_page(chunk_reader *r, const uint8_t *src, size_t src_len,
                                    size_t dst_len) {
-    if (!reserve((void **)&r->page, &r->page_cap, dst_len ? dst_len : 1, 1)) return nomem(r);
-    return pq_decompress(r->codec, src, src_len, r->page, dst_len, r->err);
+    if (!reserve((void **)&r->page, &r->page_cap, dst_len ? dst_len : 1, 1)) return nomem();
+    return pq_decompress(r->codec, src, src_len, r->page, dst_len);
 }
 
 static bb_status dictionary_page(chunk_reader *r, const tc_node *ph, const uint8_t *data,
@@ -215,13 +214,13 @@ static bb_status dictionary_page(chunk_reader *r, const tc_node *ph, const uint8
     if (!dh || !tc_int(dh, 1, &n) || n < 0) return corrupt(r, "dictionary page without header");
     tc_int(dh, 2, &enc);
     if (enc != 0 && enc != 2)
-        return pq_fail(r->err, BB_E_UNSUPPORTED, "column '%s': dictionary encoding %s",
+        return pq_fail(BB_E_UNSUPPORTED, "column '%s': dictionary encoding %s",
                        r->name, pq_encoding_name(enc));
     if (r->have_dict) return corrupt(r, "a second dictionary page");
     /* Every entry takes its width, or 4 bytes of length at least: the entry count is
      * bounded by the page's bytes before anything is allocated for it. */
     if ((uint64_t)n > ulen / (r->width ? r->width : 4))
-        return pq_fail(r->err, BB_E_CORRUPT,
+        return pq_fail(BB_E_CORRUPT,
                        "column '%s': dictionary of %lld entries cannot fit its %zu-byte page",
                        r->name, (long long)n, ulen);
     bb_status s = inflate_into_page(r, data, clen, ulen);
@@ -232,10 +231,10 @@ static bb_status dictionary_page(chunk_reader *r, const tc_node *ph, const uint8
     r->page = NULL;
     r->page_cap = 0;
     if (!r->width && n && !(r->dict_off = malloc((size_t)n * sizeof *r->dict_off)))
-        return nomem(r);
+        return nomem();
     r->n_dict = (size_t)n;
     r->have_dict = true;
-    if (r->distinct && !(r->used = calloc((size_t)n / 8 + 1, 1))) return nomem(r);
+    if (r->distinct && !(r->used = calloc((size_t)n / 8 + 1, 1))) return nomem();
     /* Fixed-width entries are where their index says (n fits the page, checked above). */
     return r->width ? BB_OK : plain_values(r, r->dict_buf, ulen, (size_t)n, r->dict_off);
 }
@@ -248,7 +247,7 @@ static bb_status v1_levels(chunk_reader *r, int64_t encoding, const uint8_t **p,
     size_t l;
     if (encoding == 3) {
         if (*len < 4 || le32(*p) > *len - 4)
-            return pq_fail(r->err, BB_E_CORRUPT, "column '%s': %s levels run past the page",
+            return pq_fail(BB_E_CORRUPT, "column '%s': %s levels run past the page",
                            r->name, what);
         l = le32(*p);
         *p += 4;
@@ -257,10 +256,10 @@ static bb_status v1_levels(chunk_reader *r, int64_t encoding, const uint8_t **p,
         uint64_t bits = (uint64_t)n * level_width(max);
         l = (size_t)((bits + 7) / 8);
         if (l > *len)
-            return pq_fail(r->err, BB_E_CORRUPT, "column '%s': %s levels run past the page",
+            return pq_fail(BB_E_CORRUPT, "column '%s': %s levels run past the page",
                            r->name, what);
     } else {
-        return pq_fail(r->err, BB_E_UNSUPPORTED, "column '%s': %s level encoding %s", r->name,
+        return pq_fail(BB_E_UNSUPPORTED, "column '%s': %s level encoding %s", r->name,
                        what, pq_encoding_name(encoding));
     }
     bb_status s = defined ? count_defined(r, *p, l, n, encoding == 4, defined) : BB_OK;
@@ -331,14 +330,14 @@ static bb_status check_column(chunk_reader *r, const tc_node *meta) {
     if (c->type != BB_PQ_INT32 && c->type != BB_PQ_INT64 && c->type != BB_PQ_INT96 &&
         c->type != BB_PQ_FLOAT && c->type != BB_PQ_DOUBLE && c->type != BB_PQ_BYTE_ARRAY &&
         c->type != BB_PQ_FIXED_LEN_BYTE_ARRAY)
-        return pq_fail(r->err, BB_E_UNSUPPORTED, "column '%s' has physical type %s (not supported)",
+        return pq_fail(BB_E_UNSUPPORTED, "column '%s' has physical type %s (not supported)",
                        r->name, bb_pq_type_name(c->type));
     if (c->type == BB_PQ_FIXED_LEN_BYTE_ARRAY && c->type_length <= 0)
-        return pq_fail(r->err, BB_E_INCONSISTENT, "column '%s': FIXED_LEN_BYTE_ARRAY of length %d",
+        return pq_fail(BB_E_INCONSISTENT, "column '%s': FIXED_LEN_BYTE_ARRAY of length %d",
                        r->name, c->type_length);
     int64_t t = -1;
     if (!tc_int(meta, 1, &t) || t != c->type)
-        return pq_fail(r->err, BB_E_INCONSISTENT, "column '%s': chunk type differs from schema",
+        return pq_fail(BB_E_INCONSISTENT, "column '%s': chunk type differs from schema",
                        r->name);
     return BB_OK;
 }
@@ -347,13 +346,13 @@ static bb_status check_column(chunk_reader *r, const tc_node *meta) {
 static bb_status chunk_range(chunk_reader *r, const tc_node *meta, size_t *start, size_t *end) {
     int64_t data_off, dict_off, total;
     if (!tc_int(meta, 9, &data_off) || !tc_int(meta, 7, &total) || total < 0)
-        return pq_fail(r->err, BB_E_INCONSISTENT, "column '%s': chunk without page offsets",
+        return pq_fail(BB_E_INCONSISTENT, "column '%s': chunk without page offsets",
                        r->name);
     int64_t first = data_off;
     if (tc_int(meta, 11, &dict_off) && dict_off > 0 && dict_off < data_off) first = dict_off;
     if (first < 4 || (uint64_t)first > r->pf->footer_start ||
         (uint64_t)total > r->pf->footer_start - (uint64_t)first)
-        return pq_fail(r->err, BB_E_INCONSISTENT,
+        return pq_fail(BB_E_INCONSISTENT,
                        "column '%s': pages at %lld (+%lld bytes) outside the file's data",
                        r->name, (long long)first, (long long)total);
     *start = (size_t)first;
@@ -367,10 +366,10 @@ static bb_status check_counts(chunk_reader *r, size_t rg, int64_t num_values) {
     const tc_node *rgs = tc_list(&r->pf->meta, 4);
     int64_t rows = -1;
     if (num_values < 0)
-        return pq_fail(r->err, BB_E_INCONSISTENT, "column '%s': num_values %lld is negative",
+        return pq_fail(BB_E_INCONSISTENT, "column '%s': num_values %lld is negative",
                        r->name, (long long)num_values);
     if (r->c->max_rep == 0 && tc_int(&rgs->kids[rg], 3, &rows) && num_values > rows)
-        return pq_fail(r->err, BB_E_INCONSISTENT,
+        return pq_fail(BB_E_INCONSISTENT,
                        "row group %zu, column '%s': num_values %lld exceeds the row group's "
                        "num_rows %lld", rg, r->name, (long long)num_values, (long long)rows);
     return BB_OK;
@@ -408,14 +407,14 @@ static bb_status one_page(chunk_reader *r, size_t *pos, size_t end, int64_t *n_v
 }
 
 static bb_status walk_chunk(const bb_pq_file *pf, size_t rg, size_t col, bb_pq_value_fn fn,
-                            void *ctx, bool distinct, bb_pq_error *err) {
-    if (err) err->message[0] = '\0';
+                            void *ctx, bool distinct) {
+    bb_error_clear();
     tc_node *meta;
-    if (!fn) return pq_fail(err, BB_E_INVAL, "invalid argument");
-    bb_status s = pq_chunk_meta(pf, rg, col, &meta, err);
+    if (!fn) return pq_fail(BB_E_INVAL, "invalid argument");
+    bb_status s = pq_chunk_meta(pf, rg, col, &meta);
     if (s != BB_OK) return s;
     chunk_reader r = {.pf = pf, .c = &pf->cols[col], .name = pf->cols[col].name, .fn = fn,
-                      .ctx = ctx, .err = err, .distinct = distinct};
+                      .ctx = ctx, .distinct = distinct};
     r.width = fixed_width(r.c);
     r.pv = (pq_values){.fn = fn, .ctx = ctx, .width = r.width, .max_expansion = PQ_MAX_EXPANSION};
     tc_int(meta, 4, &r.codec);
@@ -447,11 +446,11 @@ static bb_status walk_chunk(const bb_pq_file *pf, size_t rg, size_t col, bb_pq_v
 }
 
 bb_status bb_pq_chunk_values(const bb_pq_file *pf, size_t rg, size_t col, bb_pq_value_fn fn,
-                             void *ctx, bb_pq_error *err) {
-    return walk_chunk(pf, rg, col, fn, ctx, false, err);
+                             void *ctx) {
+    return walk_chunk(pf, rg, col, fn, ctx, false);
 }
 
 bb_status pq_chunk_distinct_values(const bb_pq_file *pf, size_t rg, size_t col,
-                                   bb_pq_value_fn fn, void *ctx, bb_pq_error *err) {
-    return walk_chunk(pf, rg, col, fn, ctx, true, err);
+                                   bb_pq_value_fn fn, void *ctx) {
+    return walk_chunk(pf, rg, col, fn, ctx, true);
 }

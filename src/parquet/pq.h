@@ -8,6 +8,7 @@
 #define BB_PQ_INTERNAL_H
 
 #include "blockbloom_parquet.h"
+#include "../lasterror.h"
 #include "thrift.h"
 
 typedef struct pq_column {
@@ -31,18 +32,16 @@ struct bb_pq_file {
     tc_node **chunks;     /* ColumnChunk of row group r, column c at [r * n_cols + c] */
 };
 
-/* Fill err (if not NULL) with the formatted message and return s. */
-bb_status pq_fail(bb_pq_error *err, bb_status s, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+/* Put the formatted message in the thread's detail text (bb_last_error) and return s. */
+bb_status pq_fail(bb_status s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* The ColumnMetaData of a chunk, checked: not encrypted, present. */
-bb_status pq_chunk_meta(const bb_pq_file *pf, size_t rg, size_t col, tc_node **meta,
-                        bb_pq_error *err);
+bb_status pq_chunk_meta(const bb_pq_file *pf, size_t rg, size_t col, tc_node **meta);
 
 /* bb_pq_chunk_bitset, and *incomplete (may be NULL): the header left out a union the spec
  * requires (algorithm, hash or compression), read as the only value the spec defines. */
 bb_status pq_chunk_bitset(const bb_pq_file *pf, size_t rg, size_t col, const void **bitset,
-                          size_t *len_bytes, bool *pow2, bool *incomplete, bb_pq_error *err);
+                          size_t *len_bytes, bool *pow2, bool *incomplete);
 
 /* bb_pq_chunk_values for a chunk's set of values: each dictionary entry that a page names
  * is reported once, after the pages (an RLE run of indices costs one step, not one per
@@ -50,7 +49,7 @@ bb_status pq_chunk_bitset(const bb_pq_file *pf, size_t rg, size_t col, const voi
  * needs the distinct values only: a dictionary-encoded chunk costs one hash and hash-set
  * insert per used entry, not per row. */
 bb_status pq_chunk_distinct_values(const bb_pq_file *pf, size_t rg, size_t col,
-                                   bb_pq_value_fn fn, void *ctx, bb_pq_error *err);
+                                   bb_pq_value_fn fn, void *ctx);
 
 /* Names of parquet.thrift enum values, for messages ("UNKNOWN(9)" past the table). */
 const char *pq_codec_name(int64_t codec);
@@ -58,7 +57,7 @@ const char *pq_encoding_name(int64_t encoding);
 
 /* Decompress src[0 .. src_len) of `codec` into exactly dst_len bytes at dst. */
 bb_status pq_decompress(int64_t codec, const uint8_t *src, size_t src_len, uint8_t *dst,
-                        size_t dst_len, bb_pq_error *err);
+                        size_t dst_len);
 
 /* ---- encodings.c ---------------------------------------------------------------------------- */
 

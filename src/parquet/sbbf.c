@@ -7,16 +7,17 @@
 #include "pq.h"
 
 bb_status bb_pq_chunk_filter(const bb_pq_file *pf, size_t rg, size_t col, bb_filter **out,
-                             bool *pow2, bb_pq_error *err) {
-    if (!out) return pq_fail(err, BB_E_INVAL, "invalid argument");
+                             bool *pow2) {
+    bb_error_clear();
+    if (!out) return pq_fail(BB_E_INVAL, "invalid argument");
     *out = NULL;
     const void *bits;
     size_t len;
-    bb_status s = bb_pq_chunk_bitset(pf, rg, col, &bits, &len, pow2, err);
+    bb_status s = bb_pq_chunk_bitset(pf, rg, col, &bits, &len, pow2);
     if (s != BB_OK) return s;
     s = bb_split_from_bitset(out, bits, len);
     if (s != BB_OK)
-        return pq_fail(err, s, "row group %zu, column '%s': %s", rg, pf->cols[col].name,
+        return pq_fail(s, "row group %zu, column '%s': %s", rg, pf->cols[col].name,
                        bb_strerror(s));
     return BB_OK;
 }

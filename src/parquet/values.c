@@ -133,20 +133,19 @@ static bool parse_date(const char *t, size_t len, int64_t *out) {
 }
 
 static bb_status integer(const pq_column *c, const char *t, size_t len, size_t width,
-                         uint8_t *buf, bb_pq_error *err) {
+                         uint8_t *buf) {
     int64_t lo = width == 4 ? INT32_MIN : INT64_MIN, hi = width == 4 ? INT32_MAX : INT64_MAX, v;
     bool ok = strcmp(c->logical, "DATE") == 0 && parse_date(t, len, &v);
     if (!ok) ok = parse_scaled(t, len, strcmp(c->logical, "DECIMAL") ? 0 : c->scale, lo, hi, &v);
     if (!ok)
-        return pq_fail(err, BB_E_INVAL, "'%.*s' is not a value of column '%s' (%s%s%s)",
+        return pq_fail(BB_E_INVAL, "'%.*s' is not a value of column '%s' (%s%s%s)",
                        (int)(len > 64 ? 64 : len), t, c->name, bb_pq_type_name(c->type),
                        *c->logical ? " " : "", c->logical);
     put_le(buf, (uint64_t)v, width);
     return BB_OK;
 }
 
-static bb_status floating(const pq_column *c, const char *t, size_t len, uint8_t *buf,
-                          bb_pq_error *err) {
+static bb_status floating(const pq_column *c, const char *t, size_t len, uint8_t *buf) {
     char tmp[128];
     bool ok = len > 0 && len < sizeof tmp && !strchr(" \t\n\r\f\v", t[0]);
     double d = 0;
@@ -159,7 +158,7 @@ static bb_status floating(const pq_column *c, const char *t, size_t len, uint8_t
         ok = *end == '\0' && !(errno == ERANGE && isinf(d));
     }
     if (!ok)
-        return pq_fail(err, BB_E_INVAL, "'%.*s' is not a number (column '%s', %s)",
+        return pq_fail(BB_E_INVAL, "'%.*s' is not a number (column '%s', %s)",
                        (int)(len > 64 ? 64 : len), t, c->name, bb_pq_type_name(c->type));
     uint64_t bits;
     if (c->type == BB_PQ_FLOAT) {
@@ -210,16 +209,16 @@ static int32_t decimal_digits(bb_pq_type t, int32_t len) {
 /* A DECIMAL's scale and precision against its type (LogicalTypes.md: 0 <= scale <=
  * precision, precision >= 1 and within what the type holds). A scale of 2^31 - 1 would
  * otherwise have value parsing pad the fraction 2^31 digits long. */
-static bb_status check_decimal(const pq_column *c, bb_pq_error *err) {
+static bb_status check_decimal(const pq_column *c) {
     if (strcmp(c->logical, "DECIMAL") != 0) return BB_OK;
     int32_t most = decimal_digits(c->type, c->type_length);
     if (most == 0)
-        return pq_fail(err, BB_E_INCONSISTENT, "column '%s' is a DECIMAL of type %s",
+        return pq_fail(BB_E_INCONSISTENT, "column '%s' is a DECIMAL of type %s",
                        c->name, bb_pq_type_name(c->type));
     /* A footer without the (required) precision is read as the widest the type holds. */
     int32_t precision = c->precision == -1 ? most : c->precision;
     if (precision < 1 || precision > most || c->scale < 0 || c->scale > precision)
-        return pq_fail(err, BB_E_INCONSISTENT,
+        return pq_fail(BB_E_INCONSISTENT,
                        "column '%s' is DECIMAL(%d, %d), which %s%s cannot hold "
                        "(precision 1 .. %d, scale 0 .. precision)", c->name, precision,
                        c->scale, bb_pq_type_name(c->type),
@@ -228,41 +227,41 @@ static bb_status check_decimal(const pq_column *c, bb_pq_error *err) {
 }
 
 bb_status bb_pq_encode_value(const bb_pq_file *pf, size_t col, const char *text, size_t len,
-                             uint8_t buf[16], const void **value, size_t *value_len,
-                             bb_pq_error *err) {
+                             uint8_t buf[16], const void **value, size_t *value_len) {
+    bb_error_clear();
     if (!pf || col >= pf->n_cols || (!text && len) || !buf || !value || !value_len)
-        return pq_fail(err, BB_E_INVAL, "invalid argument");
+        return pq_fail(BB_E_INVAL, "invalid argument");
     const pq_column *c = &pf->cols[col];
     *value = buf;
-    bb_status s = check_decimal(c, err);
+    bb_status s = check_decimal(c);
     if (s != BB_OK) return s;
     switch (c->type) {
     case BB_PQ_INT32:
     case BB_PQ_INT64:
         *value_len = c->type == BB_PQ_INT32 ? 4 : 8;
-        return integer(c, text, len, *value_len, buf, err);
+        return integer(c, text, len, *value_len, buf);
     case BB_PQ_FLOAT:
     case BB_PQ_DOUBLE:
         *value_len = c->type == BB_PQ_FLOAT ? 4 : 8;
-        return floating(c, text, len, buf, err);
+        return floating(c, text, len, buf);
     case BB_PQ_FIXED_LEN_BYTE_ARRAY:
         if (strcmp(c->logical, "UUID") == 0 && c->type_length == 16 && len != 16) {
             if (!parse_uuid(text, len, buf))
-                return pq_fail(err, BB_E_INVAL, "'%.*s' is not a UUID (column '%s')",
+                return pq_fail(BB_E_INVAL, "'%.*s' is not a UUID (column '%s')",
                                (int)(len > 64 ? 64 : len), text, c->name);
             *value_len = 16;
             return BB_OK;
         }
         if (strcmp(c->logical, "DECIMAL") == 0 && c->type_length > 0 && c->type_length <= 16) {
             if (!parse_decimal_fixed(text, len, c->scale, (size_t)c->type_length, buf))
-                return pq_fail(err, BB_E_INVAL,
+                return pq_fail(BB_E_INVAL,
                                "'%.*s' is not a value of column '%s' (DECIMAL in %d bytes)",
                                (int)(len > 64 ? 64 : len), text, c->name, c->type_length);
             *value_len = (size_t)c->type_length;
             return BB_OK;
         }
         if (len != (size_t)c->type_length)
-            return pq_fail(err, BB_E_INVAL, "value of %zu bytes for column '%s' of fixed length %d",
+            return pq_fail(BB_E_INVAL, "value of %zu bytes for column '%s' of fixed length %d",
                            len, c->name, c->type_length);
         /* fall through */
     case BB_PQ_BYTE_ARRAY:
@@ -270,7 +269,7 @@ bb_status bb_pq_encode_value(const bb_pq_file *pf, size_t col, const char *text,
         *value_len = len;
         return BB_OK;
     default:
-        return pq_fail(err, BB_E_UNSUPPORTED, "column '%s' has physical type %s (not supported)",
+        return pq_fail(BB_E_UNSUPPORTED, "column '%s' has physical type %s (not supported)",
                        c->name, bb_pq_type_name(c->type));
     }
 }

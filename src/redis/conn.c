@@ -51,10 +51,11 @@
 #define Q_WAIT (-4)
 #define Q_PING (-5)
 
-bb_redis_status bbr_fail(bb_redis *r, bb_redis_status s, const char *fmt, ...) {
+bb_status bbr_fail(bb_redis *r, bb_status s, const char *fmt, ...) {
+    (void)r; /* the text is the thread's (bb_last_error), not the handle's */
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(r->err, sizeof r->err, fmt, ap);
+    vsnprintf(bb_error_buffer(), BB_LAST_ERROR_CAP, fmt, ap);
     va_end(ap);
     return s;
 }
@@ -183,28 +184,28 @@ static void *create_array(const redisReadTask *t, int elements) {
 
 /* Open node i (if closed) within the deadline and queue AUTH and SELECT ahead of anything
  * else. The socket is made non-blocking: every wait is exec's poll. */
-static bb_redis_status node_connect(bb_redis *r, int i) {
+static bb_status node_connect(bb_redis *r, int i) {
     bbr_node *n = &r->nodes[i];
-    if (n->ctx && (n->n_queued || node_alive(n))) return BB_REDIS_OK;
+    if (n->ctx && (n->n_queued || node_alive(n))) return BB_OK;
     node_close(n);
     long ms = left_ms(r);
     if (ms == 0)
-        return bbr_fail(r, BB_REDIS_E_IO, "redis %s:%d: timed out (%.1f s) before connecting",
+        return bbr_fail(r, BB_E_IO, "redis %s:%d: timed out (%.1f s) before connecting",
                         n->host, n->port, r->timeout_ms / 1000.0);
     struct timeval tv = {ms / 1000, (ms % 1000) * 1000};
     n->ctx = redisConnectWithTimeout(n->host, n->port, tv);
-    if (!n->ctx) return bbr_fail(r, BB_REDIS_E_NOMEM, "redis %s:%d: out of memory", n->host, n->port);
+    if (!n->ctx) return bbr_fail(r, BB_E_NOMEM, "redis %s:%d: out of memory", n->host, n->port);
     if (n->ctx->err) {
-        bbr_fail(r, BB_REDIS_E_IO, "redis %s:%d: cannot connect: %s", n->host, n->port,
+        bbr_fail(r, BB_E_IO, "redis %s:%d: cannot connect: %s", n->host, n->port,
                  n->ctx->errstr);
         node_close(n);
-        return BB_REDIS_E_IO;
+        return BB_E_IO;
     }
     int fl = fcntl(n->ctx->fd, F_GETFL);
     if (fl < 0 || fcntl(n->ctx->fd, F_SETFL, fl | O_NONBLOCK) < 0) {
-        bbr_fail(r, BB_REDIS_E_IO, "redis %s:%d: %s", n->host, n->port, strerror(errno));
+        bbr_fail(r, BB_E_IO, "redis %s:%d: %s", n->host, n->port, strerror(errno));
         node_close(n);
-        return BB_REDIS_E_IO;
+        return BB_E_IO;
     }
     n->ctx->flags &= ~REDIS_BLOCK; /* hiredis then takes EAGAIN as "later", not an error */
     if (!r->fns.createArray) {
@@ -232,26 +233,26 @@ static bb_redis_status node_connect(bb_redis *r, int i) {
         lens[1] = (size_t)snprintf(db, sizeof db, "%d", r->db);
         if (!node_append(n, Q_SELECT, 2, argv, lens)) goto nomem;
     }
-    return BB_REDIS_OK;
+    return BB_OK;
 nomem:
     node_close(n);
-    return bbr_fail(r, BB_REDIS_E_NOMEM, "redis: out of memory");
+    return bbr_fail(r, BB_E_NOMEM, "redis: out of memory");
 }
 
 /* "HOST:PORT" of a redirection or CLUSTER SLOTS (no userinfo: the handle's is used) into a
  * node. */
-static bb_redis_status node_of_address(bb_redis *r, const char *addr, int *node) {
+static bb_status node_of_address(bb_redis *r, const char *addr, int *node) {
     bbr_url u;
-    bb_redis_status s = bbr_url_parse(r, addr, &u);
-    if (s != BB_REDIS_OK) return s;
+    bb_status s = bbr_url_parse(r, addr, &u);
+    if (s != BB_OK) return s;
     bbr_url_free(&u);
     *node = node_get(r, u.host, u.port);
-    return *node < 0 ? bbr_fail(r, BB_REDIS_E_NOMEM, "redis: out of memory") : BB_REDIS_OK;
+    return *node < 0 ? bbr_fail(r, BB_E_NOMEM, "redis: out of memory") : BB_OK;
 }
 
 /* ---- The slot map ------------------------------------------------------------------------------ */
 
-static bb_redis_status exec_rounds(bb_redis *r, bbr_cmd *cmds, size_t n, int max_rounds);
+static bb_status exec_rounds(bb_redis *r, bbr_cmd *cmds, size_t n, int max_rounds);
 
 /* One CLUSTER SLOTS entry: [start, end, [host, port, id...], replicas...]. An empty host
  * means "the node you asked" (Redis 7). */
@@ -273,20 +274,20 @@ static bool slots_entry(bb_redis *r, const redisReply *e, int asked) {
 }
 
 /* CLUSTER SLOTS of node i, in one round (a node that does not answer is not waited for). */
-static bb_redis_status slots_from(bb_redis *r, int i) {
+static bb_status slots_from(bb_redis *r, int i) {
     bbr_cmd c = {.pin = i + 1};
     bbr_arg_str(&c, "CLUSTER");
     bbr_arg_str(&c, "SLOTS");
-    bb_redis_status s = exec_rounds(r, &c, 1, 1);
-    if (s != BB_REDIS_OK) return s;
+    bb_status s = exec_rounds(r, &c, 1, 1);
+    if (s != BB_OK) return s;
     const redisReply *rep = c.reply;
     if (rep->type != REDIS_REPLY_ARRAY) {
-        s = bbr_fail(r, BB_REDIS_E_SERVER, "redis %s:%d: CLUSTER SLOTS: %s", r->nodes[i].host,
+        s = bbr_fail(r, BB_E_SERVER, "redis %s:%d: CLUSTER SLOTS: %s", r->nodes[i].host,
                      r->nodes[i].port, rep->type == REDIS_REPLY_ERROR ? rep->str : "unexpected reply");
     } else {
-        for (size_t e = 0; e < rep->elements && s == BB_REDIS_OK; e++)
+        for (size_t e = 0; e < rep->elements && s == BB_OK; e++)
             if (!slots_entry(r, rep->element[e], i)) /* may add nodes: r->nodes moves */
-                s = bbr_fail(r, BB_REDIS_E_SERVER, "redis %s:%d: malformed CLUSTER SLOTS reply",
+                s = bbr_fail(r, BB_E_SERVER, "redis %s:%d: malformed CLUSTER SLOTS reply",
                              r->nodes[i].host, r->nodes[i].port);
     }
     bbr_cmds_clear(&c, 1);
@@ -294,57 +295,57 @@ static bb_redis_status slots_from(bb_redis *r, int i) {
 }
 
 /* Reload the slot map from the first node that answers. */
-static bb_redis_status slots_refresh(bb_redis *r) {
-    bb_redis_status s = BB_REDIS_E_IO;
+static bb_status slots_refresh(bb_redis *r) {
+    bb_status s = BB_E_IO;
     for (size_t i = 0; i < r->n_nodes; i++)
-        if ((s = slots_from(r, (int)i)) == BB_REDIS_OK) return s;
+        if ((s = slots_from(r, (int)i)) == BB_OK) return s;
     return s;
 }
 
 /* ---- Handles ------------------------------------------------------------------------------------ */
 
-static bb_redis_status handle_new(bb_redis **out) {
+static bb_status handle_new(bb_redis **out) {
     bb_redis *r = calloc(1, sizeof *r);
-    if (!r) return BB_REDIS_E_NOMEM;
+    if (!r) return BB_E_NOMEM;
     bb_config z = {.kind = BB_BLOCKED, .bits = BB_BLOCK_BITS, .k = 1};
     if (bb_create(&r->zero, &z) != BB_OK) {
         free(r);
-        return BB_REDIS_E_NOMEM;
+        return BB_E_NOMEM;
     }
     r->timeout_ms = BB_REDIS_TIMEOUT_MS;
     *out = r;
-    return BB_REDIS_OK;
+    return BB_OK;
 }
 
 /* Credentials of one URL into the handle: the first URL that has them sets them, and
  * every other must agree (one cluster, one user). */
-static bb_redis_status take_credentials(bb_redis *r, const bbr_url *u, const char *url) {
+static bb_status take_credentials(bb_redis *r, const bbr_url *u, const char *url) {
     char shown[300];
     bbr_url_redact(url, shown, sizeof shown);
     if (u->db > 0 && r->cluster)
-        return bbr_fail(r, BB_REDIS_E_INVAL, "redis: '%s' asks for database %d, but Redis "
+        return bbr_fail(r, BB_E_INVAL, "redis: '%s' asks for database %d, but Redis "
                         "Cluster has only database 0", shown, u->db);
     if (u->db >= 0) r->db = u->db;
-    if (!u->user && !u->password) return BB_REDIS_OK;
+    if (!u->user && !u->password) return BB_OK;
     bool same_user = !r->user == !u->user && (!u->user || strcmp(r->user, u->user) == 0);
     bool same_pw = !r->password == !u->password &&
                    (!u->password || strcmp(r->password, u->password) == 0);
     if (r->user || r->password) {
-        if (same_user && same_pw) return BB_REDIS_OK;
-        return bbr_fail(r, BB_REDIS_E_INVAL, "redis: the cluster seeds carry different users "
+        if (same_user && same_pw) return BB_OK;
+        return bbr_fail(r, BB_E_INVAL, "redis: the cluster seeds carry different users "
                         "or passwords ('%s')", shown);
     }
     if ((u->user && !(r->user = strdup(u->user))) ||
         (u->password && !(r->password = strdup(u->password))))
-        return bbr_fail(r, BB_REDIS_E_NOMEM, "redis: out of memory");
-    return BB_REDIS_OK;
+        return bbr_fail(r, BB_E_NOMEM, "redis: out of memory");
+    return BB_OK;
 }
 
-static bb_redis_status set_secret(bb_redis *r, char **dst, const char *v) {
+static bb_status set_secret(bb_redis *r, char **dst, const char *v) {
     if (*dst) memset(*dst, 0, strlen(*dst));
     free(*dst);
     *dst = strdup(v);
-    return *dst ? BB_REDIS_OK : bbr_fail(r, BB_REDIS_E_NOMEM, "redis: out of memory");
+    return *dst ? BB_OK : bbr_fail(r, BB_E_NOMEM, "redis: out of memory");
 }
 
 /* The options' fields that fit in the caller's struct (opts->size). */
@@ -352,30 +353,30 @@ static bool opt_has(const bb_redis_options *o, size_t end) { return o && o->size
 #define OPT(o, field) \
     (opt_has(o, offsetof(bb_redis_options, field) + sizeof((o)->field)) ? (o)->field : 0)
 
-static bb_redis_status open_handle(bb_redis *r, const char *const *urls, size_t n,
-                                   const bb_redis_options *o) {
+static bb_status open_handle(bb_redis *r, const char *const *urls, size_t n,
+                             const bb_redis_options *o) {
     r->cluster = OPT(o, cluster);
     for (size_t s = 0; s < BBR_SLOTS; s++) r->slot_node[s] = r->cluster ? BBR_NO_NODE : 0;
     if (OPT(o, timeout_ms)) r->timeout_ms = OPT(o, timeout_ms);
     r->wait_replicas = OPT(o, wait_replicas);
-    if (!urls || n == 0) return bbr_fail(r, BB_REDIS_E_INVAL, "redis: no address");
+    if (!urls || n == 0) return bbr_fail(r, BB_E_INVAL, "redis: no address");
     if (!r->cluster && n != 1)
-        return bbr_fail(r, BB_REDIS_E_INVAL, "redis: a standalone server takes one address, "
+        return bbr_fail(r, BB_E_INVAL, "redis: a standalone server takes one address, "
                         "not %zu (Redis Cluster: set cluster)", n);
-    bb_redis_status s = BB_REDIS_OK;
-    for (size_t i = 0; i < n && s == BB_REDIS_OK; i++) {
+    bb_status s = BB_OK;
+    for (size_t i = 0; i < n && s == BB_OK; i++) {
         bbr_url u;
-        if (!urls[i]) return bbr_fail(r, BB_REDIS_E_INVAL, "redis: NULL address");
-        if ((s = bbr_url_parse(r, urls[i], &u)) != BB_REDIS_OK) return s;
+        if (!urls[i]) return bbr_fail(r, BB_E_INVAL, "redis: NULL address");
+        if ((s = bbr_url_parse(r, urls[i], &u)) != BB_OK) return s;
         s = take_credentials(r, &u, urls[i]);
-        if (s == BB_REDIS_OK && node_get(r, u.host, u.port) < 0)
-            s = bbr_fail(r, BB_REDIS_E_NOMEM, "redis: out of memory");
+        if (s == BB_OK && node_get(r, u.host, u.port) < 0)
+            s = bbr_fail(r, BB_E_NOMEM, "redis: out of memory");
         bbr_url_free(&u);
     }
-    if (s == BB_REDIS_OK && !r->user && OPT(o, user)) s = set_secret(r, &r->user, OPT(o, user));
-    if (s == BB_REDIS_OK && !r->password && OPT(o, password))
+    if (s == BB_OK && !r->user && OPT(o, user)) s = set_secret(r, &r->user, OPT(o, user));
+    if (s == BB_OK && !r->password && OPT(o, password))
         s = set_secret(r, &r->password, OPT(o, password));
-    if (s != BB_REDIS_OK) return s;
+    if (s != BB_OK) return s;
     r->deadline_ns = now_ns() + (uint64_t)r->timeout_ms * 1000000u;
     if (r->cluster) return slots_refresh(r);
     /* A PING now, so a wrong address or password is reported by the connect call. */
@@ -386,19 +387,20 @@ static bb_redis_status open_handle(bb_redis *r, const char *const *urls, size_t 
     return s;
 }
 
-bb_redis_status bb_redis_open(bb_redis **out, const char *const *urls, size_t n_urls,
-                              const bb_redis_options *opts) {
-    if (!out) return BB_REDIS_E_INVAL;
+bb_status bb_redis_open(bb_redis **out, const char *const *urls, size_t n_urls,
+                        const bb_redis_options *opts) {
+    bb_error_clear();
+    if (!out) return BB_E_INVAL;
     *out = NULL;
-    bb_redis_status s = handle_new(out);
-    return s == BB_REDIS_OK ? open_handle(*out, urls, n_urls, opts) : s;
+    bb_status s = handle_new(out);
+    return s == BB_OK ? open_handle(*out, urls, n_urls, opts) : s;
 }
 
-bb_redis_status bb_redis_connect(bb_redis **out, const char *url) {
+bb_status bb_redis_connect(bb_redis **out, const char *url) {
     return bb_redis_open(out, &url, 1, NULL);
 }
 
-bb_redis_status bb_redis_connect_cluster(bb_redis **out, const char *const *seeds, size_t n) {
+bb_status bb_redis_connect_cluster(bb_redis **out, const char *const *seeds, size_t n) {
     bb_redis_options o = {.size = sizeof o, .cluster = true};
     return bb_redis_open(out, seeds, n, &o);
 }
@@ -419,7 +421,6 @@ void bbr_handle_free(bb_redis *r) {
     free(r);
 }
 
-const char *bb_redis_error(const bb_redis *r) { return r ? r->err : "no handle"; }
 
 uint64_t bb_redis_round_trips(const bb_redis *r) { return r ? r->round_trips : 0; }
 
@@ -453,7 +454,7 @@ bbr_cmd *bbr_cmds_get(bb_redis *r, size_t n) {
     }
     return r->slab->cmds;
 nomem:
-    bbr_fail(r, BB_REDIS_E_NOMEM, "redis: out of memory");
+    bbr_fail(r, BB_E_NOMEM, "redis: out of memory");
     return NULL;
 }
 
@@ -516,8 +517,8 @@ typedef struct round_state {
     size_t total, unsent; /* commands of the whole call, and those after this request */
     bool retry_wait;    /* TRYAGAIN, CLUSTERDOWN, LOADING or a broken node: pause */
     bool refresh_slots; /* a broken node: reload the map before the next round */
-    bool io_failed;     /* a node failed or timed out: r->err names it */
-    bool fatal;         /* AUTH, SELECT or NOAUTH: no retry helps; r->err says why */
+    bool io_failed;     /* a node failed or timed out: bb_error_buffer() names it */
+    bool fatal;         /* AUTH, SELECT or NOAUTH: no retry helps; bb_error_buffer() says why */
     int last_node;      /* the node of the last redirection, -1 if none */
     size_t n_unsure;    /* commands not safe to resend, lost with their connection */
     char unsure[320];   /* the first of them, naming the node */
@@ -559,7 +560,7 @@ static void node_broken(bb_redis *r, int i, const bbr_cmd *cmds, round_state *st
                      n->port, what);
         }
     }
-    bbr_fail(r, BB_REDIS_E_IO, "%s", why);
+    bbr_fail(r, BB_E_IO, "%s", why);
     node_close(n);
     st->refresh_slots = st->retry_wait = st->io_failed = true;
 }
@@ -584,12 +585,12 @@ static void own_reply(bb_redis *r, const bbr_node *n, long v, const redisReply *
     bool err = rep->type == REDIS_REPLY_ERROR;
     if (v == Q_AUTH && err) {
         bool nopw = strstr(rep->str, "without any password") != NULL;
-        bbr_fail(r, BB_REDIS_E_SERVER, "redis %s:%d: AUTH failed: %s (%s)", n->host, n->port,
+        bbr_fail(r, BB_E_SERVER, "redis %s:%d: AUTH failed: %s (%s)", n->host, n->port,
                  rep->str, nopw ? "the server has no password: give none"
                                 : "check the user and password: URL, --password-file or REDISCLI_AUTH");
         st->fatal = true;
     } else if (v == Q_SELECT && err) {
-        bbr_fail(r, BB_REDIS_E_SERVER, "redis %s:%d: SELECT %d failed: %s", n->host, n->port,
+        bbr_fail(r, BB_E_SERVER, "redis %s:%d: SELECT %d failed: %s", n->host, n->port,
                  r->db, rep->str);
         st->fatal = true;
     } else if (v == Q_WAIT) {
@@ -609,10 +610,10 @@ static bool parse_redirect(bb_redis *r, const char *msg, long *slot, int *node) 
     char *end;
     *slot = strtol(sp + 1, &end, 10);
     if (*end != ' ' || *slot < 0 || *slot >= BBR_SLOTS) return false;
-    char keep[sizeof r->err];
-    memcpy(keep, r->err, sizeof keep);
-    bool ok = node_of_address(r, end + 1, node) == BB_REDIS_OK;
-    memcpy(r->err, keep, sizeof keep);
+    char keep[BB_LAST_ERROR_CAP];
+    memcpy(keep, bb_error_buffer(), sizeof keep);
+    bool ok = node_of_address(r, end + 1, node) == BB_OK;
+    memcpy(bb_error_buffer(), keep, sizeof keep);
     return ok;
 }
 
@@ -631,7 +632,7 @@ static void take_reply(bb_redis *r, int i, long v, redisReply *reply, bbr_cmd *c
     long slot;
     int to;
     if (strncmp(e, "NOAUTH", 6) == 0) {
-        bbr_fail(r, BB_REDIS_E_SERVER, "redis %s:%d: %s: the server needs a password "
+        bbr_fail(r, BB_E_SERVER, "redis %s:%d: %s: the server needs a password "
                  "(redis://:PASSWORD@HOST, --password-file or REDISCLI_AUTH)", n->host, n->port, e);
         st->fatal = true;
     } else if (strncmp(e, "MOVED ", 6) == 0 && parse_redirect(r, e, &slot, &to)) {
@@ -763,7 +764,7 @@ static void exchange(bb_redis *r, bbr_cmd *cmds, round_state *st) {
 
 /* Queue every pending command on its node (ASKING first where asked), then WAIT after the
  * writes when the handle asks for replicas. */
-static bb_redis_status send_round(bb_redis *r, bbr_cmd *cmds, size_t n, round_state *st) {
+static bb_status send_round(bb_redis *r, bbr_cmd *cmds, size_t n, round_state *st) {
     for (size_t i = 0; i < n; i++) {
         if (!st->pending[i]) continue;
         int node = cmds[i].pin ? cmds[i].pin - 1 : cmds[i].ask_node;
@@ -778,9 +779,9 @@ static bb_redis_status send_round(bb_redis *r, bbr_cmd *cmds, size_t n, round_st
             }
             node = s;
         }
-        bb_redis_status s = node_connect(r, node);
-        if (s == BB_REDIS_E_NOMEM) return s;
-        if (s != BB_REDIS_OK) {
+        bb_status s = node_connect(r, node);
+        if (s == BB_E_NOMEM) return s;
+        if (s != BB_OK) {
             st->refresh_slots = st->retry_wait = st->io_failed = true;
             continue;
         }
@@ -789,7 +790,7 @@ static bb_redis_status send_round(bb_redis *r, bbr_cmd *cmds, size_t n, round_st
         size_t asking_len = 6;
         if ((cmds[i].ask_node >= 0 && !node_append(nd, Q_ASKING, 1, &asking, &asking_len)) ||
             !node_append(nd, (long)i, cmds[i].argc, cmds[i].argv, cmds[i].argvlen))
-            return bbr_fail(r, BB_REDIS_E_NOMEM, "redis: out of memory");
+            return bbr_fail(r, BB_E_NOMEM, "redis: out of memory");
         nd->wrote |= is_write(&cmds[i]);
     }
     long ms = left_ms(r);
@@ -804,20 +805,20 @@ static bb_redis_status send_round(bb_redis *r, bbr_cmd *cmds, size_t n, round_st
         size_t lens[3] = {4, (size_t)snprintf(num[0], sizeof num[0], "%u", r->wait_replicas),
                           (size_t)snprintf(num[1], sizeof num[1], "%ld", ms > 4 ? ms * 3 / 4 : 1)};
         if (!node_append(nd, Q_WAIT, 3, argv, lens))
-            return bbr_fail(r, BB_REDIS_E_NOMEM, "redis: out of memory");
+            return bbr_fail(r, BB_E_NOMEM, "redis: out of memory");
     }
-    return BB_REDIS_OK;
+    return BB_OK;
 }
 
 /* The call's failure, most telling first: what cannot be retried, a command that could not be
  * resent, the node that broke or timed out last, CLUSTERDOWN, the redirections. */
-static bb_redis_status failure(bb_redis *r, bbr_cmd *cmds, const round_state *st) {
+static bb_status failure(bb_redis *r, bbr_cmd *cmds, const round_state *st) {
     size_t not_done = st->n_pending + st->n_unsure, len;
-    bb_redis_status s = BB_REDIS_E_IO;
-    if (st->fatal) return BB_REDIS_E_SERVER;
+    bb_status s = BB_E_IO;
+    if (st->fatal) return BB_E_SERVER;
     if (st->n_unsure) bbr_fail(r, s, "%s", st->unsure);
-    else if (st->io_failed) {} /* r->err names the node */
-    else if (st->down[0]) s = bbr_fail(r, BB_REDIS_E_SERVER, "redis %s", st->down);
+    else if (st->io_failed) {} /* bb_error_buffer() names the node */
+    else if (st->down[0]) s = bbr_fail(r, BB_E_SERVER, "redis %s", st->down);
     else if (st->last_node >= 0)
         bbr_fail(r, s, "redis %s:%d: still redirecting after %.1f s (cluster resharding or "
                  "down?)", r->nodes[st->last_node].host, r->nodes[st->last_node].port,
@@ -830,25 +831,25 @@ static bb_redis_status failure(bb_redis *r, bbr_cmd *cmds, const round_state *st
                  (int)cmds[i].argvlen[key], (const char *)cmds[i].argv[key]);
     }
     if (!not_done) return bbr_fail(r, s, "%s", st->short_msg); /* only WAIT fell short */
-    len = strlen(r->err);
-    snprintf(r->err + len, sizeof r->err - len, " (%zu of %zu commands not done)",
+    len = strlen(bb_error_buffer());
+    snprintf(bb_error_buffer() + len, BB_LAST_ERROR_CAP - len, " (%zu of %zu commands not done)",
              not_done + st->unsent, st->total);
     return s;
 }
 
 /* Rounds until every command is answered, the deadline passes or max_rounds are done; the
  * request is part of a call of `total` commands with `unsent` after it (for the message). */
-static bb_redis_status exec_part(bb_redis *r, bbr_cmd *cmds, size_t n, int max_rounds,
-                                 size_t total, size_t unsent) {
-    r->err[0] = '\0';
-    if (n == 0) return BB_REDIS_OK;
+static bb_status exec_part(bb_redis *r, bbr_cmd *cmds, size_t n, int max_rounds,
+                           size_t total, size_t unsent) {
+    bb_error_buffer()[0] = '\0';
+    if (n == 0) return BB_OK;
     round_state st = {.pending = malloc(n), .n = n, .n_pending = n, .last_node = -1,
                       .total = total, .unsent = unsent};
-    if (!st.pending) return bbr_fail(r, BB_REDIS_E_NOMEM, "redis: out of memory");
+    if (!st.pending) return bbr_fail(r, BB_E_NOMEM, "redis: out of memory");
     memset(st.pending, 1, n);
     for (size_t i = 0; i < n; i++) cmds[i].ask_node = -1;
     r->reply_elems = 0;
-    bb_redis_status s = BB_REDIS_OK;
+    bb_status s = BB_OK;
     for (int round = 0; st.n_pending && round < max_rounds && !st.fatal; round++) {
         if (st.retry_wait) {
             long ms = left_ms(r), want = 20L << (round < 5 ? round : 5);
@@ -856,13 +857,13 @@ static bb_redis_status exec_part(bb_redis *r, bbr_cmd *cmds, size_t n, int max_r
         }
         if (left_ms(r) == 0) break;
         if (st.refresh_slots && r->cluster && max_rounds > 1) {
-            char keep[sizeof r->err];
-            memcpy(keep, r->err, sizeof keep);
+            char keep[BB_LAST_ERROR_CAP];
+            memcpy(keep, bb_error_buffer(), sizeof keep);
             slots_refresh(r);
-            memcpy(r->err, keep, sizeof keep); /* the batch's failure is the one to report */
+            memcpy(bb_error_buffer(), keep, sizeof keep); /* the batch's failure is the one to report */
         }
         st.retry_wait = st.refresh_slots = false;
-        if ((s = send_round(r, cmds, n, &st)) != BB_REDIS_OK) break;
+        if ((s = send_round(r, cmds, n, &st)) != BB_OK) break;
         for (size_t i = 0; i < r->n_nodes; i++) r->round_trips += r->nodes[i].n_queued > 0;
         exchange(r, cmds, &st);
         for (size_t i = 0; i < r->n_nodes; i++) { /* replies left unread (a fatal error) would */
@@ -871,23 +872,23 @@ static bb_redis_status exec_part(bb_redis *r, bbr_cmd *cmds, size_t n, int max_r
             nd->n_queued = nd->q_read = 0;
         }
     }
-    if (s == BB_REDIS_OK && (st.n_pending || st.n_unsure || st.n_short || st.fatal))
+    if (s == BB_OK && (st.n_pending || st.n_unsure || st.n_short || st.fatal))
         s = failure(r, cmds, &st);
     free(st.pending);
-    if (s != BB_REDIS_OK) {
+    if (s != BB_OK) {
         for (size_t i = 0; i < r->n_nodes; i++) /* replies never read: drop the connection */
             if (r->nodes[i].ctx && r->nodes[i].out_pending) node_close(&r->nodes[i]);
     }
     return s;
 }
 
-static bb_redis_status exec_rounds(bb_redis *r, bbr_cmd *cmds, size_t n, int max_rounds) {
+static bb_status exec_rounds(bb_redis *r, bbr_cmd *cmds, size_t n, int max_rounds) {
     return exec_part(r, cmds, n, max_rounds, n, 0);
 }
 
-bb_redis_status bbr_exec(bb_redis *r, bbr_cmd *cmds, size_t n) {
-    bb_redis_status s = BB_REDIS_OK;
-    for (size_t i = 0; s == BB_REDIS_OK && (i < n || i == 0); i += BBR_REQUEST_CMDS) {
+bb_status bbr_exec(bb_redis *r, bbr_cmd *cmds, size_t n) {
+    bb_status s = BB_OK;
+    for (size_t i = 0; s == BB_OK && (i < n || i == 0); i += BBR_REQUEST_CMDS) {
         size_t m = n - i < BBR_REQUEST_CMDS ? n - i : BBR_REQUEST_CMDS;
         r->deadline_ns = now_ns() + (uint64_t)r->timeout_ms * 1000000u;
         s = exec_part(r, cmds + i, m, BBR_MAX_ROUNDS, n, n - i - m);
@@ -895,4 +896,4 @@ bb_redis_status bbr_exec(bb_redis *r, bbr_cmd *cmds, size_t n) {
     return s;
 }
 
-bb_redis_status bbr_exec1(bb_redis *r, bbr_cmd *c) { return bbr_exec(r, c, 1); }
+bb_status bbr_exec1(bb_redis *r, bbr_cmd *c) { return bbr_exec(r, c, 1); }

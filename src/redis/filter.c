@@ -76,67 +76,67 @@ uint64_t bbr_shard_len(const bbr_sub *sub, uint64_t s) {
     return (left < sub->per_shard ? left : sub->per_shard) * BBR_BLOCK_BYTES;
 }
 
-bb_redis_status bbr_sub_names(bb_redis *r, const char *name, size_t i, bbr_sub *sub) {
+bb_status bbr_sub_names(bb_redis *r, const char *name, size_t i, bbr_sub *sub) {
     sub->shard_keys = calloc(sub->shards, sizeof *sub->shard_keys);
     bool ok = sub->shard_keys != NULL;
     for (uint64_t s = 0; ok && s < sub->shards; s++) ok = (sub->shard_keys[s] = bbr_shard_key(name, i, s));
     if (!ok) sub_free_keys(sub);
-    return ok ? BB_REDIS_OK : bbr_fail(r, BB_REDIS_E_NOMEM, "redis: out of memory");
+    return ok ? BB_OK : bbr_fail(r, BB_E_NOMEM, "redis: out of memory");
 }
 
 /* Key names and the hasher of a decoded filter (of its sub-filters known so far). */
-bb_redis_status bbr_filter_names(bb_redis *r, bbr_filter *f, const char *name) {
+bb_status bbr_filter_names(bb_redis *r, bbr_filter *f, const char *name) {
     bb_config hc = {.kind = BB_BLOCKED, .bits = BB_BLOCK_BITS, .k = 1, .seed = f->seed};
     f->name = strdup(name);
     f->count_key = bbr_aux_key(name, 'n');
     if (!f->name || !f->count_key || bb_create(&f->hasher, &hc) != BB_OK)
-        return bbr_fail(r, BB_REDIS_E_NOMEM, "redis: out of memory");
-    bb_redis_status s = BB_REDIS_OK;
-    for (size_t i = 0; s == BB_REDIS_OK && i < f->n_subs; i++)
+        return bbr_fail(r, BB_E_NOMEM, "redis: out of memory");
+    bb_status s = BB_OK;
+    for (size_t i = 0; s == BB_OK && i < f->n_subs; i++)
         if (!f->subs[i].shard_keys) s = bbr_sub_names(r, name, i, &f->subs[i]);
     return s;
 }
 
 /* Sub-filters n_subs .. n-1 of a chain, with their key names. */
-bb_redis_status bbr_chain_extend(bb_redis *r, bbr_filter *f, size_t n) {
-    bb_redis_status s = BB_REDIS_OK;
-    while (s == BB_REDIS_OK && f->n_subs < n) {
+bb_status bbr_chain_extend(bb_redis *r, bbr_filter *f, size_t n) {
+    bb_status s = BB_OK;
+    while (s == BB_OK && f->n_subs < n) {
         bbr_sub sub;
         s = bbr_chain_sub(r, f, f->n_subs, &sub);
-        if (s == BB_REDIS_OK) s = bbr_sub_names(r, f->name, f->n_subs, &sub);
-        if (s == BB_REDIS_OK && (s = bbr_sub_append(r, f, &sub)) != BB_REDIS_OK) sub_free_keys(&sub);
+        if (s == BB_OK) s = bbr_sub_names(r, f->name, f->n_subs, &sub);
+        if (s == BB_OK && (s = bbr_sub_append(r, f, &sub)) != BB_OK) sub_free_keys(&sub);
     }
     return s;
 }
 
-/* A GET of the meta key into f; BB_REDIS_E_NOT_FOUND when there is none. Every call that
+/* A GET of the meta key into f; BB_E_NOT_FOUND when there is none. Every call that
  * creates, changes or deletes a filter reads its meta first, so this is where a name in the
  * binding's own key space is refused: the filter "bb:{0:x}" would have its meta key at filter
  * x's shard 0, and reserving x (which DELs its shards) would destroy it. */
-static bb_redis_status check_name(bb_redis *r, const char *name) {
-    if (!bbr_name_reserved(name)) return BB_REDIS_OK;
-    return bbr_fail(r, BB_REDIS_E_INVAL, "redis: filter names may not start with \"bb:{\" "
+static bb_status check_name(bb_redis *r, const char *name) {
+    if (!bbr_name_reserved(name)) return BB_OK;
+    return bbr_fail(r, BB_E_INVAL, "redis: filter names may not start with \"bb:{\" "
                     "(the shard and helper keys' prefix): '%s'", name);
 }
 
-bb_redis_status bbr_read_meta(bb_redis *r, const char *name, bbr_filter *f) {
-    bb_redis_status s = check_name(r, name);
-    if (s != BB_REDIS_OK) return s;
+bb_status bbr_read_meta(bb_redis *r, const char *name, bbr_filter *f) {
+    bb_status s = check_name(r, name);
+    if (s != BB_OK) return s;
     bbr_cmd c = {0};
     bbr_arg_str(&c, "GET");
     bbr_arg_str(&c, name);
-    if ((s = bbr_exec1(r, &c)) != BB_REDIS_OK) return s;
+    if ((s = bbr_exec1(r, &c)) != BB_OK) return s;
     const redisReply *rep = c.reply;
     if (rep->type == REDIS_REPLY_NIL)
-        s = bbr_fail(r, BB_REDIS_E_NOT_FOUND, "ERR not found: no filter '%s'", name);
+        s = bbr_fail(r, BB_E_NOT_FOUND, "ERR not found: no filter '%s'", name);
     else if (rep->type == REDIS_REPLY_ERROR && strncmp(rep->str, "WRONGTYPE", 9) != 0)
         s = bbr_reply_error(r, name, rep);
     else if (rep->type == REDIS_REPLY_ERROR || (rep->type == REDIS_REPLY_STRING &&
              (rep->len < 8 || memcmp(rep->str, "\x89" "BBF", 4) != 0)))
-        s = bbr_fail(r, BB_REDIS_E_WRONGTYPE, "WRONGTYPE '%s' holds a key that is not a "
+        s = bbr_fail(r, BB_E_WRONGTYPE, "WRONGTYPE '%s' holds a key that is not a "
                      "blockbloom filter", name);
     else if (rep->type != REDIS_REPLY_STRING)
-        s = bbr_fail(r, BB_REDIS_E_SERVER, "redis: unexpected reply to GET '%s'", name);
+        s = bbr_fail(r, BB_E_SERVER, "redis: unexpected reply to GET '%s'", name);
     else
         s = bbr_meta_decode(r, name, rep->str, rep->len, f);
     bbr_cmds_clear(&c, 1);
@@ -145,29 +145,29 @@ bb_redis_status bbr_read_meta(bb_redis *r, const char *name, bbr_filter *f) {
 
 /* STRLEN of every shard of sub-filters [from, n_subs): each must be a string of exactly its
  * length. */
-static bb_redis_status check_shards(bb_redis *r, const bbr_filter *f, size_t from) {
+static bb_status check_shards(bb_redis *r, const bbr_filter *f, size_t from) {
     uint64_t n = 0;
     for (size_t i = from; i < f->n_subs; i++) n += f->subs[i].shards;
     bbr_cmd *c = calloc(n ? n : 1, sizeof *c);
-    if (!c) return bbr_fail(r, BB_REDIS_E_NOMEM, "redis: out of memory");
+    if (!c) return bbr_fail(r, BB_E_NOMEM, "redis: out of memory");
     uint64_t j = 0;
     for (size_t i = from; i < f->n_subs; i++)
         for (uint64_t s = 0; s < f->subs[i].shards; s++, j++) {
             bbr_arg_str(&c[j], "STRLEN");
             bbr_arg_str(&c[j], f->subs[i].shard_keys[s]);
         }
-    bb_redis_status st = bbr_exec(r, c, n);
+    bb_status st = bbr_exec(r, c, n);
     j = 0;
-    for (size_t i = from; st == BB_REDIS_OK && i < f->n_subs; i++)
-        for (uint64_t s = 0; st == BB_REDIS_OK && s < f->subs[i].shards; s++, j++) {
+    for (size_t i = from; st == BB_OK && i < f->n_subs; i++)
+        for (uint64_t s = 0; st == BB_OK && s < f->subs[i].shards; s++, j++) {
             const redisReply *rep = c[j].reply;
             const char *key = f->subs[i].shard_keys[s];
             uint64_t want = bbr_shard_len(&f->subs[i], s);
             if (rep->type != REDIS_REPLY_INTEGER)
-                st = bbr_fail(r, BB_REDIS_E_BAD_SHARD, "redis: shard '%s' of '%s' is not a string: %s",
+                st = bbr_fail(r, BB_E_INCONSISTENT, "redis: shard '%s' of '%s' is not a string: %s",
                               key, f->name, rep->type == REDIS_REPLY_ERROR ? rep->str : "");
             else if ((uint64_t)rep->integer != want)
-                st = bbr_fail(r, BB_REDIS_E_BAD_SHARD, "redis: shard '%s' of '%s' is %lld bytes, "
+                st = bbr_fail(r, BB_E_INCONSISTENT, "redis: shard '%s' of '%s' is %lld bytes, "
                               "expected %llu%s", key, f->name, rep->integer,
                               (unsigned long long)want, rep->integer ? "" : " (missing)");
         }
@@ -177,14 +177,14 @@ static bb_redis_status check_shards(bb_redis *r, const bbr_filter *f, size_t fro
 }
 
 /* The published number of sub-filters of a chain (HGET state subs). */
-static bb_redis_status chain_subs(bb_redis *r, const bbr_filter *f, uint64_t *n) {
+static bb_status chain_subs(bb_redis *r, const bbr_filter *f, uint64_t *n) {
     bbr_cmd c = {0};
     bbr_arg_str(&c, "HGET");
     bbr_arg_str(&c, f->count_key);
     bbr_arg_str(&c, "subs");
-    bb_redis_status s = bbr_exec1(r, &c);
-    if (s == BB_REDIS_OK && (!bbr_reply_u64(c.reply, n) || *n == 0 || *n > BBR_MAX_SUBS))
-        s = bbr_fail(r, BB_REDIS_E_BAD_META, "redis: '%s' is not a usable filter: its state "
+    bb_status s = bbr_exec1(r, &c);
+    if (s == BB_OK && (!bbr_reply_u64(c.reply, n) || *n == 0 || *n > BBR_MAX_SUBS))
+        s = bbr_fail(r, BB_E_CORRUPT, "redis: '%s' is not a usable filter: its state "
                      "'%s' is missing or damaged", f->name, f->count_key);
     bbr_cmds_clear(&c, 1);
     return s;
@@ -192,31 +192,31 @@ static bb_redis_status chain_subs(bb_redis *r, const bbr_filter *f, uint64_t *n)
 
 /* The geometry of `name`, from the cache or read (meta, a chain's state, shard lengths) and
  * cached. */
-bb_redis_status bbr_open_filter(bb_redis *r, const char *name, bbr_filter **out) {
-    if (!r) return BB_REDIS_E_INVAL;
-    if (!name) return bbr_fail(r, BB_REDIS_E_INVAL, "redis: no filter name");
+bb_status bbr_open_filter(bb_redis *r, const char *name, bbr_filter **out) {
+    if (!r) return BB_E_INVAL;
+    if (!name) return bbr_fail(r, BB_E_INVAL, "redis: no filter name");
     for (bbr_filter *f = r->filters; f; f = f->next)
-        if (strcmp(f->name, name) == 0) return *out = f, BB_REDIS_OK;
+        if (strcmp(f->name, name) == 0) return *out = f, BB_OK;
     bbr_filter *f = calloc(1, sizeof *f);
-    if (!f) return bbr_fail(r, BB_REDIS_E_NOMEM, "redis: out of memory");
-    bb_redis_status s = bbr_read_meta(r, name, f);
+    if (!f) return bbr_fail(r, BB_E_NOMEM, "redis: out of memory");
+    bb_status s = bbr_read_meta(r, name, f);
     uint64_t n = 0;
-    if (s == BB_REDIS_OK) s = bbr_filter_names(r, f, name);
-    if (s == BB_REDIS_OK && f->layout == BBR_LAYOUT_CHAIN) s = chain_subs(r, f, &n);
-    if (s == BB_REDIS_OK && f->layout == BBR_LAYOUT_CHAIN) s = bbr_chain_extend(r, f, n);
-    if (s == BB_REDIS_OK) s = check_shards(r, f, 0);
-    if (s != BB_REDIS_OK) {
+    if (s == BB_OK) s = bbr_filter_names(r, f, name);
+    if (s == BB_OK && f->layout == BBR_LAYOUT_CHAIN) s = chain_subs(r, f, &n);
+    if (s == BB_OK && f->layout == BBR_LAYOUT_CHAIN) s = bbr_chain_extend(r, f, n);
+    if (s == BB_OK) s = check_shards(r, f, 0);
+    if (s != BB_OK) {
         bbr_filter_free(f);
         return s;
     }
     f->next = r->filters;
     r->filters = f;
     *out = f;
-    return BB_REDIS_OK;
+    return BB_OK;
 }
 
-bb_redis_status bbr_reply_error(bb_redis *r, const char *key, const redisReply *rep) {
-    return bbr_fail(r, BB_REDIS_E_SERVER, "redis: '%s': %s", key,
+bb_status bbr_reply_error(bb_redis *r, const char *key, const redisReply *rep) {
+    return bbr_fail(r, BB_E_SERVER, "redis: '%s': %s", key,
                     rep->type == REDIS_REPLY_ERROR ? rep->str : "unexpected reply");
 }
 
@@ -280,31 +280,31 @@ static void probe_fill(const bbr_filter *f, bbr_cmd *c, const uint64_t *h, const
 
 /* The replies of probe_fill's commands: present[idx[t]] = 1 where some sub-filter has every
  * bit of the key. */
-static bb_redis_status probe_read(bb_redis *r, const bbr_filter *f, const bbr_cmd *c,
-                                  const uint64_t *h, const size_t *idx, size_t m, size_t from,
-                                  size_t to, uint8_t *present) {
-    if (m == 0 || from >= to) return BB_REDIS_OK;
+static bb_status probe_read(bb_redis *r, const bbr_filter *f, const bbr_cmd *c,
+                            const uint64_t *h, const size_t *idx, size_t m, size_t from,
+                            size_t to, uint8_t *present) {
+    if (m == 0 || from >= to) return BB_OK;
     uint8_t *blocks = aligned_alloc(BBR_BLOCK_BYTES, m * BBR_BLOCK_BYTES);
     uint64_t *hh = malloc(m * sizeof *hh);
     uint8_t *hit = malloc(m);
-    bb_redis_status s = blocks && hh && hit ? BB_REDIS_OK : bbr_fail(r, BB_REDIS_E_NOMEM, "redis: out of memory");
-    for (size_t t = 0; s == BB_REDIS_OK && t < m; t++) hh[t] = h[idx[t]];
-    for (size_t j = from; s == BB_REDIS_OK && j < to; j++) {
-        for (size_t t = 0; s == BB_REDIS_OK && t < m; t++) {
+    bb_status s = blocks && hh && hit ? BB_OK : bbr_fail(r, BB_E_NOMEM, "redis: out of memory");
+    for (size_t t = 0; s == BB_OK && t < m; t++) hh[t] = h[idx[t]];
+    for (size_t j = from; s == BB_OK && j < to; j++) {
+        for (size_t t = 0; s == BB_OK && t < m; t++) {
             const bbr_cmd *g = &c[(j - from) * m + t];
             const redisReply *rep = g->reply;
             if (rep->type == REDIS_REPLY_STRING && rep->len == BBR_BLOCK_BYTES)
                 memcpy(blocks + t * BBR_BLOCK_BYTES, rep->str, BBR_BLOCK_BYTES);
             else if (rep->type == REDIS_REPLY_STRING)
-                s = bbr_fail(r, BB_REDIS_E_BAD_SHARD, "redis: shard '%s' of '%s' is shorter than "
+                s = bbr_fail(r, BB_E_INCONSISTENT, "redis: shard '%s' of '%s' is shorter than "
                              "its layout (deleted or replaced?)", g->argv[1], f->name);
             else
                 s = bbr_reply_error(r, g->argv[1], rep);
         }
         size_t hits;
-        if (s == BB_REDIS_OK && bb_blocks_test(blocks, hh, m, f->subs[j].k, hit, &hits) != BB_OK)
-            s = bbr_fail(r, BB_REDIS_E_FILTER, "redis: block test failed");
-        for (size_t t = 0; s == BB_REDIS_OK && t < m; t++) present[idx[t]] |= hit[t];
+        bb_status bs = s == BB_OK ? bb_blocks_test(blocks, hh, m, f->subs[j].k, hit, &hits) : BB_OK;
+        if (bs != BB_OK) s = bbr_fail(r, bs, "redis: block test failed");
+        for (size_t t = 0; s == BB_OK && t < m; t++) present[idx[t]] |= hit[t];
     }
     free(blocks);
     free(hh);
@@ -321,17 +321,17 @@ static bb_redis_status probe_read(bb_redis *r, const bbr_filter *f, const bbr_cm
 static size_t probe_span(size_t m) { return m && PROBE_ROUND / m ? PROBE_ROUND / m : 1; }
 
 /* Probe keys idx[0 .. m) in sub-filters [from, to), PROBE_ROUND commands a round at most. */
-static bb_redis_status probe_only(bb_redis *r, const bbr_filter *f, const uint64_t *h,
-                                  const size_t *idx, size_t m, size_t from, size_t to,
-                                  uint8_t *present) {
-    bb_redis_status s = BB_REDIS_OK;
-    for (size_t a = from; s == BB_REDIS_OK && a < to; a += probe_span(m)) {
+static bb_status probe_only(bb_redis *r, const bbr_filter *f, const uint64_t *h,
+                            const size_t *idx, size_t m, size_t from, size_t to,
+                            uint8_t *present) {
+    bb_status s = BB_OK;
+    for (size_t a = from; s == BB_OK && a < to; a += probe_span(m)) {
         size_t b = a + probe_span(m) < to ? a + probe_span(m) : to;
         bbr_cmd *c = bbr_cmds_get(r, m * (b - a));
-        if (!c) return BB_REDIS_E_NOMEM;
+        if (!c) return BB_E_NOMEM;
         probe_fill(f, c, h, idx, m, a, b);
         s = bbr_exec(r, c, m * (b - a));
-        if (s == BB_REDIS_OK) s = probe_read(r, f, c, h, idx, m, a, b, present);
+        if (s == BB_OK) s = probe_read(r, f, c, h, idx, m, a, b, present);
         bbr_cmds_clear(c, m * (b - a));
     }
     return s;
@@ -340,7 +340,7 @@ static bb_redis_status probe_only(bb_redis *r, const bbr_filter *f, const uint64
 static uint64_t *hash_keys(bb_redis *r, const bbr_filter *f, const void *const *keys,
                            const size_t *lens, size_t n) {
     uint64_t *h = malloc((n ? n : 1) * sizeof *h);
-    if (!h) return bbr_fail(r, BB_REDIS_E_NOMEM, "redis: out of memory"), NULL;
+    if (!h) return bbr_fail(r, BB_E_NOMEM, "redis: out of memory"), NULL;
     for (size_t i = 0; i < n; i++) h[i] = bb_hash(f->hasher, keys[i], lens[i]);
     return h;
 }
@@ -406,15 +406,15 @@ static bool script_int(const redisReply *rep, size_t j, long long *v) {
     return true;
 }
 
-static bb_redis_status release(bb_redis *r, const bbr_filter *f, size_t i, uint64_t granted,
-                               uint64_t news) {
+static bb_status release(bb_redis *r, const bbr_filter *f, size_t i, uint64_t granted,
+                         uint64_t news) {
     bbr_cmd c = {0};
     eval_cmd(&c, release_lua, f->count_key);
     bbr_arg_u64(&c, i);
     bbr_arg_u64(&c, granted);
     bbr_arg_u64(&c, news);
-    bb_redis_status s = bbr_exec1(r, &c);
-    if (s == BB_REDIS_OK && c.reply->type != REDIS_REPLY_INTEGER) s = bbr_reply_error(r, f->count_key, c.reply);
+    bb_status s = bbr_exec1(r, &c);
+    if (s == BB_OK && c.reply->type != REDIS_REPLY_INTEGER) s = bbr_reply_error(r, f->count_key, c.reply);
     bbr_cmds_clear(&c, 1);
     return s;
 }
@@ -422,15 +422,15 @@ static bb_redis_status release(bb_redis *r, const bbr_filter *f, size_t i, uint6
 /* Make sub-filter i's shards exist at their length without touching a bit a faster writer
  * may already have set in them (BITFIELD INCRBY of the last bit by 0 grows a string with
  * zeros and changes nothing else), then ask the state to publish it. *n = sub-filters now. */
-static bb_redis_status grow(bb_redis *r, bbr_filter *f, bool force, long long *n) {
+static bb_status grow(bb_redis *r, bbr_filter *f, bool force, long long *n) {
     size_t top = f->n_subs - 1;
     bbr_sub next;
-    bb_redis_status s = bbr_chain_sub(r, f, top + 1, &next);
-    if (s == BB_REDIS_OK) s = bbr_sub_names(r, f->name, top + 1, &next);
-    if (s != BB_REDIS_OK) return s;
+    bb_status s = bbr_chain_sub(r, f, top + 1, &next);
+    if (s == BB_OK) s = bbr_sub_names(r, f->name, top + 1, &next);
+    if (s != BB_OK) return s;
     bbr_cmd *c = calloc(next.shards + 1, sizeof *c);
-    if (!c) s = bbr_fail(r, BB_REDIS_E_NOMEM, "redis: out of memory");
-    for (uint64_t j = 0; s == BB_REDIS_OK && j < next.shards; j++) {
+    if (!c) s = bbr_fail(r, BB_E_NOMEM, "redis: out of memory");
+    for (uint64_t j = 0; s == BB_OK && j < next.shards; j++) {
         bbr_arg_str(&c[j], "BITFIELD");
         bbr_arg_str(&c[j], next.shard_keys[j]);
         bbr_arg_str(&c[j], "INCRBY");
@@ -438,18 +438,18 @@ static bb_redis_status grow(bb_redis *r, bbr_filter *f, bool force, long long *n
         bbr_arg_u64(&c[j], 8 * bbr_shard_len(&next, j) - 1);
         bbr_arg_str(&c[j], "0");
     }
-    if (s == BB_REDIS_OK) s = bbr_exec(r, c, next.shards);
-    for (uint64_t j = 0; s == BB_REDIS_OK && j < next.shards; j++)
+    if (s == BB_OK) s = bbr_exec(r, c, next.shards);
+    for (uint64_t j = 0; s == BB_OK && j < next.shards; j++)
         if (c[j].reply->type != REDIS_REPLY_ARRAY) s = bbr_reply_error(r, c[j].argv[1], c[j].reply);
     if (c) bbr_cmds_clear(c, next.shards);
-    if (s == BB_REDIS_OK) {
+    if (s == BB_OK) {
         bbr_cmd *g = &c[next.shards];
         eval_cmd(g, grow_lua, f->count_key);
         bbr_arg_u64(g, top);
         bbr_arg_u64(g, f->subs[top].capacity);
         bbr_arg_str(g, force ? "1" : "0");
         s = bbr_exec1(r, g);
-        if (s == BB_REDIS_OK && !script_int(g->reply, 0, n)) s = bbr_reply_error(r, f->count_key, g->reply);
+        if (s == BB_OK && !script_int(g->reply, 0, n)) s = bbr_reply_error(r, f->count_key, g->reply);
         bbr_cmds_clear(g, 1);
     }
     free(c);
@@ -476,7 +476,7 @@ static void add_cmd(const bbr_sub *sub, bbr_cmd *c, uint64_t h) {
 }
 
 /* BITFIELD's reply: the old bits, one per SET; the key was new if one of them was 0. */
-static bb_redis_status add_reply(bb_redis *r, const bbr_cmd *c, bool *was_new) {
+static bb_status add_reply(bb_redis *r, const bbr_cmd *c, bool *was_new) {
     const redisReply *rep = c->reply;
     if (rep->type != REDIS_REPLY_ARRAY || rep->elements != (size_t)(c->argc - 2) / 4)
         return bbr_reply_error(r, c->argv[1], rep);
@@ -485,18 +485,18 @@ static bb_redis_status add_reply(bb_redis *r, const bbr_cmd *c, bool *was_new) {
         if (rep->element[j]->type != REDIS_REPLY_INTEGER) return bbr_reply_error(r, c->argv[1], rep);
         if (rep->element[j]->integer == 0) *was_new = true;
     }
-    return BB_REDIS_OK;
+    return BB_OK;
 }
 
 /* BITFIELD of keys idx[0 .. m) into sub-filter i: out[idx[t]] = 1 for each new one. */
-static bb_redis_status set_bits(bb_redis *r, const bbr_filter *f, size_t i, const uint64_t *h,
-                                const size_t *idx, size_t m, uint8_t *out, uint64_t *news) {
+static bb_status set_bits(bb_redis *r, const bbr_filter *f, size_t i, const uint64_t *h,
+                          const size_t *idx, size_t m, uint8_t *out, uint64_t *news) {
     *news = 0;
     bbr_cmd *c = bbr_cmds_get(r, m ? m : 1);
-    if (!c) return BB_REDIS_E_NOMEM;
+    if (!c) return BB_E_NOMEM;
     for (size_t t = 0; t < m; t++) add_cmd(&f->subs[i], &c[t], h[idx[t]]);
-    bb_redis_status s = bbr_exec(r, c, m);
-    for (size_t t = 0; s == BB_REDIS_OK && t < m; t++) {
+    bb_status s = bbr_exec(r, c, m);
+    for (size_t t = 0; s == BB_OK && t < m; t++) {
         bool nw = false;
         s = add_reply(r, &c[t], &nw);
         out[idx[t]] = nw;
@@ -508,17 +508,17 @@ static bb_redis_status set_bits(bb_redis *r, const bbr_filter *f, size_t i, cons
 
 /* A fixed filter (push, slices): no capacity to keep, so the bits, then the count of the
  * keys that were new. */
-static bb_redis_status fixed_madd(bb_redis *r, const bbr_filter *f, const uint64_t *h,
-                                  size_t *idx, size_t n, uint8_t *out) {
+static bb_status fixed_madd(bb_redis *r, const bbr_filter *f, const uint64_t *h,
+                            size_t *idx, size_t n, uint8_t *out) {
     uint64_t news;
-    bb_redis_status s = set_bits(r, f, 0, h, idx, n, out, &news);
-    if (s != BB_REDIS_OK || news == 0) return s;
+    bb_status s = set_bits(r, f, 0, h, idx, n, out, &news);
+    if (s != BB_OK || news == 0) return s;
     bbr_cmd c = {0};
     bbr_arg_str(&c, "INCRBY");
     bbr_arg_str(&c, f->count_key);
     bbr_arg_u64(&c, news);
     s = bbr_exec1(r, &c);
-    if (s == BB_REDIS_OK && c.reply->type != REDIS_REPLY_INTEGER) s = bbr_reply_error(r, f->count_key, c.reply);
+    if (s == BB_OK && c.reply->type != REDIS_REPLY_INTEGER) s = bbr_reply_error(r, f->count_key, c.reply);
     bbr_cmds_clear(&c, 1);
     return s;
 }
@@ -529,24 +529,24 @@ static bb_redis_status fixed_madd(bb_redis *r, const bbr_filter *f, const uint64
  * bits, as in the local kind, which tests each key against the filter as it is). Keys that
  * find no room make the newest sub-filter grow, or, NONSCALING, are refused: out = 2 for
  * them and every key after the first of them, as RedisBloom stops at that key. */
-static bb_redis_status chain_madd(bb_redis *r, bbr_filter *f, const uint64_t *h, size_t *pend,
-                                  size_t n, uint8_t *out) {
+static bb_status chain_madd(bb_redis *r, bbr_filter *f, const uint64_t *h, size_t *pend,
+                            size_t n, uint8_t *out) {
     size_t m = n;
     uint8_t *present = calloc(1, n);
-    if (!present) return bbr_fail(r, BB_REDIS_E_NOMEM, "redis: out of memory");
-    bb_redis_status s = BB_REDIS_OK;
+    if (!present) return bbr_fail(r, BB_E_NOMEM, "redis: out of memory");
+    bb_status s = BB_OK;
     bool recheck = false;
     unsigned waits = 0;
     uint64_t waited_from = 0;
-    while (s == BB_REDIS_OK && m > 0) {
+    while (s == BB_OK && m > 0) {
         size_t top = f->n_subs - 1, to = recheck ? f->n_subs : top;
         if (to > probe_span(m)) { /* a deep chain: probe it first, round by round */
             s = probe_only(r, f, h, pend, m, 0, to, present);
             to = 0;
         }
-        bbr_cmd *c = s == BB_REDIS_OK ? bbr_cmds_get(r, 1 + m * to) : NULL;
+        bbr_cmd *c = s == BB_OK ? bbr_cmds_get(r, 1 + m * to) : NULL;
         if (!c) {
-            if (s == BB_REDIS_OK) s = BB_REDIS_E_NOMEM;
+            if (s == BB_OK) s = BB_E_NOMEM;
             break;
         }
         eval_cmd(&c[0], reserve_lua, f->count_key);
@@ -556,14 +556,14 @@ static bb_redis_status chain_madd(bb_redis *r, bbr_filter *f, const uint64_t *h,
         probe_fill(f, c + 1, h, pend, m, 0, to);
         s = bbr_exec(r, c, 1 + m * to);
         long long n_now = 0, granted = 0, count = 0;
-        if (s == BB_REDIS_OK && !(script_int(c[0].reply, 0, &n_now) &&
+        if (s == BB_OK && !(script_int(c[0].reply, 0, &n_now) &&
                                   script_int(c[0].reply, 1, &granted) && script_int(c[0].reply, 2, &count)))
             s = bbr_reply_error(r, f->count_key, c[0].reply);
-        if (s == BB_REDIS_OK) s = probe_read(r, f, c + 1, h, pend, m, 0, to, present);
+        if (s == BB_OK) s = probe_read(r, f, c + 1, h, pend, m, 0, to, present);
         bbr_cmds_clear(c, 1 + m * to);
-        if (s != BB_REDIS_OK) break;
+        if (s != BB_OK) break;
         if (n_now < 0) {
-            s = bbr_fail(r, BB_REDIS_E_NOT_FOUND, "ERR not found: '%s' was deleted", f->name);
+            s = bbr_fail(r, BB_E_NOT_FOUND, "ERR not found: '%s' was deleted", f->name);
             break;
         }
         size_t kept = 0; /* keys some sub-filter has answer 0, the others stay pending */
@@ -578,8 +578,8 @@ static bb_redis_status chain_madd(bb_redis *r, bbr_filter *f, const uint64_t *h,
         }
         uint64_t use = (uint64_t)granted < m ? (uint64_t)granted : m, news = 0;
         if (use) s = set_bits(r, f, top, h, pend, use, out, &news);
-        if (granted && s == BB_REDIS_OK) s = release(r, f, top, (uint64_t)granted, news);
-        if (s != BB_REDIS_OK) break;
+        if (granted && s == BB_OK) s = release(r, f, top, (uint64_t)granted, news);
+        if (s != BB_OK) break;
         if (use) {
             memmove(pend, pend + use, (m - use) * sizeof *pend);
             m -= use;
@@ -601,81 +601,81 @@ static bb_redis_status chain_madd(bb_redis *r, bbr_filter *f, const uint64_t *h,
             continue;
         }
         if (f->nonscaling) {
-            s = bbr_fail(r, BB_REDIS_E_FULL, "ERR non scaling filter is full");
+            s = bbr_fail(r, BB_E_FULL, "ERR non scaling filter is full");
             break;
         }
         s = grow(r, f, !full, &n_now);
-        if (s == BB_REDIS_OK && n_now < 0)
-            s = bbr_fail(r, BB_REDIS_E_NOT_FOUND, "ERR not found: '%s' was deleted", f->name);
-        if (s == BB_REDIS_OK) s = bbr_chain_extend(r, f, (size_t)n_now);
+        if (s == BB_OK && n_now < 0)
+            s = bbr_fail(r, BB_E_NOT_FOUND, "ERR not found: '%s' was deleted", f->name);
+        if (s == BB_OK) s = bbr_chain_extend(r, f, (size_t)n_now);
         waits = 0;
         recheck = true;
     }
-    if (s == BB_REDIS_E_FULL && m) /* RedisBloom answers up to the first refused key */
+    if (s == BB_E_FULL && m) /* RedisBloom answers up to the first refused key */
         memset(out + pend[0], 2, n - pend[0]);
     free(present);
     return s;
 }
 
 /* Parameters with RedisBloom's defaults and checks; the texts are RedisBloom v8's. */
-bb_redis_status bbr_params(bb_redis *r, const bb_redis_params *in, bool reserve, bb_redis_params *p) {
+bb_status bbr_params(bb_redis *r, const bb_redis_params *in, bool reserve, bb_redis_params *p) {
     memset(p, 0, sizeof *p);
     if (in) memcpy(p, in, in->size < sizeof *p ? in->size : sizeof *p);
     p->size = sizeof *p;
     if (in && in->size < offsetof(bb_redis_params, shards) + sizeof p->shards)
-        return bbr_fail(r, BB_REDIS_E_INVAL, "redis: bb_redis_params.size %zu is too small", in->size);
+        return bbr_fail(r, BB_E_INVAL, "redis: bb_redis_params.size %zu is too small", in->size);
     if (p->error_rate == 0.0) p->error_rate = BB_REDIS_DEFAULT_ERROR_RATE;
     if (p->capacity == 0) p->capacity = BB_REDIS_DEFAULT_CAPACITY;
     if (!(p->error_rate > 0.0 && p->error_rate < 1.0))
-        return bbr_fail(r, BB_REDIS_E_INVAL, "ERR error rate must be in the range (0.000000, 1.000000)");
+        return bbr_fail(r, BB_E_INVAL, "ERR error rate must be in the range (0.000000, 1.000000)");
     if (p->error_rate > BB_REDIS_MAX_ERROR_RATE) p->error_rate = BB_REDIS_MAX_ERROR_RATE;
     if (p->capacity > BB_REDIS_MAX_CAPACITY)
-        return bbr_fail(r, BB_REDIS_E_INVAL, "ERR capacity must be in the range [1, %llu]",
+        return bbr_fail(r, BB_E_INVAL, "ERR capacity must be in the range [1, %llu]",
                         (unsigned long long)BB_REDIS_MAX_CAPACITY);
     if (reserve && p->nonscaling && p->expansion)
-        return bbr_fail(r, BB_REDIS_E_INVAL, "Nonscaling filters cannot expand");
+        return bbr_fail(r, BB_E_INVAL, "Nonscaling filters cannot expand");
     if (p->expansion > BBR_MAX_EXPANSION)
-        return bbr_fail(r, BB_REDIS_E_INVAL, "ERR expansion must be in the range [0, %d]", BBR_MAX_EXPANSION);
+        return bbr_fail(r, BB_E_INVAL, "ERR expansion must be in the range [0, %d]", BBR_MAX_EXPANSION);
     if (p->nonscaling) p->expansion = 0; /* BF.INSERT: NONSCALING wins over EXPANSION */
     else if (p->expansion == 0) p->expansion = BB_REDIS_DEFAULT_EXPANSION;
-    return BB_REDIS_OK;
+    return BB_OK;
 }
 
 /* The filter `name`, created with p (NULL: the defaults) if there is none, unless nocreate.
- * A creator that loses the race to another (E_EXISTS: its meta appeared, or the other holds
+ * A creator that loses the race to another (BB_E_EXISTS: its meta appeared, or the other holds
  * the lock) waits for that one's filter. */
-static bb_redis_status open_or_create(bb_redis *r, const char *name, const bb_redis_params *p,
-                                      bbr_filter **f) {
-    bb_redis_status s = BB_REDIS_E_EXISTS;
-    for (int tries = 0; tries < 500 && (s == BB_REDIS_E_EXISTS || s == BB_REDIS_OK); tries++) {
+static bb_status open_or_create(bb_redis *r, const char *name, const bb_redis_params *p,
+                                bbr_filter **f) {
+    bb_status s = BB_E_EXISTS;
+    for (int tries = 0; tries < 500 && (s == BB_E_EXISTS || s == BB_OK); tries++) {
         s = bbr_open_filter(r, name, f);
-        if (s != BB_REDIS_E_NOT_FOUND) return s;
+        if (s != BB_E_NOT_FOUND) return s;
         if (p && p->nocreate) return s;
         s = bb_redis_reserve_params(r, name, p);
-        if (s == BB_REDIS_E_EXISTS) pause_ms(2);
+        if (s == BB_E_EXISTS) pause_ms(2);
     }
-    return s == BB_REDIS_OK ? bbr_open_filter(r, name, f) : s;
+    return s == BB_OK ? bbr_open_filter(r, name, f) : s;
 }
 
-static bb_redis_status do_madd(bb_redis *r, const char *name, const bb_redis_params *p,
-                               const void *const *keys, const size_t *lens, size_t n,
-                               uint8_t *was_new) {
-    if (!r) return BB_REDIS_E_INVAL;
-    if (!keys_valid(keys, lens, n)) return bbr_fail(r, BB_REDIS_E_INVAL, "redis: bad key array");
+static bb_status do_madd(bb_redis *r, const char *name, const bb_redis_params *p,
+                         const void *const *keys, const size_t *lens, size_t n,
+                         uint8_t *was_new) {
+    if (!r) return BB_E_INVAL;
+    if (!keys_valid(keys, lens, n)) return bbr_fail(r, BB_E_INVAL, "redis: bad key array");
     bb_redis_params own;
-    bb_redis_status s = bbr_params(r, p, false, &own);
+    bb_status s = bbr_params(r, p, false, &own);
     bbr_filter *f;
-    if (s == BB_REDIS_OK) s = open_or_create(r, name, &own, &f);
-    if (s != BB_REDIS_OK || n == 0) return s;
+    if (s == BB_OK) s = open_or_create(r, name, &own, &f);
+    if (s != BB_OK || n == 0) return s;
     uint64_t *h = hash_keys(r, f, keys, lens, n);
     size_t *idx = malloc(n * sizeof *idx);
     uint8_t *out = was_new ? was_new : malloc(n);
-    if (!h || !idx || !out) s = bbr_fail(r, BB_REDIS_E_NOMEM, "redis: out of memory");
-    for (size_t i = 0; s == BB_REDIS_OK && i < n; i++) idx[i] = i, out[i] = 0;
-    if (s == BB_REDIS_OK) {
+    if (!h || !idx || !out) s = bbr_fail(r, BB_E_NOMEM, "redis: out of memory");
+    for (size_t i = 0; s == BB_OK && i < n; i++) idx[i] = i, out[i] = 0;
+    if (s == BB_OK) {
         s = f->layout == BBR_LAYOUT_CHAIN ? chain_madd(r, f, h, idx, n, out)
                                           : fixed_madd(r, f, h, idx, n, out);
-        if (s == BB_REDIS_E_NOT_FOUND) bb_redis_forget(r, name); /* deleted meanwhile */
+        if (s == BB_E_NOT_FOUND) bb_redis_forget(r, name); /* deleted meanwhile */
     }
     if (out != was_new) free(out);
     free(idx);
@@ -683,21 +683,23 @@ static bb_redis_status do_madd(bb_redis *r, const char *name, const bb_redis_par
     return s;
 }
 
-bb_redis_status bb_redis_madd(bb_redis *r, const char *name, const void *const *keys,
-                              const size_t *lens, size_t n, uint8_t *was_new) {
+bb_status bb_redis_madd(bb_redis *r, const char *name, const void *const *keys,
+                        const size_t *lens, size_t n, uint8_t *was_new) {
+    bb_error_clear();
     return do_madd(r, name, NULL, keys, lens, n, was_new);
 }
 
-bb_redis_status bb_redis_insert(bb_redis *r, const char *name, const bb_redis_params *p,
-                                const void *const *keys, const size_t *lens, size_t n,
-                                uint8_t *was_new) {
+bb_status bb_redis_insert(bb_redis *r, const char *name, const bb_redis_params *p,
+                          const void *const *keys, const size_t *lens, size_t n,
+                          uint8_t *was_new) {
+    bb_error_clear();
     return do_madd(r, name, p, keys, lens, n, was_new);
 }
 
-bb_redis_status bb_redis_add(bb_redis *r, const char *name, const void *key, size_t len,
-                             bool *was_new) {
+bb_status bb_redis_add(bb_redis *r, const char *name, const void *key, size_t len,
+                       bool *was_new) {
     uint8_t nw = 0;
-    bb_redis_status s = bb_redis_madd(r, name, &key, &len, 1, &nw);
+    bb_status s = bb_redis_madd(r, name, &key, &len, 1, &nw);
     if (was_new) *was_new = nw == 1;
     return s;
 }
@@ -706,31 +708,32 @@ bb_redis_status bb_redis_add(bb_redis *r, const char *name, const void *key, siz
 
 /* A chain also asks for its number of sub-filters (HGET, in the same round): one a writer
  * published meanwhile is probed too, for the keys not yet found. */
-bb_redis_status bb_redis_mexists(bb_redis *r, const char *name, const void *const *keys,
-                                 const size_t *lens, size_t n, uint8_t *out, size_t *n_present) {
+bb_status bb_redis_mexists(bb_redis *r, const char *name, const void *const *keys,
+                           const size_t *lens, size_t n, uint8_t *out, size_t *n_present) {
+    bb_error_clear();
     if (n_present) *n_present = 0;
-    if (!r) return BB_REDIS_E_INVAL;
+    if (!r) return BB_E_INVAL;
     if (!keys_valid(keys, lens, n) || (n && !out))
-        return bbr_fail(r, BB_REDIS_E_INVAL, "redis: bad key or answer array");
+        return bbr_fail(r, BB_E_INVAL, "redis: bad key or answer array");
     bbr_filter *f;
-    bb_redis_status s = bbr_open_filter(r, name, &f);
-    if (s == BB_REDIS_E_NOT_FOUND || s == BB_REDIS_E_WRONGTYPE) { /* RedisBloom: 0 for each */
+    bb_status s = bbr_open_filter(r, name, &f);
+    if (s == BB_E_NOT_FOUND || s == BB_E_WRONGTYPE) { /* RedisBloom: 0 for each */
         if (n) memset(out, 0, n);
-        r->err[0] = '\0';
-        return BB_REDIS_OK;
+        bb_error_clear();
+        return BB_OK;
     }
-    if (s != BB_REDIS_OK || n == 0) return s;
+    if (s != BB_OK || n == 0) return s;
     uint64_t *h = hash_keys(r, f, keys, lens, n);
     size_t *idx = malloc(n * sizeof *idx);
-    if (!h || !idx) s = bbr_fail(r, BB_REDIS_E_NOMEM, "redis: out of memory");
+    if (!h || !idx) s = bbr_fail(r, BB_E_NOMEM, "redis: out of memory");
     size_t m = n, from = 0;
-    for (size_t i = 0; s == BB_REDIS_OK && i < n; i++) idx[i] = i, out[i] = 0;
-    while (s == BB_REDIS_OK && m > 0 && from < f->n_subs) {
+    for (size_t i = 0; s == BB_OK && i < n; i++) idx[i] = i, out[i] = 0;
+    while (s == BB_OK && m > 0 && from < f->n_subs) {
         size_t to = f->n_subs - from > probe_span(m) ? from + probe_span(m) : f->n_subs;
         size_t chain = f->layout == BBR_LAYOUT_CHAIN;
         bbr_cmd *c = bbr_cmds_get(r, chain + m * (to - from));
         if (!c) {
-            s = BB_REDIS_E_NOMEM;
+            s = BB_E_NOMEM;
             break;
         }
         if (chain) {
@@ -741,27 +744,27 @@ bb_redis_status bb_redis_mexists(bb_redis *r, const char *name, const void *cons
         probe_fill(f, c + chain, h, idx, m, from, to);
         s = bbr_exec(r, c, chain + m * (to - from));
         uint64_t n_now = to;
-        if (s == BB_REDIS_OK && chain && (!bbr_reply_u64(c[0].reply, &n_now) || n_now > BBR_MAX_SUBS))
+        if (s == BB_OK && chain && (!bbr_reply_u64(c[0].reply, &n_now) || n_now > BBR_MAX_SUBS))
             s = bbr_reply_error(r, f->count_key, c[0].reply);
-        if (s == BB_REDIS_OK) s = probe_read(r, f, c + chain, h, idx, m, from, to, out);
+        if (s == BB_OK) s = probe_read(r, f, c + chain, h, idx, m, from, to, out);
         bbr_cmds_clear(c, chain + m * (to - from));
-        if (s == BB_REDIS_OK && n_now > to) s = bbr_chain_extend(r, f, (size_t)n_now);
+        if (s == BB_OK && n_now > to) s = bbr_chain_extend(r, f, (size_t)n_now);
         size_t kept = 0;
         for (size_t t = 0; t < m; t++)
             if (!out[idx[t]]) idx[kept++] = idx[t];
         m = kept;
         from = to;
     }
-    if (s == BB_REDIS_OK && n_present) *n_present = n - m;
+    if (s == BB_OK && n_present) *n_present = n - m;
     free(h);
     free(idx);
     return s;
 }
 
-bb_redis_status bb_redis_exists(bb_redis *r, const char *name, const void *key, size_t len,
-                                bool *present) {
+bb_status bb_redis_exists(bb_redis *r, const char *name, const void *key, size_t len,
+                          bool *present) {
     uint8_t o = 0;
-    bb_redis_status s = bb_redis_mexists(r, name, &key, &len, 1, &o, NULL);
+    bb_status s = bb_redis_mexists(r, name, &key, &len, 1, &o, NULL);
     if (present) *present = o;
     return s;
 }
@@ -770,18 +773,18 @@ bb_redis_status bb_redis_exists(bb_redis *r, const char *name, const void *key, 
 
 /* The count of adds that answered 1: a fixed filter's counter, or a chain's c<i> summed (with
  * the number of sub-filters, which may have grown). */
-static bb_redis_status read_count(bb_redis *r, bbr_filter *f, uint64_t *count) {
+static bb_status read_count(bb_redis *r, bbr_filter *f, uint64_t *count) {
     bbr_cmd c = {0};
     bool chain = f->layout == BBR_LAYOUT_CHAIN;
     bbr_arg_str(&c, chain ? "HGETALL" : "GET");
     bbr_arg_str(&c, f->count_key);
-    bb_redis_status s = bbr_exec1(r, &c);
+    bb_status s = bbr_exec1(r, &c);
     const redisReply *rep = c.reply;
     *count = 0;
     uint64_t n = f->n_subs;
-    if (s == BB_REDIS_OK && !chain && !bbr_reply_u64(rep, count)) s = bbr_reply_error(r, f->count_key, rep);
-    if (s == BB_REDIS_OK && chain && rep->type != REDIS_REPLY_ARRAY) s = bbr_reply_error(r, f->count_key, rep);
-    for (size_t j = 0; s == BB_REDIS_OK && chain && j + 1 < rep->elements; j += 2) {
+    if (s == BB_OK && !chain && !bbr_reply_u64(rep, count)) s = bbr_reply_error(r, f->count_key, rep);
+    if (s == BB_OK && chain && rep->type != REDIS_REPLY_ARRAY) s = bbr_reply_error(r, f->count_key, rep);
+    for (size_t j = 0; s == BB_OK && chain && j + 1 < rep->elements; j += 2) {
         const redisReply *k = rep->element[j];
         uint64_t v;
         if (k->type != REDIS_REPLY_STRING || !bbr_reply_u64(rep->element[j + 1], &v))
@@ -790,31 +793,32 @@ static bb_redis_status read_count(bb_redis *r, bbr_filter *f, uint64_t *count) {
         else if (k->str[0] == 'c') *count += v;
     }
     bbr_cmds_clear(&c, 1);
-    if (s == BB_REDIS_OK && chain && n > f->n_subs) s = bbr_chain_extend(r, f, (size_t)n);
+    if (s == BB_OK && chain && n > f->n_subs) s = bbr_chain_extend(r, f, (size_t)n);
     return s;
 }
 
-bb_redis_status bb_redis_info_get(bb_redis *r, const char *name, bb_redis_info *out) {
+bb_status bb_redis_info_get(bb_redis *r, const char *name, bb_redis_info *out) {
+    bb_error_clear();
     bbr_filter *f;
-    bb_redis_status s = bbr_open_filter(r, name, &f);
-    if (s != BB_REDIS_OK) return s;
-    if (!out) return bbr_fail(r, BB_REDIS_E_INVAL, "redis: NULL info");
+    bb_status s = bbr_open_filter(r, name, &f);
+    if (s != BB_OK) return s;
+    if (!out) return bbr_fail(r, BB_E_INVAL, "redis: NULL info");
     memset(out, 0, sizeof *out);
     s = read_count(r, f, &out->keys_added);
     uint64_t n = 0;
     for (size_t i = 0; i < f->n_subs; i++) n += f->subs[i].shards;
-    bbr_cmd *c = s == BB_REDIS_OK ? calloc(n ? n : 1, sizeof *c) : NULL;
-    if (s == BB_REDIS_OK && !c) s = bbr_fail(r, BB_REDIS_E_NOMEM, "redis: out of memory");
-    for (size_t i = 0, j = 0; s == BB_REDIS_OK && i < f->n_subs; i++)
+    bbr_cmd *c = s == BB_OK ? calloc(n ? n : 1, sizeof *c) : NULL;
+    if (s == BB_OK && !c) s = bbr_fail(r, BB_E_NOMEM, "redis: out of memory");
+    for (size_t i = 0, j = 0; s == BB_OK && i < f->n_subs; i++)
         for (uint64_t sh = 0; sh < f->subs[i].shards; sh++, j++) {
             bbr_arg_str(&c[j], "BITCOUNT");
             bbr_arg_str(&c[j], f->subs[i].shard_keys[sh]);
         }
-    if (s == BB_REDIS_OK) s = bbr_exec(r, c, n);
+    if (s == BB_OK) s = bbr_exec(r, c, n);
     double card = 0.0;
-    for (size_t i = 0, j = 0; s == BB_REDIS_OK && i < f->n_subs; i++) {
+    for (size_t i = 0, j = 0; s == BB_OK && i < f->n_subs; i++) {
         uint64_t set = 0, v;
-        for (uint64_t sh = 0; s == BB_REDIS_OK && sh < f->subs[i].shards; sh++, j++)
+        for (uint64_t sh = 0; s == BB_OK && sh < f->subs[i].shards; sh++, j++)
             if (!bbr_reply_u64(c[j].reply, &v)) s = bbr_reply_error(r, c[j].argv[1], c[j].reply);
             else set += v;
         const bbr_sub *sub = &f->subs[i];
@@ -829,7 +833,7 @@ bb_redis_status bb_redis_info_get(bb_redis *r, const char *name, bb_redis_info *
     }
     if (c) bbr_cmds_clear(c, n);
     free(c);
-    if (s != BB_REDIS_OK) return s;
+    if (s != BB_OK) return s;
     out->error_rate = f->fpr;
     out->size_bytes = out->bits / 8;
     out->seed = f->seed;
@@ -837,45 +841,46 @@ bb_redis_status bb_redis_info_get(bb_redis *r, const char *name, bb_redis_info *
     out->cardinality = card;
     out->filters = f->n_subs;
     out->expansion = f->layout == BBR_LAYOUT_CHAIN && !f->nonscaling ? f->growth : 0;
-    return BB_REDIS_OK;
+    return BB_OK;
 }
 
 /* RedisBloom's BF.CARD: the count of adds that answered 1; 0 for a missing key. */
-bb_redis_status bb_redis_card(bb_redis *r, const char *name, uint64_t *card) {
-    if (!r) return BB_REDIS_E_INVAL;
-    if (!card) return bbr_fail(r, BB_REDIS_E_INVAL, "redis: NULL card");
+bb_status bb_redis_card(bb_redis *r, const char *name, uint64_t *card) {
+    bb_error_clear();
+    if (!r) return BB_E_INVAL;
+    if (!card) return bbr_fail(r, BB_E_INVAL, "redis: NULL card");
     *card = 0;
     bbr_filter *f;
-    bb_redis_status s = bbr_open_filter(r, name, &f);
-    if (s == BB_REDIS_E_NOT_FOUND) {
-        r->err[0] = '\0';
-        return BB_REDIS_OK;
+    bb_status s = bbr_open_filter(r, name, &f);
+    if (s == BB_E_NOT_FOUND) {
+        bb_error_clear();
+        return BB_OK;
     }
-    return s == BB_REDIS_OK ? read_count(r, f, card) : s;
+    return s == BB_OK ? read_count(r, f, card) : s;
 }
 
-bb_redis_status bbr_del_keys(bb_redis *r, char *const *keys, size_t n) {
+bb_status bbr_del_keys(bb_redis *r, char *const *keys, size_t n) {
     bbr_cmd *c = calloc(n ? n : 1, sizeof *c);
-    if (!c) return bbr_fail(r, BB_REDIS_E_NOMEM, "redis: out of memory");
+    if (!c) return bbr_fail(r, BB_E_NOMEM, "redis: out of memory");
     size_t m = 0;
     for (size_t i = 0; i < n; i++) {
         if (!keys[i]) continue;
         bbr_arg_str(&c[m], "DEL");
         bbr_arg_str(&c[m++], keys[i]);
     }
-    bb_redis_status s = bbr_exec(r, c, m);
-    for (size_t i = 0; s == BB_REDIS_OK && i < m; i++)
+    bb_status s = bbr_exec(r, c, m);
+    for (size_t i = 0; s == BB_OK && i < m; i++)
         if (c[i].reply->type != REDIS_REPLY_INTEGER) s = bbr_reply_error(r, c[i].argv[1], c[i].reply);
     bbr_cmds_clear(c, m);
     free(c);
     return s;
 }
 
-bb_redis_status bbr_lock(bb_redis *r, const char *name, char **key) {
+bb_status bbr_lock(bb_redis *r, const char *name, char **key) {
     *key = NULL;
-    bb_redis_status s = check_name(r, name);
-    if (s != BB_REDIS_OK) return s;
-    if (!(*key = bbr_aux_key(name, 'c'))) return bbr_fail(r, BB_REDIS_E_NOMEM, "redis: out of memory");
+    bb_status s = check_name(r, name);
+    if (s != BB_OK) return s;
+    if (!(*key = bbr_aux_key(name, 'c'))) return bbr_fail(r, BB_E_NOMEM, "redis: out of memory");
     bbr_cmd c = {0};
     bbr_arg_str(&c, "SET");
     bbr_arg_str(&c, *key);
@@ -884,49 +889,50 @@ bb_redis_status bbr_lock(bb_redis *r, const char *name, char **key) {
     bbr_arg_str(&c, "PX");
     bbr_arg_u64(&c, BBR_LOCK_MS);
     s = bbr_exec1(r, &c);
-    if (s == BB_REDIS_OK && c.reply->type == REDIS_REPLY_ERROR) s = bbr_reply_error(r, *key, c.reply);
-    else if (s == BB_REDIS_OK && c.reply->type == REDIS_REPLY_NIL)
-        s = bbr_fail(r, BB_REDIS_E_EXISTS, "ERR item exists: another client is creating or "
+    if (s == BB_OK && c.reply->type == REDIS_REPLY_ERROR) s = bbr_reply_error(r, *key, c.reply);
+    else if (s == BB_OK && c.reply->type == REDIS_REPLY_NIL)
+        s = bbr_fail(r, BB_E_EXISTS, "ERR item exists: another client is creating or "
                      "deleting '%s' (it holds %s)", name, *key);
     bbr_cmds_clear(&c, 1);
-    if (s != BB_REDIS_OK) free(*key), *key = NULL;
+    if (s != BB_OK) free(*key), *key = NULL;
     return s;
 }
 
-bb_redis_status bbr_unlock(bb_redis *r, char *key, bb_redis_status s) {
+bb_status bbr_unlock(bb_redis *r, char *key, bb_status s) {
     if (!key) return s;
-    char why[sizeof r->err];
-    memcpy(why, r->err, sizeof why);
-    bb_redis_status u = bbr_del_keys(r, &key, 1);
+    char why[BB_LAST_ERROR_CAP];
+    memcpy(why, bb_error_buffer(), sizeof why);
+    bb_status u = bbr_del_keys(r, &key, 1);
     free(key);
-    if (s == BB_REDIS_OK) return u;
-    memcpy(r->err, why, sizeof why); /* the first failure is the one to report */
+    if (s == BB_OK) return u;
+    memcpy(bb_error_buffer(), why, sizeof why); /* the first failure is the one to report */
     return s;
 }
 
 /* The meta key is read again (not taken from the cache): what is deleted is what is there.
  * A chain's shards go up to one sub-filter past the published ones (a writer may have made
  * its shards and not yet won the growth). */
-bb_redis_status bb_redis_del(bb_redis *r, const char *name) {
-    if (!r) return BB_REDIS_E_INVAL;
-    if (!name) return bbr_fail(r, BB_REDIS_E_INVAL, "redis: no filter name");
+bb_status bb_redis_del(bb_redis *r, const char *name) {
+    bb_error_clear();
+    if (!r) return BB_E_INVAL;
+    if (!name) return bbr_fail(r, BB_E_INVAL, "redis: no filter name");
     bb_redis_forget(r, name);
     char *lock;
-    bb_redis_status s = bbr_lock(r, name, &lock);
-    if (s != BB_REDIS_OK) return s;
+    bb_status s = bbr_lock(r, name, &lock);
+    if (s != BB_OK) return s;
     bbr_filter *f = calloc(1, sizeof *f);
-    if (!f) return bbr_unlock(r, lock, bbr_fail(r, BB_REDIS_E_NOMEM, "redis: out of memory"));
+    if (!f) return bbr_unlock(r, lock, bbr_fail(r, BB_E_NOMEM, "redis: out of memory"));
     s = bbr_read_meta(r, name, f);
-    if (s == BB_REDIS_OK) s = bbr_filter_names(r, f, name);
+    if (s == BB_OK) s = bbr_filter_names(r, f, name);
     uint64_t n = 1;
-    if (s == BB_REDIS_OK && f->layout == BBR_LAYOUT_CHAIN && chain_subs(r, f, &n) != BB_REDIS_OK) n = 1;
-    if (s == BB_REDIS_OK && f->layout == BBR_LAYOUT_CHAIN)
+    if (s == BB_OK && f->layout == BBR_LAYOUT_CHAIN && chain_subs(r, f, &n) != BB_OK) n = 1;
+    if (s == BB_OK && f->layout == BBR_LAYOUT_CHAIN)
         s = bbr_chain_extend(r, f, n + 1 <= BBR_MAX_SUBS ? n + 1 : n);
     char *meta = (char *)name;
-    if (s == BB_REDIS_OK) s = bbr_del_keys(r, &meta, 1);
-    for (size_t i = 0; s == BB_REDIS_OK && i < f->n_subs; i++)
+    if (s == BB_OK) s = bbr_del_keys(r, &meta, 1);
+    for (size_t i = 0; s == BB_OK && i < f->n_subs; i++)
         s = bbr_del_keys(r, f->subs[i].shard_keys, f->subs[i].shards);
-    if (s == BB_REDIS_OK) s = bbr_del_keys(r, &f->count_key, 1);
+    if (s == BB_OK) s = bbr_del_keys(r, &f->count_key, 1);
     bbr_filter_free(f);
     return bbr_unlock(r, lock, s);
 }

@@ -181,11 +181,11 @@ static const char *meta_problem(const bb_redis *r, const uint8_t *m, size_t len)
     return NULL;
 }
 
-bb_redis_status bbr_meta_decode(bb_redis *r, const char *name, const void *buf, size_t len,
-                                bbr_filter *f) {
+bb_status bbr_meta_decode(bb_redis *r, const char *name, const void *buf, size_t len,
+                          bbr_filter *f) {
     const uint8_t *m = buf;
     const char *why = meta_problem(r, m, len);
-    if (why) return bbr_fail(r, BB_REDIS_E_BAD_META, "redis: '%s' is not a usable filter: %s", name, why);
+    if (why) return bbr_fail(r, BB_E_CORRUPT, "redis: '%s' is not a usable filter: %s", name, why);
     memcpy(f->meta, m, BBR_META_BYTES);
     const uint8_t *rec = m + BBR_HEADER_BYTES;
     f->layout = get_u32(rec + 8);
@@ -200,7 +200,7 @@ bb_redis_status bbr_meta_decode(bb_redis *r, const char *name, const void *buf, 
         f->growth = (uint64_t)g;
         f->nonscaling = get_u32(m + OFF_FLAGS) & BB_NO_SCALE;
         f->shard_opt = get_u64(rec + 16);
-        return BB_REDIS_OK;
+        return BB_OK;
     }
     bbr_sub sub = {.k = get_u32(m + 20), .bits = get_u64(m + 24), .capacity = f->capacity,
                    .fpr = f->fpr, .shards = get_u64(rec + 16), .per_shard = get_u64(rec + 24)};
@@ -210,33 +210,33 @@ bb_redis_status bbr_meta_decode(bb_redis *r, const char *name, const void *buf, 
 
 /* ---- Sub-filters ------------------------------------------------------------------------------ */
 
-bb_redis_status bbr_split(bb_redis *r, uint64_t blocks, uint64_t shards, uint64_t *n_out,
-                          uint64_t *per_out) {
+bb_status bbr_split(bb_redis *r, uint64_t blocks, uint64_t shards, uint64_t *n_out,
+                    uint64_t *per_out) {
     const uint64_t dflt = BB_REDIS_SHARD_BYTES / BBR_BLOCK_BYTES;
     if (shards > blocks)
-        return bbr_fail(r, BB_REDIS_E_INVAL, "ERR %llu shards for a filter of %llu blocks",
+        return bbr_fail(r, BB_E_INVAL, "ERR %llu shards for a filter of %llu blocks",
                         (unsigned long long)shards, (unsigned long long)blocks);
     uint64_t n = shards ? shards : blocks / dflt + (blocks % dflt != 0);
     uint64_t per = blocks / n + (blocks % n != 0);
     *per_out = per;
     *n_out = blocks / per + (blocks % per != 0);
-    return BB_REDIS_OK;
+    return BB_OK;
 }
 
-bb_redis_status bbr_sub_append(bb_redis *r, bbr_filter *f, const bbr_sub *sub) {
+bb_status bbr_sub_append(bb_redis *r, bbr_filter *f, const bbr_sub *sub) {
     bbr_sub *grown = realloc(f->subs, (f->n_subs + 1) * sizeof *grown);
-    if (!grown) return bbr_fail(r, BB_REDIS_E_NOMEM, "redis: out of memory");
+    if (!grown) return bbr_fail(r, BB_E_NOMEM, "redis: out of memory");
     f->subs = grown;
     f->subs[f->n_subs++] = *sub;
-    return BB_REDIS_OK;
+    return BB_OK;
 }
 
 /* c_i and p_i of the chain's sub-filter i (as next_params of src/kinds/scalable.c, the same
  * binary64 operations in the same order, so a pulled chain loads as that kind). */
-bb_redis_status bbr_chain_sub(bb_redis *r, const bbr_filter *f, size_t i, bbr_sub *out) {
+bb_status bbr_chain_sub(bb_redis *r, const bbr_filter *f, size_t i, bbr_sub *out) {
     memset(out, 0, sizeof *out);
     if (i >= BBR_MAX_SUBS)
-        return bbr_fail(r, BB_REDIS_E_FILTER, "ERR '%s' has %u sub-filters, the most a chain may "
+        return bbr_fail(r, BB_E_TOO_LARGE, "ERR '%s' has %u sub-filters, the most a chain may "
                         "have", f->name ? f->name : "", BBR_MAX_SUBS);
     uint64_t cap = f->capacity;
     double fpr = f->nonscaling ? f->fpr : f->fpr * (1.0 - CHAIN_TIGHTENING);
@@ -244,13 +244,13 @@ bb_redis_status bbr_chain_sub(bb_redis *r, const bbr_filter *f, size_t i, bbr_su
         double c = ceil((double)cap * (double)f->growth);
         fpr *= CHAIN_TIGHTENING;
         if (!(c < 0x1p63) || !(fpr > 0.0))
-            return bbr_fail(r, BB_REDIS_E_FILTER, "ERR '%s' cannot grow further (sub-filter %zu "
+            return bbr_fail(r, BB_E_TOO_LARGE, "ERR '%s' cannot grow further (sub-filter %zu "
                             "would exceed 2^63 keys)", f->name ? f->name : "", i);
         cap = (uint64_t)c;
     }
     bb_status bs = bb_size(f->nonscaling ? BB_BLOCKED : BB_SCALABLE, cap, fpr, &out->bits, &out->k);
     if (bs != BB_OK)
-        return bbr_fail(r, BB_REDIS_E_FILTER, "ERR cannot size %s%zu of %llu keys at %g: %s",
+        return bbr_fail(r, bs, "ERR cannot size %s%zu of %llu keys at %g: %s",
                         i ? "sub-filter " : "the filter", i ? i : (size_t)0,
                         (unsigned long long)cap, fpr, bb_strerror(bs));
     out->capacity = cap;

@@ -12,6 +12,7 @@
 #define BB_REDIS_INTERNAL_H
 
 #include "blockbloom_redis.h"
+#include "../lasterror.h"
 
 #include <hiredis/hiredis.h>
 #include <stdarg.h>
@@ -99,7 +100,6 @@ struct bb_redis {
     bb_filter *zero; /* seed-0 hasher: XXH3-64 seed 0, the format's checksum */
     uint64_t round_trips;
     bbr_cmd_slab *slab; /* reused command array of the batch calls (bbr_cmds_get) */
-    char err[512];
 };
 
 /* One command of a pipeline: argv[0 .. argc) routed by argv[1] (the key). */
@@ -116,13 +116,13 @@ struct bbr_cmd {
 };
 
 /* ---- conn.c ---------------------------------------------------------------------------------- */
-bb_redis_status bbr_fail(bb_redis *r, bb_redis_status s, const char *fmt, ...)
+bb_status bbr_fail(bb_redis *r, bb_status s, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 uint16_t bbr_key_slot(const char *key, size_t len);
 /** Run cmds[0 .. n) pipelined: one round per node, repeated for redirected or failed
  *  commands. Each cmd gets its reply (error replies included, except MOVED/ASK/TRYAGAIN,
  *  which are followed). A node still unreachable after the retries fails the whole call. */
-bb_redis_status bbr_exec(bb_redis *r, bbr_cmd *cmds, size_t n);
+bb_status bbr_exec(bb_redis *r, bbr_cmd *cmds, size_t n);
 void bbr_cmds_clear(bbr_cmd *cmds, size_t n);
 /** Close the connections and free the handle itself (the filter cache is filter.c's). */
 void bbr_handle_free(bb_redis *r);
@@ -132,15 +132,15 @@ void bbr_arg_str(bbr_cmd *c, const char *s);
 void bbr_arg_u64(bbr_cmd *c, uint64_t v);
 /** n empty commands from the handle's reusable array (valid until the next call; a batch
  *  of 1000 commands is 1.6 MB, which malloc would map and unmap each time). NULL when out of
- *  memory (r->err set). */
+ *  memory (bb_error_buffer() set). */
 bbr_cmd *bbr_cmds_get(bb_redis *r, size_t n);
 /** One command, run alone. */
-bb_redis_status bbr_exec1(bb_redis *r, bbr_cmd *c);
+bb_status bbr_exec1(bb_redis *r, bbr_cmd *c);
 
 /* ---- url.c ----------------------------------------------------------------------------------- */
-/** Parse an address (url.c's header says which forms); E_INVAL with the reason in r->err
+/** Parse an address (url.c's header says which forms); BB_E_INVAL with the reason in bb_error_buffer()
  *  (the password never quoted). Free u's strings with bbr_url_free. */
-bb_redis_status bbr_url_parse(bb_redis *r, const char *s, bbr_url *u);
+bb_status bbr_url_parse(bb_redis *r, const char *s, bbr_url *u);
 void bbr_url_free(bbr_url *u);
 /** s with the password of its userinfo written as "***", into out[0 .. cap). */
 void bbr_url_redact(const char *s, char *out, size_t cap);
@@ -155,17 +155,17 @@ void bbr_meta_encode(const bb_redis *r, uint8_t out[BBR_META_BYTES], uint64_t bi
 void bbr_meta_encode_chain(const bb_redis *r, uint8_t out[BBR_META_BYTES], uint64_t capacity,
                            double fpr, uint64_t growth, bool nonscaling, uint64_t shards);
 /** Validate meta bytes into f's parameters (a fixed filter: and its one sub-filter, without
- *  key names); BB_REDIS_E_BAD_META with a reason in r->err. */
-bb_redis_status bbr_meta_decode(bb_redis *r, const char *name, const void *buf, size_t len,
-                                bbr_filter *f);
+ *  key names); BB_E_CORRUPT with a reason in bb_error_buffer(). */
+bb_status bbr_meta_decode(bb_redis *r, const char *name, const void *buf, size_t len,
+                          bbr_filter *f);
 /** Shards of a filter of `blocks` blocks: `shards` of them (0 = at most 4 MiB each), the
  *  blocks spread evenly (per = ceil(blocks / n), n = ceil(blocks / per)). */
-bb_redis_status bbr_split(bb_redis *r, uint64_t blocks, uint64_t shards, uint64_t *n_out,
-                          uint64_t *per_out);
+bb_status bbr_split(bb_redis *r, uint64_t blocks, uint64_t shards, uint64_t *n_out,
+                    uint64_t *per_out);
 /** Geometry of a chain's sub-filter i (no key names). */
-bb_redis_status bbr_chain_sub(bb_redis *r, const bbr_filter *f, size_t i, bbr_sub *out);
+bb_status bbr_chain_sub(bb_redis *r, const bbr_filter *f, size_t i, bbr_sub *out);
 /** Append sub (its key names, if any, now owned by f). */
-bb_redis_status bbr_sub_append(bb_redis *r, bbr_filter *f, const bbr_sub *sub);
+bb_status bbr_sub_append(bb_redis *r, bbr_filter *f, const bbr_sub *sub);
 /** The scalable file header of chain f at buf (its records follow, total bytes in all). */
 void bbr_chain_header(const bb_redis *r, const bbr_filter *f, uint8_t *buf, uint64_t keys_added,
                       uint64_t total);
@@ -187,32 +187,32 @@ void bbr_filter_free(bbr_filter *f);
 /** Bytes of shard s of sub (the last shard may be shorter). */
 uint64_t bbr_shard_len(const bbr_sub *sub, uint64_t s);
 /** Fill f's key names and hasher (and its sub-filters' shard keys) from its decoded geometry. */
-bb_redis_status bbr_filter_names(bb_redis *r, bbr_filter *f, const char *name);
+bb_status bbr_filter_names(bb_redis *r, bbr_filter *f, const char *name);
 /** Shard key names of `name`'s sub-filter i. */
-bb_redis_status bbr_sub_names(bb_redis *r, const char *name, size_t i, bbr_sub *sub);
+bb_status bbr_sub_names(bb_redis *r, const char *name, size_t i, bbr_sub *sub);
 /** A chain's sub-filters up to n (geometry and key names). */
-bb_redis_status bbr_chain_extend(bb_redis *r, bbr_filter *f, size_t n);
-/** GET and decode the meta key: E_NOT_FOUND, E_WRONGTYPE (another key), E_BAD_META. */
-bb_redis_status bbr_read_meta(bb_redis *r, const char *name, bbr_filter *f);
+bb_status bbr_chain_extend(bb_redis *r, bbr_filter *f, size_t n);
+/** GET and decode the meta key: BB_E_NOT_FOUND, BB_E_WRONGTYPE (another key), BB_E_CORRUPT. */
+bb_status bbr_read_meta(bb_redis *r, const char *name, bbr_filter *f);
 /** The cached geometry of name, or read (meta, then every shard's STRLEN) and cached. */
-bb_redis_status bbr_open_filter(bb_redis *r, const char *name, bbr_filter **out);
-/** BB_REDIS_E_SERVER quoting an error (or unexpected) reply about `key`. */
-bb_redis_status bbr_reply_error(bb_redis *r, const char *key, const redisReply *rep);
+bb_status bbr_open_filter(bb_redis *r, const char *name, bbr_filter **out);
+/** BB_E_SERVER quoting an error (or unexpected) reply about `key`. */
+bb_status bbr_reply_error(bb_redis *r, const char *key, const redisReply *rep);
 /** DEL of keys[0 .. n) (NULL entries skipped), pipelined. */
-bb_redis_status bbr_del_keys(bb_redis *r, char *const *keys, size_t n);
+bb_status bbr_del_keys(bb_redis *r, char *const *keys, size_t n);
 /** in (NULL: all defaults) completed with RedisBloom's defaults and checked with its texts
  *  (reserve: NONSCALING with EXPANSION refused, as BF.RESERVE does). */
-bb_redis_status bbr_params(bb_redis *r, const bb_redis_params *in, bool reserve, bb_redis_params *p);
+bb_status bbr_params(bb_redis *r, const bb_redis_params *in, bool reserve, bb_redis_params *p);
 
 /* The name's lock "bb:{c:NAME}" (SET NX PX BBR_LOCK_MS), held by reserve, push and del from
  * before they look at the name until after they are done: a creator that found the name free
  * would otherwise DEL and re-zero the shards another creator has just published and filled
- * (docs/REDIS.md). E_EXISTS when another client holds it; *key is then NULL. */
+ * (docs/REDIS.md). BB_E_EXISTS when another client holds it; *key is then NULL. */
 #define BBR_LOCK_MS 60000
-bb_redis_status bbr_lock(bb_redis *r, const char *name, char **key);
+bb_status bbr_lock(bb_redis *r, const char *name, char **key);
 /* Release (DEL) and free the lock key (NULL: nothing); returns s, or the DEL's failure when
  * s is OK; an earlier failure's message is kept. */
-bb_redis_status bbr_unlock(bb_redis *r, char *key, bb_redis_status s);
+bb_status bbr_unlock(bb_redis *r, char *key, bb_status s);
 /** An integer reply, a decimal bulk string, or nil (0). */
 bool bbr_reply_u64(const redisReply *rep, uint64_t *v);
 

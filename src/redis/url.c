@@ -62,16 +62,16 @@ static char *decode(const char *p, size_t len, bool *nomem) {
     return out;
 }
 
-static bb_redis_status bad(bb_redis *r, const char *s, const char *why) {
+static bb_status bad(bb_redis *r, const char *s, const char *why) {
     char shown[300];
     bbr_url_redact(s, shown, sizeof shown);
-    return bbr_fail(r, BB_REDIS_E_INVAL, "redis: bad address '%s': %s (expected "
+    return bbr_fail(r, BB_E_INVAL, "redis: bad address '%s': %s (expected "
                     "redis://[[USER]:PASSWORD@]HOST[:PORT][/DB] or HOST:PORT)", shown, why);
 }
 
 /* HOST[:PORT] of p[0 .. len) into u->host, u->port (default 6379). */
-static bb_redis_status host_port(bb_redis *r, const char *s, const char *p, size_t len,
-                                 bbr_url *u) {
+static bb_status host_port(bb_redis *r, const char *s, const char *p, size_t len,
+                           bbr_url *u) {
     const char *host = p, *port = NULL;
     size_t hl = len;
     if (len && p[0] == '[') { /* [IPv6] */
@@ -105,15 +105,15 @@ static bb_redis_status host_port(bb_redis *r, const char *s, const char *p, size
         if (pl == 0 || v < 1 || v > 65535) return bad(r, s, "the port must be 1 .. 65535");
         u->port = (int)v;
     }
-    return BB_REDIS_OK;
+    return BB_OK;
 }
 
-bb_redis_status bbr_url_parse(bb_redis *r, const char *s, bbr_url *u) {
+bb_status bbr_url_parse(bb_redis *r, const char *s, bbr_url *u) {
     memset(u, 0, sizeof *u);
     u->db = -1;
-    if (!s || !*s) return bbr_fail(r, BB_REDIS_E_INVAL, "redis: no address");
+    if (!s || !*s) return bbr_fail(r, BB_E_INVAL, "redis: no address");
     if (strncmp(s, "rediss://", 9) == 0)
-        return bbr_fail(r, BB_REDIS_E_INVAL, "redis: rediss:// (TLS) is not supported: this "
+        return bbr_fail(r, BB_E_INVAL, "redis: rediss:// (TLS) is not supported: this "
                         "build's hiredis has no TLS; reach the server through a TLS tunnel "
                         "(stunnel, spiped) with a redis:// address");
     const char *p = s, *end;
@@ -139,7 +139,7 @@ bb_redis_status bbr_url_parse(bb_redis *r, const char *s, bbr_url *u) {
             goto decoded;
         undecodable:
             bbr_url_free(u);
-            return nomem ? bbr_fail(r, BB_REDIS_E_NOMEM, "redis: out of memory")
+            return nomem ? bbr_fail(r, BB_E_NOMEM, "redis: out of memory")
                          : bad(r, s, "bad %-escape in the user or password");
         }
     decoded:;
@@ -156,7 +156,7 @@ bb_redis_status bbr_url_parse(bb_redis *r, const char *s, bbr_url *u) {
         }
         if (slash) end = slash;
     }
-    bb_redis_status st = host_port(r, s, p, (size_t)(end - p), u);
-    if (st != BB_REDIS_OK) bbr_url_free(u);
+    bb_status st = host_port(r, s, p, (size_t)(end - p), u);
+    if (st != BB_OK) bbr_url_free(u);
     return st;
 }

@@ -25,7 +25,7 @@
     do {                                                                                  \
         if (!(c)) {                                                                       \
             fprintf(stderr, "fuzz_arrow: %s:%d: check failed: %s (library: '%s')\n", __FILE__, \
-                    __LINE__, #c, bb_arrow_last_error());                                 \
+                    __LINE__, #c, bb_last_error());                                 \
             abort();                                                                      \
         }                                                                                 \
     } while (0)

@@ -52,8 +52,7 @@ static bb_status count_value(void *ctx, const void *value, size_t len) {
 
 static void walk_file(const uint8_t *data, size_t size) {
     bb_pq_file *pf;
-    bb_pq_error err;
-    if (bb_pq_open_buffer(&pf, data, size, &err) != BB_OK) return;
+    if (bb_pq_open_buffer(&pf, data, size) != BB_OK) return;
     for (size_t c = 0; c < bb_pq_columns(pf); c++) {
         bb_pq_column_info ci;
         if (bb_pq_column(pf, c, &ci) != BB_OK || !ci.name || !ci.logical) abort();
@@ -65,12 +64,12 @@ static void walk_file(const uint8_t *data, size_t size) {
             const void *bits;
             size_t len;
             bool pow2;
-            if (bb_pq_chunk_bitset(pf, rg, c, &bits, &len, &pow2, &err) == BB_OK) {
+            if (bb_pq_chunk_bitset(pf, rg, c, &bits, &len, &pow2) == BB_OK) {
                 const uint8_t *p = bits;
                 if (p < data || len > size || p + len > data + size || len % 32) abort();
             }
             size_t n = 0;
-            if (bb_pq_chunk_values(pf, rg, c, count_value, &n, &err) == BB_OK &&
+            if (bb_pq_chunk_values(pf, rg, c, count_value, &n) == BB_OK &&
                 n > (size_t)(ch.num_values > 0 ? ch.num_values : 0))
                 abort(); /* more values than the chunk holds */
         }

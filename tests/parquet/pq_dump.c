@@ -56,20 +56,19 @@ int main(int argc, char **argv) {
         fputs("usage: pq_dump FILE COLUMN\n", stderr);
         return 2;
     }
-    bb_pq_error err;
     bb_pq_file *pf;
     size_t col;
     bb_pq_column_info ci;
-    bb_status s = bb_pq_open(&pf, argv[1], &err);
-    if (s == BB_OK && (s = bb_pq_find_column(pf, argv[2], &col, &err)) == BB_OK) {
+    bb_status s = bb_pq_open(&pf, argv[1]);
+    if (s == BB_OK && (s = bb_pq_find_column(pf, argv[2], &col)) == BB_OK) {
         bb_pq_column(pf, col, &ci);
         dump d = {ci.type, 0};
         for (; d.rg < bb_pq_row_groups(pf) && s == BB_OK; d.rg++)
-            s = bb_pq_chunk_values(pf, d.rg, col, print_value, &d, &err);
+            s = bb_pq_chunk_values(pf, d.rg, col, print_value, &d);
     }
     bb_pq_close(pf);
     if (s != BB_OK) {
-        fprintf(stderr, "pq_dump: %s: %s\n", argv[1], err.message);
+        fprintf(stderr, "pq_dump: %s: %s\n", argv[1], bb_last_error());
         return 1;
     }
     return fflush(stdout) == 0 ? 0 : 1;

@@ -54,10 +54,10 @@ static long long raw_int(redisContext *c, const char *cmd, const char *key) {
 static bb_redis *fresh_filter(const char *name, uint64_t cap) {
     bb_redis *r;
     const char *url = env("BB_REDIS_AUTH_URL");
-    cr_assert_eq(bb_redis_open(&r, &url, 1, NULL), BB_REDIS_OK, "%s", bb_redis_error(r));
-    bb_redis_status s = bb_redis_del(r, name);
-    cr_assert(s == BB_REDIS_OK || s == BB_REDIS_E_NOT_FOUND, "%s", bb_redis_error(r));
-    cr_assert_eq(bb_redis_reserve(r, name, 0.01, cap, 0), BB_REDIS_OK, "%s", bb_redis_error(r));
+    cr_assert_eq(bb_redis_open(&r, &url, 1, NULL), BB_OK, "%s", bb_last_error());
+    bb_status s = bb_redis_del(r, name);
+    cr_assert(s == BB_OK || s == BB_E_NOT_FOUND, "%s", bb_last_error());
+    cr_assert_eq(bb_redis_reserve(r, name, 0.01, cap, 0), BB_OK, "%s", bb_last_error());
     return r;
 }
 
@@ -73,11 +73,11 @@ Test(auth, reconnect_keeps_auth_and_db) {
         freeReplyObject(k);
         snprintf(key, sizeof key, "k%d", i);
         bool was_new = false, present = false;
-        cr_assert_eq(bb_redis_add(r, "rk", key, strlen(key), &was_new), BB_REDIS_OK,
-                     "add after kill %d: %s", i, bb_redis_error(r));
+        cr_assert_eq(bb_redis_add(r, "rk", key, strlen(key), &was_new), BB_OK,
+                     "add after kill %d: %s", i, bb_last_error());
         cr_assert(was_new, "%s was not new", key);
-        cr_assert_eq(bb_redis_exists(r, "rk", key, strlen(key), &present), BB_REDIS_OK, "%s",
-                     bb_redis_error(r));
+        cr_assert_eq(bb_redis_exists(r, "rk", key, strlen(key), &present), BB_OK, "%s",
+                     bb_last_error());
         cr_assert(present);
     }
     redisContext *c3 = raw(3); /* opened after the kills, which would have closed it */
@@ -98,20 +98,20 @@ Test(auth, options_fill_in_and_old_sizes) {
     const char *b = bare;
     bb_redis *r;
     bb_redis_options o = {.size = sizeof o, .password = pw, .timeout_ms = 2000};
-    cr_assert_eq(bb_redis_open(&r, &b, 1, &o), BB_REDIS_OK, "%s", bb_redis_error(r));
+    cr_assert_eq(bb_redis_open(&r, &b, 1, &o), BB_OK, "%s", bb_last_error());
     bb_redis_free(r);
     o.password = "wrong"; /* the URL's password wins */
-    cr_assert_eq(bb_redis_open(&r, &url, 1, &o), BB_REDIS_OK, "%s", bb_redis_error(r));
+    cr_assert_eq(bb_redis_open(&r, &url, 1, &o), BB_OK, "%s", bb_last_error());
     bb_redis_free(r);
-    cr_assert_eq(bb_redis_open(&r, &b, 1, &o), BB_REDIS_E_SERVER);
-    cr_assert(strstr(bb_redis_error(r), "WRONGPASS"), "%s", bb_redis_error(r));
-    cr_assert(!strstr(bb_redis_error(r), "wrong"), "the password is quoted: %s", bb_redis_error(r));
+    cr_assert_eq(bb_redis_open(&r, &b, 1, &o), BB_E_SERVER);
+    cr_assert(strstr(bb_last_error(), "WRONGPASS"), "%s", bb_last_error());
+    cr_assert(!strstr(bb_last_error(), "wrong"), "the password is quoted: %s", bb_last_error());
     bb_redis_free(r);
     /* An old caller's struct ends before the password: read as none (NOAUTH). */
     o.password = pw;
     o.size = offsetof(bb_redis_options, user);
-    cr_assert_eq(bb_redis_open(&r, &b, 1, &o), BB_REDIS_E_SERVER);
-    cr_assert(strstr(bb_redis_error(r), "NOAUTH"), "%s", bb_redis_error(r));
+    cr_assert_eq(bb_redis_open(&r, &b, 1, &o), BB_E_SERVER);
+    cr_assert(strstr(bb_last_error(), "NOAUTH"), "%s", bb_last_error());
     bb_redis_free(r);
 }
 
@@ -146,7 +146,7 @@ static bb_redis *fo_open(unsigned wait) {
     bb_redis_options o = {.size = sizeof o, .cluster = true, .timeout_ms = 4000,
                           .wait_replicas = wait};
     bb_redis *r;
-    cr_assert_eq(bb_redis_open(&r, seeds, 3, &o), BB_REDIS_OK, "%s", bb_redis_error(r));
+    cr_assert_eq(bb_redis_open(&r, seeds, 3, &o), BB_OK, "%s", bb_last_error());
     return r;
 }
 
@@ -159,7 +159,7 @@ static char *fo_acked_path(void) {
 Test(failover, stream, .timeout = 120) {
     pid_t victim = (pid_t)atol(env("BB_FO_KILL_PID"));
     bb_redis *r = fo_open(1);
-    cr_assert_eq(bb_redis_reserve(r, "fo", 0.01, 200000, 12), BB_REDIS_OK, "%s", bb_redis_error(r));
+    cr_assert_eq(bb_redis_reserve(r, "fo", 0.01, 200000, 12), BB_OK, "%s", bb_last_error());
     static char buf[FO_BATCH * 24];
     const void *keys[FO_BATCH];
     size_t lens[FO_BATCH];
@@ -171,7 +171,7 @@ Test(failover, stream, .timeout = 120) {
     for (; b < FO_MAX && ok_after < 3; b++) {
         clock_gettime(CLOCK_MONOTONIC, &t);
         cr_assert(t.tv_sec - t0.tv_sec < 90, "no batch acknowledged after the failover in 90 s "
-                  "(%d before, %d failed): %s", ok_before, failed, bb_redis_error(r));
+                  "(%d before, %d failed): %s", ok_before, failed, bb_last_error());
         if (b == 4) { /* the master dies between batches 3 and 4: batch 4 meets it dead */
             cr_assert_eq(kill(victim, SIGKILL), 0, "kill the master");
             FILE *m = fopen(env("BB_FO_MARKER"), "w");
@@ -179,18 +179,18 @@ Test(failover, stream, .timeout = 120) {
             fclose(m);
         }
         fo_keys(b, buf, keys, lens);
-        bb_redis_status s = bb_redis_madd(r, "fo", keys, lens, FO_BATCH, NULL);
-        if (s == BB_REDIS_OK) {
+        bb_status s = bb_redis_madd(r, "fo", keys, lens, FO_BATCH, NULL);
+        if (s == BB_OK) {
             fprintf(acked, "%d\n", b);
             fflush(acked);
             if (b < 4) ok_before++;
             else ok_after++;
             continue;
         }
-        cr_assert(b >= 4, "batch %d before the kill: %s", b, bb_redis_error(r));
-        cr_assert(strstr(bb_redis_error(r), "127.0.0.1:"), "no node named: %s", bb_redis_error(r));
-        if (failed++ < 3) fprintf(stderr, "failover: batch %d: %s\n", b, bb_redis_error(r));
-        short_waits += strstr(bb_redis_error(r), "replicas acknowledged") != NULL;
+        cr_assert(b >= 4, "batch %d before the kill: %s", b, bb_last_error());
+        cr_assert(strstr(bb_last_error(), "127.0.0.1:"), "no node named: %s", bb_last_error());
+        if (failed++ < 3) fprintf(stderr, "failover: batch %d: %s\n", b, bb_last_error());
+        short_waits += strstr(bb_last_error(), "replicas acknowledged") != NULL;
     }
     fclose(acked);
     fprintf(stderr, "failover: %d batches, %d acknowledged before the kill, %d after, %d not "
@@ -212,8 +212,8 @@ Test(failover, check, .timeout = 60) {
     while (fscanf(acked, "%d", &b) == 1) {
         size_t hits = 0;
         fo_keys(b, buf, keys, lens);
-        cr_assert_eq(bb_redis_mexists(r, "fo", keys, lens, FO_BATCH, out, &hits), BB_REDIS_OK,
-                     "%s", bb_redis_error(r));
+        cr_assert_eq(bb_redis_mexists(r, "fo", keys, lens, FO_BATCH, out, &hits), BB_OK,
+                     "%s", bb_last_error());
         cr_assert_eq(hits, FO_BATCH, "batch %d was acknowledged, %zu of %d keys are left", b,
                      hits, FO_BATCH);
         n++;
@@ -236,10 +236,10 @@ Test(auth, large_calls_are_several_requests) {
         lens[i] = (size_t)snprintf(buf[i], sizeof buf[i], "big%d", i);
         keys[i] = buf[i];
     }
-    cr_assert_eq(bb_redis_madd(r, "big", keys, lens, N, NULL), BB_REDIS_OK, "%s", bb_redis_error(r));
+    cr_assert_eq(bb_redis_madd(r, "big", keys, lens, N, NULL), BB_OK, "%s", bb_last_error());
     size_t hits = 0;
     uint64_t t0 = bb_redis_round_trips(r);
-    cr_assert_eq(bb_redis_mexists(r, "big", keys, lens, N, out, &hits), BB_REDIS_OK);
+    cr_assert_eq(bb_redis_mexists(r, "big", keys, lens, N, out, &hits), BB_OK);
     uint64_t trips = bb_redis_round_trips(r) - t0;
     cr_assert_eq(hits, N);
     cr_assert_eq(trips, 3, "10000 GETRANGEs in %llu round trips, not 3 requests of <= 4096",
