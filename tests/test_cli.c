@@ -789,3 +789,25 @@ Test(cli, query_o_out_file_gets_a_hint) {
     cr_assert_null(strstr(r.err, "did you mean"), "no hint when k.txt is no filter: %s", r.err);
     run_free(&r);
 }
+
+/* --password-file reads only a regular file: a FIFO with no writer blocked the open forever,
+ * whatever --timeout said, and a directory was "empty". Both fail at once (exit 1), before any
+ * connection, so no server is needed here. */
+Test(cli, redis_password_file_must_be_a_regular_file, .timeout = 30) {
+    cr_assert_eq(mkfifo("pw.fifo", 0600), 0);
+    cr_assert_eq(mkdir("pw.dir", 0700), 0);
+    run_result r = RUN(NULL, "redis", "-u", "redis://127.0.0.1:1", "--password-file", "pw.fifo",
+                       "--timeout", "1", "info", "a");
+    if (r.status == 127 || strstr(r.err, "not built")) {
+        run_free(&r);
+        return; /* a CLI without the Redis binding has no redis command to check */
+    }
+    expect_fail(&r, 1, "password file FIFO");
+    cr_assert(strstr(r.err, "the password file 'pw.fifo' is a FIFO, not a regular file"), "%s", r.err);
+    run_free(&r);
+    r = RUN(NULL, "redis", "-u", "redis://127.0.0.1:1", "--password-file", "pw.dir", "info", "a");
+    expect_fail(&r, 1, "password file directory");
+    cr_assert(strstr(r.err, "the password file 'pw.dir' is a directory, not a regular file"), "%s",
+              r.err);
+    run_free(&r);
+}

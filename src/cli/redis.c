@@ -17,6 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define CLI_REDIS_BATCH 1000
 #define MAX_SEEDS 64
@@ -578,10 +581,27 @@ static int dispatch(bb_redis *r, redis_opts *o, const char *sub, char **args, si
 
 /* The first line of path (without its line end) into buf: a password kept off the command
  * line and out of the environment. */
+/* Only a regular file: a FIFO with no writer would block the open, whatever --timeout says,
+ * and a directory reads as empty. O_NONBLOCK makes the open of a FIFO return at once. */
 static int read_password(const char *path, char *buf, size_t cap) {
-    FILE *in = fopen(path, "r");
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        cli_error("cannot read the password file '%s': %s", path, strerror(errno));
+        if (fd >= 0) close(fd);
+        return BB_EXIT_RUNTIME;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        cli_error("the password file '%s' is %s, not a regular file", path,
+                  S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO"
+                                                                            : "a device or socket");
+        close(fd);
+        return BB_EXIT_RUNTIME;
+    }
+    FILE *in = fdopen(fd, "r");
     if (!in) {
         cli_error("cannot read the password file '%s': %s", path, strerror(errno));
+        close(fd);
         return BB_EXIT_RUNTIME;
     }
     bool got = fgets(buf, (int)cap, in) != NULL;
