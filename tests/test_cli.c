@@ -705,7 +705,7 @@ Test(cli, build_onto_dangling_symlink) {
  * tests/test_sizing.c), so 9918464 / 50000 = 198.37 bits per key added and 9.92 per key of
  * capacity, each under its own name; one key is "1 key". */
 Test(cli, summary_names_bits_per_key_added_and_of_capacity) {
-    make_keys("k.txt", "k", 50000);
+    free(make_keys("k.txt", "k", 50000));
     run_result r = RUN(NULL, "build", "-n", "1000000", "-p", "0.01", "-o", "f.bb", "k.txt");
     expect_ok(&r, "build");
     cr_assert(strstr(r.err, "50000 keys, capacity 1000000, 9918464 bits"), "%s", r.err);
@@ -743,8 +743,8 @@ Test(cli, build_of_no_keys_warns_and_still_writes) {
 /* Two filters, each built for its own 30,000 keys at 1% (297,984 bits, k = 6), merged: 60,000
  * keys in a filter sized for 30,000, model 12.2% against the 1% it was made for. */
 Test(cli, merge_past_capacity_warns) {
-    make_keys("a.txt", "a", 30000);
-    make_keys("b.txt", "b", 30000);
+    free(make_keys("a.txt", "a", 30000));
+    free(make_keys("b.txt", "b", 30000));
     run_result r = RUN(NULL, "build", "-o", "a.bb", "a.txt");
     expect_ok(&r, "build a");
     run_free(&r);
