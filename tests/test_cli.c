@@ -811,3 +811,26 @@ Test(cli, redis_password_file_must_be_a_regular_file, .timeout = 30) {
               r.err);
     run_free(&r);
 }
+
+/* `parquet index DIR -o DIR/sub` wrote into its own input, and each later run indexed the
+ * outputs of the one before, one level deeper: it is a usage error (exit 2) now, checked
+ * before any file is read (so an empty directory does). A sibling whose name merely starts
+ * the same ("ds2") is not inside. */
+Test(cli, parquet_index_output_inside_its_input_directory) {
+    cr_assert_eq(mkdir("ds", 0700), 0);
+    run_result r = RUN(NULL, "parquet", "index", "ds", "-o", "ds/inside", "-c", "x");
+    if (strstr(r.err, "unknown command") || strstr(r.err, "not built")) {
+        run_free(&r);
+        return; /* a CLI built without Parquet support */
+    }
+    expect_fail(&r, 2, "index ds -o ds/inside");
+    cr_assert(strstr(r.err, "OUT 'ds/inside' is inside the input directory 'ds'"), "%s", r.err);
+    run_free(&r);
+    r = RUN(NULL, "parquet", "index", "ds", "-o", "./ds/a/b", "-c", "x");
+    expect_fail(&r, 2, "index ds -o ./ds/a/b");
+    run_free(&r);
+    r = RUN(NULL, "parquet", "index", "ds", "-o", "ds2", "-c", "x");
+    cr_assert_eq(r.status, 1, "a sibling is not inside: exit %d, %s", r.status, r.err);
+    cr_assert_null(strstr(r.err, "inside the input"), "%s", r.err);
+    run_free(&r);
+}

@@ -9,6 +9,7 @@
 #include "parquet.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -195,6 +196,36 @@ static int index_dataset(const cli_pq_inputs *in, const char *out_dir, const bb_
     return j.failed ? BB_EXIT_RUNTIME : BB_EXIT_OK;
 }
 
+/* The real path of `path`, which need not exist yet: its nearest existing ancestor's real
+ * path and the rest. false if even "." cannot be resolved or the result is too long. */
+static bool real_path_of(const char *path, char real[PATH_MAX]) {
+    if (realpath(path, real)) return true;
+    char parent[PATH_MAX];
+    if (snprintf(parent, sizeof parent, "%s", path) >= (int)sizeof parent) return false;
+    char *slash = strrchr(parent, '/');
+    const char *leaf = slash ? slash + 1 : parent;
+    char up[PATH_MAX];
+    if (!slash) snprintf(up, sizeof up, ".");
+    else if (slash == parent) snprintf(up, sizeof up, "/");
+    else *slash = '\0', snprintf(up, sizeof up, "%s", parent);
+    char base[PATH_MAX];
+    if (!real_path_of(up, base)) return false;
+    return snprintf(real, PATH_MAX, "%s/%s", strcmp(base, "/") ? base : "", leaf) < PATH_MAX;
+}
+
+/* Whether OUT is the input directory `in` or below it (by real paths): `index ds -o ds/sub`
+ * wrote into ds, and each later run indexed the outputs of the one before, one level deeper. */
+static bool out_inside_dir(const char *out, const char *in) {
+    struct stat st;
+    char in_real[PATH_MAX], out_real[PATH_MAX];
+    if (stat(in, &st) != 0 || !S_ISDIR(st.st_mode) || !realpath(in, in_real) ||
+        !real_path_of(out, out_real))
+        return false;
+    size_t n = strlen(in_real);
+    if (n == 1) return true; /* the input is "/" */
+    return strncmp(out_real, in_real, n) == 0 && (out_real[n] == '/' || out_real[n] == '\0');
+}
+
 int cli_parquet_index(int argc, char **argv) {
     static const struct option longs[] = {{"output", required_argument, NULL, 'o'},
                                           {"column", required_argument, NULL, 'c'},
@@ -248,6 +279,11 @@ int cli_parquet_index(int argc, char **argv) {
         if (strcmp(argv[i], out) == 0)
             st = cli_usage_error(cmd, "OUT '%s' is IN: index writes a copy, never over its "
                                  "input", out);
+    for (int i = optind; st < 0 && i < argc; i++)
+        if (out_inside_dir(out, argv[i]))
+            st = cli_usage_error(cmd, "OUT '%s' is inside the input directory '%s': a later run "
+                                 "would read its outputs as inputs; write it elsewhere", out,
+                                 argv[i]);
     cli_pq_inputs in = {0};
     if (st < 0 && (st = cli_pq_expand(argv + optind, (size_t)(argc - optind), &in)) == BB_EXIT_OK) {
         size_t n, rgs;
