@@ -19,7 +19,7 @@ if(BB_BUILD_REDIS AND HIREDIS_FOUND)
   set_target_properties(blockbloom_redis PROPERTIES EXPORT_NAME redis)
   target_compile_definitions(blockbloom_redis PRIVATE _GNU_SOURCE)
   set_target_properties(blockbloom_redis PROPERTIES
-    VERSION ${PROJECT_VERSION} SOVERSION ${PROJECT_VERSION_MAJOR}
+    VERSION ${PROJECT_VERSION} SOVERSION ${BB_SOVERSION}
     PUBLIC_HEADER include/blockbloom_redis.h)
   if(TARGET blockbloom_cli)
     target_link_libraries(blockbloom_cli PRIVATE blockbloom_redis)

@@ -35,9 +35,11 @@ extern "C" {
 #endif
 
 #define BB_VERSION_MAJOR 0
-#define BB_VERSION_MINOR 1
+#define BB_VERSION_MINOR 2
 #define BB_VERSION_PATCH 0
-#define BB_VERSION_STRING "0.1.0"
+#define BB_VERSION_STRING "0.2.0"
+/** MAJOR * 10000 + MINOR * 100 + PATCH, for #if comparisons (0.2.0 is 200). */
+#define BB_VERSION_NUMBER (BB_VERSION_MAJOR * 10000 + BB_VERSION_MINOR * 100 + BB_VERSION_PATCH)
 
 #if defined(BB_STATIC_DEFINE)
 #define BB_API
@@ -47,7 +49,7 @@ extern "C" {
 #define BB_API __attribute__((visibility("default")))
 #endif
 
-/** Library version, e.g. "0.1.0". Never NULL. */
+/** Library version, e.g. "0.2.0". Never NULL. */
 BB_API const char *bb_version_string(void);
 
 /* ============================================================================================

@@ -642,6 +642,8 @@ Test(api, names_and_version) {
     snprintf(v, sizeof v, "%d.%d.%d", BB_VERSION_MAJOR, BB_VERSION_MINOR, BB_VERSION_PATCH);
     cr_assert_str_eq(v, BB_VERSION_STRING);
     cr_assert_str_eq(bb_version_string(), BB_VERSION_STRING);
+    cr_assert_eq(BB_VERSION_NUMBER, BB_VERSION_MAJOR * 10000 + BB_VERSION_MINOR * 100 + BB_VERSION_PATCH);
+    cr_assert_eq(BB_VERSION_NUMBER, 200, "0.2.0 is 200");
     cr_assert_str_eq(bb_kind_name(BB_BLOCKED), "blocked");
     cr_assert_str_eq(bb_kind_name(BB_CLASSIC), "classic");
     cr_assert_str_eq(bb_kind_name((bb_kind)77), "unknown");
