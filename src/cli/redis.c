@@ -18,6 +18,7 @@
 #include <string.h>
 #include <strings.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -581,9 +582,11 @@ static int dispatch(bb_redis *r, redis_opts *o, const char *sub, char **args, si
 
 /* The first line of path (without its line end) into buf: a password kept off the command
  * line and out of the environment. */
-/* Only a regular file: a FIFO with no writer would block the open, whatever --timeout says,
- * and a directory reads as empty. O_NONBLOCK makes the open of a FIFO return at once. */
-static int read_password(const char *path, char *buf, size_t cap) {
+/* A regular file, or a pipe (`--password-file <(pass show redis)`) or device (/dev/null)
+ * that delivers within the request timeout: a FIFO with no writer used to block the open
+ * forever, whatever --timeout said. O_NONBLOCK makes that open return at once; poll then
+ * waits at most timeout_ms for the first byte. A directory is refused. */
+static int read_password(const char *path, char *buf, size_t cap, uint32_t timeout_ms) {
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0) {
@@ -591,12 +594,21 @@ static int read_password(const char *path, char *buf, size_t cap) {
         if (fd >= 0) close(fd);
         return BB_EXIT_RUNTIME;
     }
-    if (!S_ISREG(st.st_mode)) {
-        cli_error("the password file '%s' is %s, not a regular file", path,
-                  S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO"
-                                                                            : "a device or socket");
+    if (S_ISDIR(st.st_mode)) {
+        cli_error("the password file '%s' is a directory", path);
         close(fd);
         return BB_EXIT_RUNTIME;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        int r = poll(&p, 1, timeout_ms ? (int)timeout_ms : 10000);
+        if (r == 0) {
+            cli_error("no password arrived from '%s' within %.3g s (--timeout)", path,
+                      (timeout_ms ? timeout_ms : 10000) / 1000.0);
+            close(fd);
+            return BB_EXIT_RUNTIME;
+        }
+        fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
     }
     FILE *in = fdopen(fd, "r");
     if (!in) {
@@ -624,7 +636,7 @@ static int connect_redis(redis_opts *o, bb_redis **r) {
     char password[1024];
     *r = NULL;
     if (o->password_file) {
-        int st = read_password(o->password_file, password, sizeof password);
+        int st = read_password(o->password_file, password, sizeof password, o->conn.timeout_ms);
         if (st != BB_EXIT_OK) return st;
         o->conn.password = password;
     } else if (getenv("REDISCLI_AUTH") && *getenv("REDISCLI_AUTH")) {
