@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // harness.mjs - what the Parquet oracles (oracle.mjs, writers.mjs) share: the environment
 // (BB_CLI, PQ_DUMP, BB_ORACLE_MODULES), a temporary directory removed on exit, counted
 // checks that throw on the first disagreement, running the CLI, and SQL string quoting.

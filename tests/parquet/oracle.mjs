@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // oracle.mjs - `blockbloom parquet` checked against DuckDB, a real Parquet engine (the npm
 // package @duckdb/node-api, installed by scripts/setup-duckdb.sh into build-oracle/).
 // DuckDB writes the input files: one table of strings (5000 distinct names in 100k rows, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // writers.mjs - `blockbloom parquet` against two more Parquet writers and readers, both from
 // npm (scripts/setup-duckdb.sh installs them beside DuckDB into build-oracle/):
 //   hyparquet-writer  writes DELTA_BYTE_ARRAY, DELTA_LENGTH_BYTE_ARRAY, DELTA_BINARY_PACKED
