@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * choice.c - issue 8 target 1, "dispatch is right per operation", as data: for every operation
+ * choice.c - the "dispatch is right per operation" check, as data: for every operation
  * of the two kinds that have kernels (blocked, split), which kernel the library's dispatch
  * runs it on in this process and which kernel series measured fastest for it in this run.
  * report.c prints the list per size, writes it to the JSON and turns it into the 8.1 targets,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cli-reference.c - the reference for issue 8's CLI target: what `blockbloom build` and
+ * cli-reference.c - the reference for the CLI target: what `blockbloom build` and
  * `blockbloom query` on a key file cost at least, done the cheapest way the library allows.
  * It reads FILE whole with read(2), splits it at LF into an Arrow-style buffer (a CR before
  * the LF dropped, as the CLI's key rules say), then makes one bb_add_arrow64 call into a

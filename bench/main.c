@@ -223,7 +223,7 @@ static void make_series(size_run *r, const cli *c) {
         if (!bb_isa_available(native[i])) continue;
         snprintf(name, sizeof name, "blocked-%s", bb_isa_to_string(native[i]));
         series *s = add_series(r, c, S_BLOCKED, native[i], name);
-        if (s) s->concurrent = true; /* every operation on every kernel (issue 8 target 1) */
+        if (s) s->concurrent = true; /* every operation on every kernel (the dispatch check) */
     }
     for (size_t i = 0; i < sizeof native / sizeof *native; i++) {
         /* The split kernels: scalar, AVX2 (both AVX-512 kernels use it too), NEON. */

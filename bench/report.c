@@ -64,7 +64,7 @@ static const series *best_split(const size_run *r, bb_isa best) {
     return s ? s : find_type(r, S_SPLIT, BB_ISA_AUTO);
 }
 
-/* Issue 9's split-block targets ("S"): pre-hashed batch contains against the line floor at
+/* The split-block targets ("S"): pre-hashed batch contains against the line floor at
  * 10^6 keys and on DRAM-sized filters, and adds against contains. */
 static void split_targets(const size_run *r, bb_isa best, target *t, size_t *nt) {
     const series *sp = best_split(r, best), *fl = find_type(r, S_FLOOR_LINE, 0);
@@ -141,7 +141,7 @@ static size_t targets(const size_run *runs, size_t nruns, bb_isa best, bb_isa ad
     return nt;
 }
 
-/* ---- Issue 8's targets ----------------------------------------------------------------------
+/* ---- The per-operation targets ------------------------------------------------------------
  * 8.1: for each operation the kernel dispatch chose against the fastest kernel series of this
  * run (choice.c); a ratio up to 1.05 is within the spread of repeated runs here. 8.2-8.6 as
  * the issue states them; 8.7 (the CLI) is measured outside the benchmark (README). */

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Issue 8's CLI target: `blockbloom build` and `blockbloom query -c` over a key file (default
+# The CLI target: `blockbloom build` and `blockbloom query -c` over a key file (default
 # data/npm-names.txt) against bench/cli-reference, the same work done with one library batch
 # call after reading the whole file. Compares CPU time (user + sys, medians of REPS runs,
 # interleaved), not wall time: on a shared VM wall time mostly measures the other tenants,

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Deterministic proof of issue 3: how many last-level-cache lines a lookup touches, and how
+# Deterministic proof of the one-line claim: how many last-level-cache lines a lookup touches, and how
 # many instructions it costs, counted by valgrind instead of timed.
 #  1. cachegrind, with the caches given explicitly (D1 32 KiB 8-way, LL 8 MiB 16-way, 64-byte
 #     lines), runs bench/lookup-loop over a 512 MiB filter (64x the simulated LL) twice, with

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_cli_usage.c - the command-line tool as people use it (issue 13): every writer of an
+ * test_cli_usage.c - the command-line tool as people use it: every writer of an
  * existing filter file takes the lock that add and remove take (build -o, merge -o, export -o
  * racing an add lose nobody's keys), `-` as the output, refusing to overwrite an input, query
  * -q and -H, messages that lead with their cause, the accepted number forms, and FIFOs given
@@ -23,7 +23,7 @@ static void expect_count(const char *filter, const char *keys, long want, const 
 
 /* ==== Writers of one file take one lock ====================================================== */
 
-/* issue 13: `merge -o F F G` next to `add F C` lost one side's keys in 30 of 30 trials.
+/* `merge -o F F G` next to `add F C` lost one side's keys in 30 of 30 trials.
  * With the lock, the merge loads F either before the add (then the add loads the merged
  * file) or after it: F ends with A, B and C in every trial. */
 Test(usage, merge_into_an_input_beside_an_add_keeps_every_key) {
@@ -81,7 +81,7 @@ static double summary_model(const char *err) {
     return strtod(p + 10, NULL);
 }
 
-/* issue 13: the same keys added again made the summary's model FPR jump (0.123 for 3.5M keys
+/* The same keys added again made the summary's model FPR jump (0.123 for 3.5M keys
  * added twice, real rate 1.05%), since a repeated key sets no bit. 30,000 distinct keys in a
  * filter for 30,000 at 1%: after three more adds of the same keys keys_added is 120,000 (as
  * documented) and the model stays at ~1% (the model at 120,000 keys would be ~0.42). */
@@ -117,7 +117,7 @@ Test(usage, a_model_fpr_above_one_half_is_warned_about) {
 
 /* ==== Messages and special files ================================================================ */
 
-/* issue 13: "cannot write '/nonexistent/dir/x.bb': input/output error (No such file or
+/* "cannot write '/nonexistent/dir/x.bb': input/output error (No such file or
  * directory)" now leads with the cause. */
 Test(usage, io_errors_lead_with_their_cause) {
     run_result r = RUN("k\n", "build", "-o", "/nonexistent/dir/x.bb");
@@ -132,7 +132,7 @@ Test(usage, io_errors_lead_with_their_cause) {
     run_free(&r);
 }
 
-/* issue 13: `mkfifo p; blockbloom info p` blocked forever. Every command that takes FILTER
+/* `mkfifo p; blockbloom info p` blocked forever. Every command that takes FILTER
  * now fails at once with exit 1 (a hang is a Criterion timeout, so a failure). */
 Test(usage, a_fifo_as_filter_fails_at_once, .timeout = 20) {
     cr_assert_eq(mkfifo("p", 0600), 0);

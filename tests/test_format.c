@@ -840,7 +840,7 @@ Test(format, load_from_fifo) {
     free_sample(&s);
 }
 
-/* issue 13: `mkfifo p; blockbloom info p` blocked forever in open(2). A FIFO nobody writes
+/* `mkfifo p; blockbloom info p` blocked forever in open(2). A FIFO nobody writes
  * is refused at once: bb_open_mmap with BB_E_IO (only regular files map), bb_load with
  * BB_E_TRUNCATED (it reads as empty). The timeout turns a hang into a failure. */
 Test(format, fifo_without_writer_does_not_block, .timeout = 10) {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_scalable_bounds.c - what a scalable filter promises at its limits (issue 13): the
+ * test_scalable_bounds.c - what a scalable filter promises at its limits: the
  * measured FPR stays at or below p at every fill, for growth 1.5 to 4 and tightening 0.5 to
  * 0.9 (10^6 absent probes at each point where a sub-filter is full, fixed seeds); a loaded
  * file whose sub-filters do not follow the parent's growth and tightening is refused; loading
@@ -143,7 +143,7 @@ static bb_status load(const uint8_t *b, size_t len) {
     return s;
 }
 
-/* issue 13: sub-filters whose capacity or p_i do not follow the parent were accepted, and
+/* Sub-filters whose capacity or p_i do not follow the parent were accepted, and
  * the union bound behind "FPR below p" then says nothing. Each change below keeps the file
  * well formed (checksums resealed); each must be refused, the untouched file accepted. */
 Test(scalable_bounds, loaded_sub_filters_must_follow_growth_and_tightening) {
@@ -176,7 +176,7 @@ Test(scalable_bounds, loaded_sub_filters_must_follow_growth_and_tightening) {
     put64(t + off + O_FPR, bits);
     reseal(t, len, off);
     cr_assert_eq(load(t, len), BB_E_INCONSISTENT, "sub-filter 1 with p_1 = 0.005");
-    /* issue 13: capacities summing past 2^64 wrapped the parent's capacity to 0. c_0 = 2^63
+    /* Capacities summing past 2^64 wrapped the parent's capacity to 0. c_0 = 2^63
      * (in the parent and its first record) would need far more bits than these: refused. */
     memcpy(t, b, len);
     put64(t + O_CAP, UINT64_C(1) << 63);

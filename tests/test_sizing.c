@@ -297,7 +297,7 @@ Test(sizing, model_edge_values) {
  * measured rate must not be significantly above p (one-sided: p + 3.29 sigma at p); where a
  * model exists (not scalable) it must be <= p exactly (classic below p = 0.5: within the
  * textbook price, 4.7%), and the measured rate must lie in its
- * two-sided 99.9% interval. The p of issue 13 (0.7, 0.8, 0.9, 0.99 measured 0.740, 0.886,
+ * two-sided 99.9% interval. The p once mis-sized (0.7, 0.8, 0.9, 0.99 measured 0.740, 0.886,
  * 0.989, 1.000 for classic) are in. */
 #define N_SWEEP 20000u
 #define N_SWEEP_PROBES 400000u

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# absolute_prefix.sh - the scripts take an absolute BB_BUILD_PREFIX (issue 13: they built the
+# absolute_prefix.sh - the scripts take an absolute BB_BUILD_PREFIX (they once built the
 # program's path as $PWD/$dir and so pointed at "$PWD//tmp/..."). Runs the cheapest step of
 # scripts/stress-cli.sh (10M empty lines: build, info, query -c) with the build directory
 # under a fresh temporary directory given by absolute path, and removes it on every exit.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# install.sh - what `cmake --install` gives a user (issue 13): the dynamic linker's cache is
+# install.sh - what `cmake --install` gives a user: the dynamic linker's cache is
 # refreshed (ldconfig, here a stand-in that records its call, named by BB_LDCONFIG or found
 # first on PATH), the manual page and the bash completion are installed and work (completion
 # checked by calling its function as bash would), no installed program has the build or source

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# npm_setup.sh - the demo's real data on a fresh machine (issue 13): scripts/setup.sh wants
+# npm_setup.sh - the demo's real data on a fresh machine: scripts/setup.sh wants
 # Debian's nodejs and npm when (and only when) no npm is on PATH, and
 # scripts/fetch-npm-names.sh fails at once, with a message naming the registry, when the
 # registry is unreachable (a closed loopback port), leaving no file behind. Needs npm on PATH
