@@ -27,7 +27,7 @@ root=$PWD
 py=/usr/bin/python3
 scripts/setup.sh python3-dev python3-numpy python3-pytest python3-pandas python3-venv \
   python3-pip python3-setuptools python3-wheel python3-build \
-  redis-server libhiredis-dev # redis: test_redis.py
+  unzip redis-server libhiredis-dev # unzip: the wheel check; redis: test_redis.py
 scripts/setup-duckdb.sh
 export BB_LIBDUCKDB=$root/build-oracle/node_modules/@duckdb/node-bindings-linux-x64/libduckdb.so
 export CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-2}
