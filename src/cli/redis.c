@@ -25,6 +25,19 @@
 #define CLI_REDIS_BATCH 1000
 #define MAX_SEEDS 64
 
+/* The connection options, in the command's help and in every subcommand's. */
+#define CONNECT_HELP \
+    "Connecting (docs/REDIS.md, \"Connecting\"):\n" \
+    "  -u, --url=URL          the server: redis://[[USER]:PASSWORD@]HOST[:PORT][/DB], HOST:PORT\n" \
+    "                         or HOST (default: $BB_REDIS_URL, else redis://127.0.0.1:6379)\n" \
+    "      --cluster=URL      a Redis Cluster node, as --url (repeat for more seeds)\n" \
+    "      --user=NAME        ACL user to AUTH as, when the URL names none\n" \
+    "      --password-file=FILE  AUTH with the first line of FILE when the URL has no\n" \
+    "                         password (default: $REDISCLI_AUTH, as redis-cli)\n" \
+    "      --timeout=SECONDS  deadline of each request to the server (default 10)\n" \
+    "      --wait=N           after each batch of writes, wait for N replicas (WAIT); fewer\n" \
+    "                         is an error\n"
+
 static const char usage[] =
     "Usage: blockbloom redis SUBCOMMAND [OPTION]... ARG...\n"
     "Keep Bloom filters in stock Redis or Redis Cluster (no module needed), with\n"
@@ -43,32 +56,13 @@ static const char usage[] =
     "  push FILE NAME                    publish a local blocked filter file (--shards N)\n"
     "  push --slice I/N -n CAP FILE NAME publish a slice file of 'build --slice I/N'\n"
     "\n"
-    "Connecting (docs/REDIS.md, \"Connecting\"):\n"
-    "  -u, --url=URL          the server: redis://[[USER]:PASSWORD@]HOST[:PORT][/DB], HOST:PORT\n"
-    "                         or HOST (default: $BB_REDIS_URL, else redis://127.0.0.1:6379)\n"
-    "      --cluster=URL      a Redis Cluster node, as --url (repeat for more seeds)\n"
-    "      --user=NAME        ACL user to AUTH as, when the URL names none\n"
-    "      --password-file=FILE  AUTH with the first line of FILE when the URL has no\n"
-    "                         password (default: $REDISCLI_AUTH, as redis-cli)\n"
-    "      --timeout=SECONDS  deadline of each request to the server (default 10)\n"
-    "      --wait=N           after each batch of writes, wait for N replicas (WAIT); fewer\n"
-    "                         is an error\n"
+    CONNECT_HELP
     "  -h, --help             show this help (or a subcommand's) and exit\n"
     "\n"
     "Errors name the node (HOST:PORT) or quote RedisBloom's reply. Exit status: 0 success,\n"
     "1 error (server, network, bad filter, full), 2 usage error.\n";
 
-static const char connect_help[] =
-    "Connecting (docs/REDIS.md, \"Connecting\"):\n"
-    "  -u, --url=URL          the server: redis://[[USER]:PASSWORD@]HOST[:PORT][/DB], HOST:PORT\n"
-    "                         or HOST (default: $BB_REDIS_URL, else redis://127.0.0.1:6379)\n"
-    "      --cluster=URL      a Redis Cluster node, as --url (repeat for more seeds)\n"
-    "      --user=NAME        ACL user to AUTH as, when the URL names none\n"
-    "      --password-file=FILE  AUTH with the first line of FILE when the URL has no\n"
-    "                         password (default: $REDISCLI_AUTH, as redis-cli)\n"
-    "      --timeout=SECONDS  deadline of each request to the server (default 10)\n"
-    "      --wait=N           after each batch of writes, wait for N replicas (WAIT); fewer\n"
-    "                         is an error\n";
+static const char connect_help[] = CONNECT_HELP;
 
 static const char keys_help[] =
     "Keys are read one per line from the FILEs or standard input ('-': standard input), in\n"
