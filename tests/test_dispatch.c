@@ -68,8 +68,9 @@ Test(dispatch, automatic_choice_follows_the_cpu_table) {
     /* Zen 4 (AMD family 19h, models 10h-1Fh): everything on avx512gfni. */
     if (amd && c.family == 0x19 && c.model >= 0x10 && c.model <= 0x1f && c.avx512gfni)
         want_contains = want_add = "avx512gfni";
-    /* The AVX-512 Xeon guest (Intel family 6, model A7h): contains avx512gfni, adds scalar. */
-    if (intel && c.family == 6 && c.model == 0xa7 && c.avx512gfni)
+    /* The AVX-512 Xeon guests (Intel family 6, models A7h and CFh): contains avx512gfni,
+     * adds scalar. */
+    if (intel && c.family == 6 && (c.model == 0xa7 || c.model == 0xcf) && c.avx512gfni)
         want_contains = "avx512gfni", want_add = "scalar";
     cr_assert_str_eq(bb_isa_name_for(BB_OP_CONTAINS), want_contains, "%s family %d model %d",
                      c.vendor, c.family, c.model);
