@@ -5,7 +5,8 @@
 # 0 (also after a reconnect), the password file and REDISCLI_AUTH, the refusals (rediss://,
 # /DB on a cluster, wrong or missing passwords), and the deadlines and size bounds against
 # tests/redis/fake_server.py (a server that stalls, trickles, claims a 10 TB string or a 2e9
-# element array, or breaks after a batch's counter was sent). Every server is on loopback and
+# element array, or breaks after a batch's counter was sent, and a DNS server that never
+# answers, in a network namespace). Every server is on loopback and
 # stopped on any exit (scripts/lib-redis.sh's trap).
 #   scripts/test-redis-conn.sh BUILD-DIR
 set -euo pipefail
@@ -64,7 +65,20 @@ expect_exit 1 "NOPERM" $bb redis -u "redis://reader:rpw@127.0.0.1:$port/3" madd 
   fail "a read-only ACL user cannot query"
 expect_exit 2 "rediss:// \\(TLS\\) is not supported" $bb redis -u "rediss://127.0.0.1:$port" info a0
 expect_exit 2 "bad %-escape" $bb redis -u "redis://:bad%zz@127.0.0.1:$port" info a0
-expect_exit 2 "the port must be" $bb redis -u "redis://:secret@127.0.0.1:99999" info a0
+expect_exit 2 "bad port '99999' \\(a number from 1 to 65535\\)" \
+  $bb redis -u "redis://:secret@127.0.0.1:99999" info a0
+grep -q secret "$tmp/err" && fail "a password was echoed: $(cat "$tmp/err")"
+# Strict addresses: one ':' outside brackets, a numeric port, no ?parameters, a plain host.
+expect_exit 2 "bad port 'p:5' \\(a number from 1 to 65535; an IPv6 address goes in brackets\\)" \
+  $bb redis -u "redis://h:p:5" info a0
+expect_exit 2 "bad port 'p:5'" $bb redis -u "h:p:5" info a0
+expect_exit 2 "bad port '65x'" $bb redis -u "redis://127.0.0.1:65x" info a0
+expect_exit 2 "unknown parameter 'x' \\(no \\?parameters are read" \
+  $bb redis -u "redis://:secret@127.0.0.1:$port?x=1" info a0
+expect_exit 2 "unknown parameter 'db'" $bb redis -u "redis://127.0.0.1:$port/2?db=3" info a0
+expect_exit 2 "a '#' fragment" $bb redis -u "redis://127.0.0.1:$port#f" info a0
+expect_exit 2 "bad host 'a b'" $bb redis -u "redis://a b:$port" info a0
+expect_exit 2 "the database after '/' must be a number" $bb redis -u "redis://127.0.0.1:$port/x" info a0
 grep -q secret "$tmp/err" && fail "a password was echoed: $(cat "$tmp/err")"
 expect_exit 2 "Redis Cluster has only database 0" $bb redis --cluster "redis://127.0.0.1:$port/2" info a0
 expect_exit 1 "password file '/nonexistent'" $bb redis --password-file /nonexistent info a0
@@ -117,4 +131,31 @@ bounded "127\\.0\\.0\\.1:$fport: the connection broke after EVAL 'bb:\\{n:drop\\
   $bb redis -u "redis://:$pw_url@127.0.0.1:$fport" --timeout 1 madd drop "$tmp/keys"
 [[ $(cat "$tmp/fport.log") == EVAL ]] || fail "the count was sent $(wc -l <"$tmp/fport.log") times"
 expect_exit 2 "invalid value '0' for --timeout" $bb redis --timeout 0 info x
+"$build/tests/test_redis_conn" --jobs=1 --filter='deadline/*'
+# A host name whose DNS server never answers: in a user, mount and network namespace,
+# /etc/resolv.conf names a loopback UDP socket that reads nothing (glibc would wait 30 s per
+# try); the run must end by its --timeout, saying so.
+if unshare -rmn true 2>/dev/null; then
+  printf 'nameserver 127.0.0.1\noptions timeout:30 attempts:1\n' >"$tmp/resolv.conf"
+  cat >"$tmp/silent-dns.sh" <<'SH'
+ip link set lo up && mount --bind "$1" /etc/resolv.conf || exit 99
+python3 -c 'import socket, sys, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("127.0.0.1", 53))
+open(sys.argv[1], "w").close()
+time.sleep(60)' "$2" &
+dns=$!
+while [ ! -e "$2" ]; do sleep 0.05; done
+shift 2
+rc=0
+"$@" || rc=$?
+kill $dns
+exit $rc
+SH
+  bounded "silent-dns\\.test:6379: timed out \\(1\\.0 s\\) resolving the host name" \
+    unshare -rmn sh "$tmp/silent-dns.sh" "$tmp/resolv.conf" "$tmp/dns-ready" \
+    "$bb" redis -u redis://silent-dns.test:6379 --timeout 1 info x
+else
+  echo "test-redis-conn: SKIP the silent DNS server: no unprivileged user namespaces" >&2
+fi
 echo "test-redis-conn: all passed" >&2

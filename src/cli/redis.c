@@ -60,7 +60,7 @@ static const char usage[] =
     "  -h, --help             show this help (or a subcommand's) and exit\n"
     "\n"
     "Errors name the node (HOST:PORT) or quote RedisBloom's reply. Exit status: 0 success,\n"
-    "1 error (server, network, bad filter, full), 2 usage error.\n";
+    "1 error (server, network, timeout, bad filter, full), 2 usage error (also a bad URL).\n";
 
 static const char connect_help[] = CONNECT_HELP;
 

@@ -15,7 +15,9 @@
  *   by mistake, on any node or after any reconnect.
  * - One deadline per bbr_exec (r->timeout_ms): sockets are non-blocking and every wait is a
  *   poll() bounded by the time left, so a server that stalls, trickles bytes or never
- *   accepts ends the call on time, naming the node and the command waited for.
+ *   accepts ends the call on time, naming the node and the command waited for, with
+ *   BB_E_TIMEOUT. A host name is resolved on a thread waited for until the deadline, since
+ *   getaddrinfo takes no timeout (a silent DNS server costs glibc 5 s per try and server).
  * - A reply is buffered only up to a bound (reply_cap), and its arrays to BBR_MAX_ELEMENTS
  *   elements, checked as bytes arrive: a claimed "$9999999999999" fails at once.
  * - After a broken connection, a command whose reply was not read is resent only if running
@@ -25,7 +27,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <netdb.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -182,25 +186,157 @@ static void *create_array(const redisReadTask *t, int elements) {
     return r->base_fns.createArray(t, elements);
 }
 
+/* ---- Resolving -------------------------------------------------------------------------------
+ * getaddrinfo has no timeout, so a name goes to a detached thread that the caller waits for
+ * until the deadline. Whoever finishes last (the thread, or a caller that gave up) frees the
+ * request, so a caller never waits past its deadline and nothing is freed twice. */
+
+typedef struct resolve_req {
+    pthread_mutex_t mu;
+    pthread_cond_t cv; /* on CLOCK_MONOTONIC, the deadline's clock */
+    int refs;
+    bool done;
+    int err;
+    struct addrinfo *res;
+    char host[];
+} resolve_req;
+
+static void resolve_unref(resolve_req *q) {
+    pthread_mutex_lock(&q->mu);
+    int left = --q->refs;
+    pthread_mutex_unlock(&q->mu);
+    if (left) return;
+    if (q->res) freeaddrinfo(q->res);
+    pthread_cond_destroy(&q->cv);
+    pthread_mutex_destroy(&q->mu);
+    free(q);
+}
+
+static void *resolve_run(void *arg) {
+    resolve_req *q = arg;
+    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *res = NULL;
+    int err = getaddrinfo(q->host, NULL, &hints, &res);
+    pthread_mutex_lock(&q->mu);
+    q->res = err ? NULL : res;
+    q->err = err;
+    q->done = true;
+    pthread_cond_signal(&q->cv);
+    pthread_mutex_unlock(&q->mu);
+    resolve_unref(q);
+    return NULL;
+}
+
+/* The addresses of node n's host by the deadline into *out (freeaddrinfo), NULL for a numeric
+ * host (hiredis then resolves it without asking DNS). */
+static bb_status resolve(bb_redis *r, const bbr_node *n, struct addrinfo **out) {
+    *out = NULL;
+    struct addrinfo hints = {.ai_flags = AI_NUMERICHOST, .ai_socktype = SOCK_STREAM}, *num;
+    if (getaddrinfo(n->host, NULL, &hints, &num) == 0) {
+        freeaddrinfo(num);
+        return BB_OK;
+    }
+    size_t len = strlen(n->host);
+    resolve_req *q = calloc(1, sizeof *q + len + 1);
+    pthread_condattr_t ca;
+    bool ok = q && pthread_condattr_init(&ca) == 0;
+    if (ok) {
+        ok = pthread_condattr_setclock(&ca, CLOCK_MONOTONIC) == 0 &&
+             pthread_cond_init(&q->cv, &ca) == 0;
+        pthread_condattr_destroy(&ca);
+    }
+    if (!ok || pthread_mutex_init(&q->mu, NULL) != 0) {
+        if (ok) pthread_cond_destroy(&q->cv);
+        free(q);
+        return bbr_fail(r, BB_E_NOMEM, "redis: out of memory");
+    }
+    memcpy(q->host, n->host, len + 1);
+    q->refs = 2;
+    pthread_attr_t ta;
+    pthread_t t;
+    ok = pthread_attr_init(&ta) == 0;
+    if (ok) {
+        ok = pthread_attr_setdetachstate(&ta, PTHREAD_CREATE_DETACHED) == 0 &&
+             pthread_create(&t, &ta, resolve_run, q) == 0;
+        pthread_attr_destroy(&ta);
+    }
+    if (!ok) {
+        q->refs = 1;
+        resolve_unref(q);
+        return bbr_fail(r, BB_E_NOMEM, "redis %s:%d: cannot start a thread to resolve the "
+                        "host name", n->host, n->port);
+    }
+    struct timespec until = {(time_t)(r->deadline_ns / 1000000000u),
+                             (long)(r->deadline_ns % 1000000000u)};
+    pthread_mutex_lock(&q->mu);
+    while (!q->done && pthread_cond_timedwait(&q->cv, &q->mu, &until) != ETIMEDOUT) {}
+    bool done = q->done;
+    int err = q->err;
+    *out = q->res;
+    q->res = NULL;
+    pthread_mutex_unlock(&q->mu);
+    resolve_unref(q);
+    if (!done)
+        return bbr_fail(r, BB_E_TIMEOUT, "redis %s:%d: timed out (%.1f s) resolving the host "
+                        "name", n->host, n->port, r->timeout_ms / 1000.0);
+    if (err)
+        return bbr_fail(r, BB_E_IO, "redis %s:%d: cannot resolve the host name: %s", n->host,
+                        n->port, err == EAI_SYSTEM ? strerror(errno) : gai_strerror(err));
+    return BB_OK;
+}
+
+/* One connection to `host` (numeric, or n's own name) within the time left; BB_OK with n->ctx,
+ * else the status with a message. */
+static bb_status connect_to(bb_redis *r, bbr_node *n, const char *host) {
+    long ms = left_ms(r);
+    if (ms == 0)
+        return bbr_fail(r, BB_E_TIMEOUT, "redis %s:%d: timed out (%.1f s) before connecting",
+                        n->host, n->port, r->timeout_ms / 1000.0);
+    struct timeval tv = {ms / 1000, (ms % 1000) * 1000};
+    errno = 0;
+    n->ctx = redisConnectWithTimeout(host, n->port, tv);
+    int e = errno;
+    if (!n->ctx) return bbr_fail(r, BB_E_NOMEM, "redis %s:%d: out of memory", n->host, n->port);
+    if (!n->ctx->err) return BB_OK;
+    /* hiredis reports its poll running out as ETIMEDOUT ("Connection timed out"). */
+    bb_status s = e == ETIMEDOUT || left_ms(r) == 0 ? BB_E_TIMEOUT : BB_E_IO;
+    if (s == BB_E_TIMEOUT)
+        bbr_fail(r, s, "redis %s:%d: timed out (%.1f s) connecting", n->host, n->port,
+                 r->timeout_ms / 1000.0);
+    else
+        bbr_fail(r, s, "redis %s:%d: cannot connect: %s", n->host, n->port, n->ctx->errstr);
+    node_close(n);
+    return s;
+}
+
+/* Connect node n to one of its host's addresses, IPv4 ones first (as hiredis orders them). */
+static bb_status node_open(bb_redis *r, bbr_node *n) {
+    struct addrinfo *ais;
+    bb_status s = resolve(r, n, &ais);
+    if (s != BB_OK || !ais) return s == BB_OK ? connect_to(r, n, n->host) : s;
+    s = BB_E_IO;
+    for (int pass = 0; pass < 2 && s != BB_OK && s != BB_E_TIMEOUT && s != BB_E_NOMEM; pass++)
+        for (struct addrinfo *a = ais; a && s != BB_OK && s != BB_E_TIMEOUT && s != BB_E_NOMEM;
+             a = a->ai_next) {
+            char num[NI_MAXHOST];
+            if ((a->ai_family == AF_INET) != (pass == 0) ||
+                getnameinfo(a->ai_addr, a->ai_addrlen, num, sizeof num, NULL, 0, NI_NUMERICHOST))
+                continue;
+            s = connect_to(r, n, num);
+        }
+    freeaddrinfo(ais);
+    if (s == BB_E_IO && !bb_error_buffer()[0])
+        bbr_fail(r, s, "redis %s:%d: cannot connect: no usable address", n->host, n->port);
+    return s;
+}
+
 /* Open node i (if closed) within the deadline and queue AUTH and SELECT ahead of anything
  * else. The socket is made non-blocking: every wait is exec's poll. */
 static bb_status node_connect(bb_redis *r, int i) {
     bbr_node *n = &r->nodes[i];
     if (n->ctx && (n->n_queued || node_alive(n))) return BB_OK;
     node_close(n);
-    long ms = left_ms(r);
-    if (ms == 0)
-        return bbr_fail(r, BB_E_IO, "redis %s:%d: timed out (%.1f s) before connecting",
-                        n->host, n->port, r->timeout_ms / 1000.0);
-    struct timeval tv = {ms / 1000, (ms % 1000) * 1000};
-    n->ctx = redisConnectWithTimeout(n->host, n->port, tv);
-    if (!n->ctx) return bbr_fail(r, BB_E_NOMEM, "redis %s:%d: out of memory", n->host, n->port);
-    if (n->ctx->err) {
-        bbr_fail(r, BB_E_IO, "redis %s:%d: cannot connect: %s", n->host, n->port,
-                 n->ctx->errstr);
-        node_close(n);
-        return BB_E_IO;
-    }
+    bb_status s = node_open(r, n);
+    if (s != BB_OK) return s;
     int fl = fcntl(n->ctx->fd, F_GETFL);
     if (fl < 0 || fcntl(n->ctx->fd, F_SETFL, fl | O_NONBLOCK) < 0) {
         bbr_fail(r, BB_E_IO, "redis %s:%d: %s", n->host, n->port, strerror(errno));
@@ -243,7 +379,7 @@ nomem:
  * node. */
 static bb_status node_of_address(bb_redis *r, const char *addr, int *node) {
     bbr_url u;
-    bb_status s = bbr_url_parse(r, addr, &u);
+    bb_status s = bbr_addr_parse(r, addr, &u);
     if (s != BB_OK) return s;
     bbr_url_free(&u);
     *node = node_get(r, u.host, u.port);
@@ -518,6 +654,7 @@ typedef struct round_state {
     bool retry_wait;    /* TRYAGAIN, CLUSTERDOWN, LOADING or a broken node: pause */
     bool refresh_slots; /* a broken node: reload the map before the next round */
     bool io_failed;     /* a node failed or timed out: bb_error_buffer() names it */
+    bb_status io_status; /* and which: BB_E_IO or BB_E_TIMEOUT */
     bool fatal;         /* AUTH, SELECT or NOAUTH: no retry helps; bb_error_buffer() says why */
     int last_node;      /* the node of the last redirection, -1 if none */
     size_t n_unsure;    /* commands not safe to resend, lost with their connection */
@@ -542,7 +679,8 @@ static void waited_for(const bbr_node *n, const bbr_cmd *cmds, char *out, size_t
 
 /* Node i broke (why: the message, naming it): the commands whose replies were not read stay
  * pending if safe to resend, else they fail the call. */
-static void node_broken(bb_redis *r, int i, const bbr_cmd *cmds, round_state *st, const char *why) {
+static void node_broken(bb_redis *r, int i, const bbr_cmd *cmds, round_state *st, const char *why,
+                        bb_status s) {
     bbr_node *n = &r->nodes[i];
     for (size_t q = n->q_read; q < n->n_queued; q++) {
         long v = n->queued[q];
@@ -560,7 +698,7 @@ static void node_broken(bb_redis *r, int i, const bbr_cmd *cmds, round_state *st
                      n->port, what);
         }
     }
-    bbr_fail(r, BB_E_IO, "%s", why);
+    st->io_status = bbr_fail(r, s, "%s", why);
     node_close(n);
     st->refresh_slots = st->retry_wait = st->io_failed = true;
 }
@@ -576,7 +714,7 @@ static void broken_io(bb_redis *r, int i, const bbr_cmd *cmds, round_state *st) 
         snprintf(why, sizeof why, "redis %s:%d: %s (waiting for the reply to %s)", n->host,
                  n->port, n->ctx->errstr[0] ? n->ctx->errstr : "connection lost", what);
     r->too_many = false;
-    node_broken(r, i, cmds, st, why);
+    node_broken(r, i, cmds, st, why, BB_E_IO);
 }
 
 /* The reply of one of conn.c's own commands (st->fatal when the call cannot go on). */
@@ -703,7 +841,7 @@ static void node_read(bb_redis *r, int i, bbr_cmd *cmds, round_state *st, uint64
         else
             snprintf(why, sizeof why, "redis %s:%d: the reply to %s is over %llu bytes", n->host,
                      n->port, what, (unsigned long long)cap);
-        node_broken(r, i, cmds, st, why);
+        node_broken(r, i, cmds, st, why, BB_E_IO);
     }
 }
 
@@ -715,7 +853,7 @@ static void timed_out(bb_redis *r, int i, const bbr_cmd *cmds, round_state *st) 
              r->timeout_ms / 1000.0,
              n->out_pending ? "sending, then waiting for the reply to" : "waiting for the reply to",
              what);
-    node_broken(r, i, cmds, st, why);
+    node_broken(r, i, cmds, st, why, BB_E_TIMEOUT);
 }
 
 /* Write and read every node's pipeline until each is answered, broken or the deadline. */
@@ -730,7 +868,7 @@ static void exchange(bb_redis *r, bbr_cmd *cmds, round_state *st) {
             bbr_node *n = &r->nodes[i];
             if (!n->ctx || n->q_read == n->n_queued) continue;
             if (!pf || !which || m == slots) { /* out of memory, or nodes added mid-round */
-                node_broken(r, (int)i, cmds, st, "redis: out of memory");
+                node_broken(r, (int)i, cmds, st, "redis: out of memory", BB_E_NOMEM);
                 continue;
             }
             pf[m] = (struct pollfd){n->ctx->fd, (short)(POLLIN | (n->out_pending ? POLLOUT : 0)), 0};
@@ -783,6 +921,7 @@ static bb_status send_round(bb_redis *r, bbr_cmd *cmds, size_t n, round_state *s
         if (s == BB_E_NOMEM) return s;
         if (s != BB_OK) {
             st->refresh_slots = st->retry_wait = st->io_failed = true;
+            st->io_status = s;
             continue;
         }
         bbr_node *nd = &r->nodes[node];
@@ -817,7 +956,7 @@ static bb_status failure(bb_redis *r, bbr_cmd *cmds, const round_state *st) {
     bb_status s = BB_E_IO;
     if (st->fatal) return BB_E_SERVER;
     if (st->n_unsure) bbr_fail(r, s, "%s", st->unsure);
-    else if (st->io_failed) {} /* bb_error_buffer() names the node */
+    else if (st->io_failed) s = st->io_status; /* bb_error_buffer() names the node */
     else if (st->down[0]) s = bbr_fail(r, BB_E_SERVER, "redis %s", st->down);
     else if (st->last_node >= 0)
         bbr_fail(r, s, "redis %s:%d: still redirecting after %.1f s (cluster resharding or "

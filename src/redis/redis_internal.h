@@ -141,6 +141,9 @@ bb_status bbr_exec1(bb_redis *r, bbr_cmd *c);
 /** Parse an address (url.c's header says which forms); BB_E_INVAL with the reason in bb_error_buffer()
  *  (the password never quoted). Free u's strings with bbr_url_free. */
 bb_status bbr_url_parse(bb_redis *r, const char *s, bbr_url *u);
+/** The same for an address a server gave (MOVED, ASK, CLUSTER SLOTS): HOST:PORT where HOST may
+ *  be a bare IPv6 address (the last ':' separates the port). */
+bb_status bbr_addr_parse(bb_redis *r, const char *s, bbr_url *u);
 void bbr_url_free(bbr_url *u);
 /** s with the password of its userinfo written as "***", into out[0 .. cap). */
 void bbr_url_redact(const char *s, char *out, size_t cap);

@@ -4,8 +4,10 @@
  * (the IANA "redis" URI scheme, as redis-cli -u and the client libraries read it), HOST:PORT
  * and HOST alone. USER and PASSWORD are percent-decoded (RFC 3986 section 2.1), so a password
  * may hold ':', '@' or '/' written as %3A, %40, %2F. An IPv6 host is written in brackets,
- * [::1]:6379; without brackets the last ':' separates the port, which is how Redis itself
- * prints IPv6 nodes in MOVED, ASK and CLUSTER SLOTS replies. rediss:// (TLS) is refused: the
+ * [::1]:6379, so a user's address has at most one ':' outside them: "h:p:5" is a bad port, not
+ * host "h:p". Only an address a server gave (bbr_addr_parse) may be a bare IPv6 address whose
+ * last ':' separates the port, which is how Redis prints IPv6 nodes in MOVED and ASK replies.
+ * No ?parameters are read, so "?x=1" is refused by name. rediss:// (TLS) is refused: the
  * hiredis this builds on (Debian 12: 0.14.1) has no TLS. A URL is never quoted back with its
  * password: bbr_url_redact writes "***" in its place.
  */
@@ -69,12 +71,26 @@ static bb_status bad(bb_redis *r, const char *s, const char *why) {
                     "redis://[[USER]:PASSWORD@]HOST[:PORT][/DB] or HOST:PORT)", shown, why);
 }
 
-/* HOST[:PORT] of p[0 .. len) into u->host, u->port (default 6379). */
+/* A host name's characters (RFC 1123 labels, and '_' that some internal names carry); an IPv6
+ * address in brackets has its own (hex digits, ':', '.', and '%' before a zone). */
+static bool host_chars(const char *h, size_t len, bool v6) {
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)h[i];
+        if (!(isalnum(c) || c == '.' || c == '-' || c == '_' || (v6 && (c == ':' || c == '%'))))
+            return false;
+    }
+    return true;
+}
+
+/* HOST[:PORT] of p[0 .. len) into u->host, u->port (default 6379). A user's address has at most
+ * one ':' outside brackets; a server's (server_form: MOVED, CLUSTER SLOTS) may be a bare IPv6
+ * address, whose last ':' separates the port. */
 static bb_status host_port(bb_redis *r, const char *s, const char *p, size_t len,
-                           bbr_url *u) {
+                           bbr_url *u, bool server_form) {
     const char *host = p, *port = NULL;
     size_t hl = len;
-    if (len && p[0] == '[') { /* [IPv6] */
+    bool v6 = len && p[0] == '[';
+    if (v6) {
         const char *close = memchr(p, ']', len);
         if (!close) return bad(r, s, "no ']' after an IPv6 address");
         host = p + 1;
@@ -84,16 +100,22 @@ static bb_status host_port(bb_redis *r, const char *s, const char *p, size_t len
             port = close + 2;
         }
     } else {
-        const char *colon = NULL;
-        for (size_t i = 0; i < len; i++)
+        const char *colon = server_form ? NULL : memchr(p, ':', len);
+        for (size_t i = 0; server_form && i < len; i++)
             if (p[i] == ':') colon = p + i;
         if (colon) {
             hl = (size_t)(colon - p);
             port = colon + 1;
         }
+        v6 = server_form && memchr(p, ':', hl);
     }
     if (hl == 0) return bad(r, s, "no host");
     if (hl >= sizeof u->host) return bad(r, s, "host name too long");
+    if (!host_chars(host, hl, v6)) {
+        char why[sizeof u->host + 16];
+        snprintf(why, sizeof why, "bad host '%.*s'", (int)hl, host);
+        return bad(r, s, why);
+    }
     memcpy(u->host, host, hl);
     u->host[hl] = '\0';
     u->port = 6379;
@@ -102,13 +124,37 @@ static bb_status host_port(bb_redis *r, const char *s, const char *p, size_t len
         long v = 0;
         for (size_t i = 0; i < pl && v <= 65535; i++)
             v = isdigit((unsigned char)port[i]) ? v * 10 + (port[i] - '0') : 65536;
-        if (pl == 0 || v < 1 || v > 65535) return bad(r, s, "the port must be 1 .. 65535");
+        if (pl == 0 || v < 1 || v > 65535) {
+            char why[96];
+            snprintf(why, sizeof why, "bad port '%.*s' (a number from 1 to 65535%s)",
+                     (int)(pl < 20 ? pl : 20), port,
+                     memchr(port, ':', pl) ? "; an IPv6 address goes in brackets" : "");
+            return bad(r, s, why);
+        }
         u->port = (int)v;
     }
     return BB_OK;
 }
 
-bb_status bbr_url_parse(bb_redis *r, const char *s, bbr_url *u) {
+/* A '?' or '#' in p[0 .. end): no parameter is read, so each is refused by name rather than taken
+ * for part of the port or the database. */
+static bb_status no_query(bb_redis *r, const char *s, const char *p, const char *end) {
+    const char *q = p;
+    while (q < end && *q != '?' && *q != '#') q++;
+    if (q == end) return BB_OK;
+    char why[160];
+    if (*q == '#') {
+        snprintf(why, sizeof why, "a '#' fragment is not part of a Redis address");
+    } else {
+        size_t n = strcspn(q + 1, "=&#");
+        snprintf(why, sizeof why, "unknown parameter '%.*s' (no ?parameters are read: the "
+                 "database goes after '/', the password before '@', --timeout is an option)",
+                 (int)(n < 40 ? n : 40), q + 1);
+    }
+    return bad(r, s, why);
+}
+
+static bb_status parse(bb_redis *r, const char *s, bbr_url *u, bool server_form) {
     memset(u, 0, sizeof *u);
     u->db = -1;
     if (!s || !*s) return bbr_fail(r, BB_E_INVAL, "redis: no address");
@@ -142,7 +188,11 @@ bb_status bbr_url_parse(bb_redis *r, const char *s, bbr_url *u) {
             return nomem ? bbr_fail(r, BB_E_NOMEM, "redis: out of memory")
                          : bad(r, s, "bad %-escape in the user or password");
         }
-    decoded:;
+    decoded:
+        if (no_query(r, s, p, end) != BB_OK) {
+            bbr_url_free(u);
+            return BB_E_INVAL;
+        }
         const char *slash = memchr(p, '/', (size_t)(end - p));
         if (slash && slash + 1 < end) {
             long db = 0;
@@ -155,8 +205,14 @@ bb_status bbr_url_parse(bb_redis *r, const char *s, bbr_url *u) {
             u->db = (int)db;
         }
         if (slash) end = slash;
+    } else if (no_query(r, s, p, end) != BB_OK) {
+        return BB_E_INVAL;
     }
-    bb_status st = host_port(r, s, p, (size_t)(end - p), u);
+    bb_status st = host_port(r, s, p, (size_t)(end - p), u, server_form);
     if (st != BB_OK) bbr_url_free(u);
     return st;
 }
+
+bb_status bbr_url_parse(bb_redis *r, const char *s, bbr_url *u) { return parse(r, s, u, false); }
+
+bb_status bbr_addr_parse(bb_redis *r, const char *s, bbr_url *u) { return parse(r, s, u, true); }

@@ -10,6 +10,11 @@
 #include <criterion/criterion.h>
 #include <hiredis/hiredis.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -113,6 +118,29 @@ Test(auth, options_fill_in_and_old_sizes) {
     cr_assert_eq(bb_redis_open(&r, &b, 1, &o), BB_E_SERVER);
     cr_assert(strstr(bb_last_error(), "NOAUTH"), "%s", bb_last_error());
     bb_redis_free(r);
+}
+
+/* ---- Deadlines ------------------------------------------------------------------------------------
+ * A listening socket that never accepts: the kernel completes the handshake, so the open
+ * connects and then waits for a reply that never comes. The status says timeout, not I/O. */
+Test(deadline, a_silent_server_is_bb_e_timeout) {
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    cr_assert(fd >= 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t len = sizeof a;
+    cr_assert(bind(fd, (struct sockaddr *)&a, sizeof a) == 0 && listen(fd, 8) == 0 &&
+              getsockname(fd, (struct sockaddr *)&a, &len) == 0);
+    char url[64];
+    snprintf(url, sizeof url, "redis://127.0.0.1:%d", ntohs(a.sin_port));
+    const char *u = url;
+    bb_redis *r = NULL;
+    bb_redis_options o = {.size = sizeof o, .password = "pw", .timeout_ms = 300};
+    bb_status s = bb_redis_open(&r, &u, 1, &o);
+    cr_expect_eq(s, BB_E_TIMEOUT, "%s: %s", bb_strerror(s), bb_last_error());
+    cr_expect(strstr(bb_last_error(), "timed out (0.3 s) waiting for the reply to AUTH"), "%s",
+              bb_last_error());
+    bb_redis_free(r);
+    close(fd);
 }
 
 /* ---- Failover ------------------------------------------------------------------------------------
