@@ -72,16 +72,34 @@ static bool parse_u64(const char *s, uint64_t *v) {
     return true;
 }
 
-static bool parse_sizes(cli *c, const char *list) {
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", list);
+/* --sizes A,B,..: each n a whole number >= 1 whose blocked filter the library can build at
+ * the run's p (bb_size: at most BB_MAX_BITS), so that the plan never shows a filter that
+ * cannot exist. Returns 0, or 2 after a message naming the item. */
+static int parse_sizes(cli *c, const char *list) {
+    const char *why = NULL, *p = list;
+    size_t len = 0;
     c->nsizes = 0;
-    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
-        if (c->nsizes == MAX_SIZES || !parse_u64(tok, &c->sizes[c->nsizes]) || !c->sizes[c->nsizes])
-            return false;
+    for (;; p += len + 1) {
+        len = strcspn(p, ",");
+        char item[32];
+        uint64_t bits;
+        unsigned k;
+        snprintf(item, sizeof item, "%.*s", (int)(len < sizeof item - 1 ? len : sizeof item - 1), p);
+        if (len == 0) why = "an empty item";
+        else if (c->nsizes == MAX_SIZES) why = "more than 8 sizes";
+        else if (len >= sizeof item || !parse_u64(item, &c->sizes[c->nsizes]) ||
+                 c->sizes[c->nsizes] == 0)
+            why = "not a whole number from 1 to 2^64 - 1";
+        else if (bb_size(BB_BLOCKED, c->sizes[c->nsizes], c->o.fpr, &bits, &k) != BB_OK)
+            why = "its filter would be larger than the library's 2^56 bits";
+        if (why) {
+            fprintf(stderr, "blockbloom-bench: --sizes %s: '%.*s': %s\n", list,
+                    (int)(len < 40 ? len : 40), p, why);
+            return 2;
+        }
         c->nsizes++;
+        if (!p[len]) return 0;
     }
-    return c->nsizes > 0;
 }
 
 static int bad_usage(const char *opt, const char *value) {
@@ -119,7 +137,10 @@ static int parse_args(cli *c, int argc, char **argv) {
         else if (!strcmp(a, "--json")) c->json = v, i++;
         else if (!strcmp(a, "--keys")) c->keys = v, i++;
         else if (!strcmp(a, "--series")) c->only = v, i++;
-        else if (!strcmp(a, "--sizes") && parse_sizes(c, v)) i++;
+        else if (!strcmp(a, "--sizes")) {
+            if (parse_sizes(c, v)) return 2;
+            i++;
+        }
         else if (number_option(c, a, v)) i++;
         else return bad_usage(a, v);
     }

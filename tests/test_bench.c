@@ -194,3 +194,25 @@ Test(bench, the_dram_size_fits_the_memory) {
     run_free(&r);
     unsetenv("BB_CGROUP_ROOT");
 }
+
+/* --sizes takes only filters the library can build: a size past BB_MAX_BITS used to be
+ * planned as a "0.0 MiB" filter (its bb_size failed unread), and empty items were skipped. */
+Test(bench, sizes_that_cannot_be_built_are_usage_errors) {
+    static const char *const cases[][2] = {
+        {"18446744073709551615", "'18446744073709551615': its filter would be larger than the "
+                                 "library's 2^56 bits"},
+        {"1,,", "--sizes 1,,: '': an empty item"},
+        {",1", "--sizes ,1: '': an empty item"},
+        {"", "--sizes : '': an empty item"},
+        {"0", "'0': not a whole number from 1 to 2^64 - 1"},
+        {"10000,1x", "'1x': not a whole number"},
+        {"1,2,3,4,5,6,7,8,9", "'9': more than 8 sizes"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        run_result r = RUN(NULL, "bench", "--plan", "--sizes", cases[i][0]);
+        cr_expect_eq(r.status, 2, "--sizes '%s': exit %d: %s", cases[i][0], r.status, r.err);
+        cr_expect(strstr(r.err, cases[i][1]), "--sizes '%s': %s", cases[i][0], r.err);
+        cr_expect_eq(text_len(r.out), 0u, "--sizes '%s' planned: %s", cases[i][0], r.out);
+        run_free(&r);
+    }
+}
