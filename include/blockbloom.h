@@ -19,6 +19,13 @@
  *    clear, union) need exclusive access to it. Different filters are independent. The one
  *    exception is the "Concurrent build" section: its adds may run on one filter from many
  *    threads at once, alongside its concurrent contains calls.
+ *  - Doc comments, in every public header: a summary, the details, a "Thread-safety:" line,
+ *    an "@param" for each parameter (its unit or shape and whether it may be NULL) and, unless
+ *    the function returns void, an "@return" with each bb_status it gives and when. The
+ *    Thread-safety line says one of: "any thread, any time" (no shared state, or only state
+ *    that is read-only or per thread); "reads X" (may run alongside other readers of X, not
+ *    alongside a call that changes X); "changes X" (no other call on X may run meanwhile).
+ *    tests/scripts/doc_comments.py checks the form.
  *  - Keys are hashed with XXH3-64 (xxHash spec, Collet) and the filter's 64-bit seed (the
  *    split kind: XXH64, as Parquet), so bb_add(f, key, len) is exactly
  *    bb_add_hash(f, bb_hash(f, key, len)).
