@@ -78,23 +78,52 @@ struct ArrowArrayStream {
 };
 #endif /* ARROW_C_STREAM_INTERFACE */
 
-/** Add every non-null value of `array` (described by `schema`; see the section comment).
- *  @return BB_OK; BB_E_INVAL (NULL, or bad array: nothing added); the errors of the batch
- *  adds (BB_E_READONLY, scalable BB_E_FULL ...). The array and schema are not released. */
+/**
+ * Add every non-null value of an Arrow array (see the section comment for the formats and
+ * the keys). The array and schema are borrowed, not released.
+ * Thread-safety: changes f.
+ *
+ * @param f       the filter. Not NULL.
+ * @param array   the array, not released. Not NULL.
+ * @param schema  its schema, not released. Not NULL.
+ * @return BB_OK; BB_E_INVAL (a NULL argument or a bad array: nothing added; bb_last_error
+ *         says what); BB_E_READONLY (a mapped filter); BB_E_NOMEM (the hashes of a
+ *         dictionary); the errors of the batch adds (scalable: BB_E_FULL, BB_E_NOMEM,
+ *         BB_E_TOO_LARGE, with the keys before the failing one added).
+ */
 BB_API bb_status bb_add_arrow_array(bb_filter *f, const struct ArrowArray *array,
                                     const struct ArrowSchema *schema);
 
-/** out[i] for i < array->length: 1 if value i is possibly present, 0 if definitely absent or
- *  null; *n_present (may be NULL) gets the number of 1s. Errors as bb_add_arrow_array
- *  (nothing written on BB_E_INVAL). Thread-safe like bb_contains_batch. */
+/**
+ * Test every value of an Arrow array: out[i] for i < array->length is 1 if value i is
+ * possibly present, 0 if definitely absent or null.
+ * Thread-safety: reads f.
+ *
+ * @param f          the filter. Not NULL.
+ * @param array      the array, not released. Not NULL.
+ * @param schema     its schema, not released. Not NULL.
+ * @param out        out[array->length] answers. NULL allowed when the length is 0.
+ * @param n_present  receives the number of 1s (untouched on error). May be NULL.
+ * @return BB_OK; BB_E_INVAL (a NULL argument or a bad array: nothing written;
+ *         bb_last_error says what); BB_E_NOMEM (the hashes of a dictionary).
+ */
 BB_API bb_status bb_contains_arrow_array(const bb_filter *f, const struct ArrowArray *array,
                                          const struct ArrowSchema *schema, uint8_t *out,
                                          size_t *n_present);
 
-/** Add every chunk of a stream. The stream is consumed: read to its end, then released
- *  (also on error). All chunks are read and validated before the first key is added, so a
- *  bad chunk anywhere adds nothing. A get_schema/get_next failure gives BB_E_IO with errno
- *  set to the stream's code and the stream's message in bb_last_error(). */
+/**
+ * Add every chunk of an Arrow stream. The stream is consumed: read to its end, then released
+ * (also on error). All chunks are read and validated, and kept, before the first key is
+ * added, so a bad chunk anywhere adds nothing.
+ * Thread-safety: changes f and stream.
+ *
+ * @param f       the filter. Not NULL.
+ * @param stream  the stream, released on return. Not NULL.
+ * @return BB_OK; BB_E_INVAL (f or stream NULL, a released stream, or a bad chunk: nothing
+ *         added; bb_last_error says what); BB_E_IO (get_schema or get_next failed: errno is
+ *         the stream's code, bb_last_error its message); BB_E_READONLY; BB_E_NOMEM; the
+ *         errors of bb_add_arrow_array's adds.
+ */
 BB_API bb_status bb_add_arrow_stream(bb_filter *f, struct ArrowArrayStream *stream);
 
 /** Receives the answers of one chunk of a stream: out[0 .. n), in stream order. A non-zero
@@ -102,10 +131,23 @@ BB_API bb_status bb_add_arrow_stream(bb_filter *f, struct ArrowArrayStream *stre
  *  sink"). */
 typedef int (*bb_arrow_sink)(void *ctx, const uint8_t *out, size_t n);
 
-/** Query every chunk of a stream, in order, handing each chunk's answers to sink(ctx, ...);
- *  *n_present (may be NULL) gets the number of 1s over the whole stream. The stream is
- *  consumed (released, also on error). A bad chunk stops the walk with BB_E_INVAL after the
- *  chunks before it were delivered; stream failures as bb_add_arrow_stream. */
+/**
+ * Query every chunk of an Arrow stream, in order, handing each chunk's answers (as
+ * bb_contains_arrow_array's out) to sink(ctx, out, n). The stream is consumed (released,
+ * also on error). A bad chunk stops the walk after the chunks before it were delivered.
+ * Thread-safety: reads f; changes stream. sink runs on the calling thread.
+ *
+ * @param f          the filter. Not NULL.
+ * @param stream     the stream, released on return. Not NULL.
+ * @param sink       receives each chunk's answers; out is valid only during the call. Not
+ *                   NULL.
+ * @param ctx        passed to sink; may be NULL.
+ * @param n_present  receives the number of 1s over the whole stream (untouched on error).
+ *                   May be NULL.
+ * @return BB_OK; BB_E_INVAL (f, stream or sink NULL, a released stream, a bad chunk, or sink
+ *         returned non-zero: "stopped by the sink"); BB_E_IO as bb_add_arrow_stream;
+ *         BB_E_NOMEM.
+ */
 BB_API bb_status bb_contains_arrow_stream(const bb_filter *f, struct ArrowArrayStream *stream,
                                           bb_arrow_sink sink, void *ctx, size_t *n_present);
 
