@@ -38,12 +38,26 @@ typedef struct bb_view {
     unsigned k;          /**< probes per key, 1 .. BB_MAX_K */
 } bb_view;
 
-/** Fill *out with a view of blocked filter f (heap or memory-mapped).
- *  @return BB_OK, BB_E_INVAL (NULL argument), BB_E_UNSUPPORTED (f is not BB_BLOCKED). */
+/**
+ * Fill *out with a view of blocked filter f (heap or memory-mapped). The view points into f's
+ * payload: it costs nothing, sees every later add, and is valid until f is freed.
+ * Thread-safety: reads f.
+ *
+ * @param f    a BB_BLOCKED filter. Not NULL.
+ * @param out  receives the view. Not NULL.
+ * @return BB_OK; BB_E_INVAL (a NULL argument); BB_E_UNSUPPORTED (f is not BB_BLOCKED).
+ */
 BB_API bb_status bb_get_view(const bb_filter *f, bb_view *out);
 
-/** floor(a * n / 2^64), the high half of the 128-bit product: maps a uniform 64-bit hash
- *  to 0 .. n-1 without division or modulo bias (Lemire 2016, "fastrange"). */
+/**
+ * floor(a * n / 2^64), the high half of the 128-bit product: maps a uniform 64-bit hash to
+ * 0 .. n-1 without division or modulo bias (Lemire 2016, "fastrange").
+ * Thread-safety: any thread, any time.
+ *
+ * @param a  the hash.
+ * @param n  the range, >= 1 (0 gives 0).
+ * @return a value in 0 .. n-1.
+ */
 static inline uint64_t bb_fastrange64(uint64_t a, uint64_t n) {
 #if defined(__SIZEOF_INT128__)
     return (uint64_t)(__extension__((unsigned __int128)a * n) >> 64); /* quiet under -pedantic */
@@ -55,7 +69,14 @@ static inline uint64_t bb_fastrange64(uint64_t a, uint64_t n) {
 #endif
 }
 
-/** The 64-byte block of `hash` in the view. */
+/**
+ * The 64-byte block of a hash in the view: block floor(hash * blocks / 2^64).
+ * Thread-safety: any thread, any time (only computes an address).
+ *
+ * @param v     a view from bb_get_view. Not NULL.
+ * @param hash  the key's hash (bb_hash).
+ * @return the block's first byte, 64-byte aligned.
+ */
 static inline const uint8_t *bb_view_block(const bb_view *v, uint64_t hash) {
     return v->data + bb_fastrange64(hash, v->blocks) * 64u;
 }
@@ -67,9 +88,17 @@ static inline const uint8_t *bb_view_block(const bb_view *v, uint64_t hash) {
      0x3459B749u, 0xAB25F4C1u, 0x52941879u, 0x9C95E071u, 0xF5AB9AA9u, 0x2D6BA521u,            \
      0x8BEDEDD9u, 0x9BFB72D1u, 0x3AE1C209u, 0x7FCA7981u}
 
-/** Whether all k probe bits of `lo` (a hash's low 32 bits) are set in one 64-byte block:
- *  the blocked filter's in-block test on bytes. Branch-free over the probes, so absent keys
- *  do not mispredict; this is also the library's scalar kernel. */
+/**
+ * Whether all k probe bits of lo are set in one 64-byte block: the blocked filter's in-block
+ * test on bytes. Branch-free over the probes, so absent keys do not mispredict; this is also
+ * the library's scalar kernel.
+ * Thread-safety: reads the block (as bb_contains_hash reads the filter).
+ *
+ * @param block  64 bytes (bb_view_block). Not NULL.
+ * @param lo     the low 32 bits of the key's hash.
+ * @param k      probes, 1 .. BB_MAX_K (0 answers true).
+ * @return true if every probe bit is set.
+ */
 static inline bool bb_block_test_bytes(const uint8_t *block, uint32_t lo, unsigned k) {
     uint32_t x = lo;
     unsigned all = 1;
@@ -92,11 +121,19 @@ static inline bool bb_block_test_bytes(const uint8_t *block, uint32_t lo, unsign
 #endif
 
 #if defined(__AVX512F__)
-/** AVX-512F: 16 lanes of lo * C^j, word p_j >> 5 fetched by one in-register permute of the
- *  whole block, bit p_j & 31 tested; lanes j >= k masked off. Both come straight from x_j:
- *  p_j >> 5 is x_j >> 28, and p_j & 31 is the rotate count of x_j >> 23 (vprolvd takes
- *  counts mod 32, so no mask is needed); the key is absent if some wanted lane's bit is
- *  clear (vptestnmd, one flag test). */
+/**
+ * bb_block_test_bytes with one 64-byte load (AVX-512F): 16 lanes of lo * C^j, word p_j >> 5
+ * fetched by one in-register permute of the whole block, bit p_j & 31 tested; lanes j >= k
+ * masked off. Both come straight from x_j: p_j >> 5 is x_j >> 28, and p_j & 31 is the rotate
+ * count of x_j >> 23 (vprolvd takes counts mod 32, so no mask is needed); the key is absent
+ * if some wanted lane's bit is clear (vptestnmd, one flag test).
+ * Thread-safety: reads the block.
+ *
+ * @param block  64 bytes, 64-byte aligned (bb_view_block). Not NULL.
+ * @param lo     the low 32 bits of the key's hash.
+ * @param k      probes, 1 .. BB_MAX_K.
+ * @return bb_block_test_bytes's answer.
+ */
 static inline bool bb_block_test_avx512(const uint8_t *block, uint32_t lo, unsigned k) {
     static const uint32_t powers[16] = BB_PROBE_POWERS_INIT;
     __m512i words = _mm512_load_si512((const void *)block);
@@ -108,10 +145,20 @@ static inline bool bb_block_test_avx512(const uint8_t *block, uint32_t lo, unsig
 #endif
 
 #if defined(__AVX2__)
-/* One AVX2 pass over probes j0 .. j0+7 (after RocksDB's FastLocalBloom AVX2 path): vpermd
+/**
+ * One AVX2 pass over probes j0 .. j0+7 (after RocksDB's FastLocalBloom AVX2 path): vpermd
  * fetches word p_j >> 5 from each 256-bit half, a blend keeps the right one (bit 3 of the
  * word index, which is the sign bit of x_j), and bit p_j & 31 is compared; lanes j >= k
- * test bit 0 of an all-pass mask. */
+ * test bit 0 of an all-pass mask.
+ * Thread-safety: any thread, any time (registers only).
+ *
+ * @param lo_half  bytes 0 .. 31 of the block.
+ * @param hi_half  bytes 32 .. 63 of the block.
+ * @param lo       the low 32 bits of the key's hash.
+ * @param j0       the first probe of the pass, 0 or 8.
+ * @param k        probes, 1 .. BB_MAX_K.
+ * @return true if every probe bit j0 .. min(j0 + 8, k) - 1 is set.
+ */
 static inline bool bb_block_pass_avx2(__m256i lo_half, __m256i hi_half, uint32_t lo,
                                       unsigned j0, unsigned k) {
     static const uint32_t powers[16] = BB_PROBE_POWERS_INIT;
@@ -132,7 +179,16 @@ static inline bool bb_block_pass_avx2(__m256i lo_half, __m256i hi_half, uint32_t
     return _mm256_movemask_epi8(hit) == -1;
 }
 
-/** AVX2: eight probes per pass, two passes when k > 8. */
+/**
+ * bb_block_test_bytes with two 32-byte loads (AVX2): eight probes per pass, two passes when
+ * k > 8.
+ * Thread-safety: reads the block.
+ *
+ * @param block  64 bytes, 32-byte aligned (bb_view_block). Not NULL.
+ * @param lo     the low 32 bits of the key's hash.
+ * @param k      probes, 1 .. BB_MAX_K.
+ * @return bb_block_test_bytes's answer.
+ */
 static inline bool bb_block_test_avx2(const uint8_t *block, uint32_t lo, unsigned k) {
     __m256i lo_half = _mm256_load_si256((const __m256i *)(const void *)block);
     __m256i hi_half = _mm256_load_si256((const __m256i *)(const void *)(block + 32));
@@ -142,7 +198,15 @@ static inline bool bb_block_test_avx2(const uint8_t *block, uint32_t lo, unsigne
 }
 #endif
 
-/** The widest of the tests above that this file is compiled for. */
+/**
+ * The widest of the tests above that the including file is compiled for.
+ * Thread-safety: reads the block.
+ *
+ * @param block  64 bytes, 64-byte aligned (bb_view_block). Not NULL.
+ * @param lo     the low 32 bits of the key's hash.
+ * @param k      probes, 1 .. BB_MAX_K.
+ * @return bb_block_test_bytes's answer.
+ */
 static inline bool bb_block_test(const uint8_t *block, uint32_t lo, unsigned k) {
 #if defined(__AVX512F__)
     return bb_block_test_avx512(block, lo, k);
@@ -153,13 +217,27 @@ static inline bool bb_block_test(const uint8_t *block, uint32_t lo, unsigned k) 
 #endif
 }
 
-/** Same answer as bb_contains_hash(f, hash) for the filter f the view was taken from. */
+/**
+ * Whether a key is possibly in the view's filter: the same answer as bb_contains_hash(f, hash)
+ * for the filter f the view was taken from.
+ * Thread-safety: reads the view's filter (as bb_contains_hash).
+ *
+ * @param v     a view from bb_get_view. Not NULL.
+ * @param hash  the key's hash (bb_hash of the filter).
+ * @return true if possibly present, false if definitely absent.
+ */
 static inline bool bb_view_contains_hash(const bb_view *v, uint64_t hash) {
     return bb_block_test(bb_view_block(v, hash), (uint32_t)hash, v->k);
 }
 
-/** Hint that `hash` will be looked up soon: starts reading its block (no effect on answers;
- *  a no-op on compilers without __builtin_prefetch). */
+/**
+ * Hint that a hash will be looked up soon: starts reading its block (no effect on answers; a
+ * no-op on compilers without __builtin_prefetch).
+ * Thread-safety: any thread, any time (a prefetch reads nothing the program sees).
+ *
+ * @param v     a view from bb_get_view. Not NULL.
+ * @param hash  the key's hash.
+ */
 static inline void bb_view_prefetch(const bb_view *v, uint64_t hash) {
 #if defined(__GNUC__) || defined(__clang__)
     __builtin_prefetch(bb_view_block(v, hash));
