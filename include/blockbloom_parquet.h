@@ -39,7 +39,13 @@ typedef enum bb_pq_type {
     BB_PQ_DOUBLE = 5, BB_PQ_BYTE_ARRAY = 6, BB_PQ_FIXED_LEN_BYTE_ARRAY = 7
 } bb_pq_type;
 
-/** "INT32", "BYTE_ARRAY", ...; "UNKNOWN(N)" for a value outside the enum. Never NULL. */
+/**
+ * The name of a physical type, as parquet.thrift spells it.
+ * Thread-safety: any thread, any time.
+ *
+ * @param type  any value (a file may hold one outside the enum).
+ * @return "INT32", "BYTE_ARRAY", ...; "UNKNOWN(N)" for a value outside the enum. Never NULL.
+ */
 BB_API const char *bb_pq_type_name(bb_pq_type type);
 
 /** An open Parquet file (opaque; bb_pq_close frees it). */
@@ -47,23 +53,57 @@ typedef struct bb_pq_file bb_pq_file;
 
 /**
  * Map `path` read-only and parse its footer: magic "PAR1" at both ends, the 4-byte footer
- * length, the FileMetaData (Thrift compact), its schema and row groups. Errors:
- * BB_E_IO (open/stat/mmap; errno kept), BB_E_BAD_MAGIC (not Parquet, or "PARE": encrypted
- * footer, unsupported), BB_E_TRUNCATED (file shorter than its footer says, or the footer
- * ends inside a struct), BB_E_CORRUPT (undecodable Thrift), BB_E_INCONSISTENT (a column
- * chunk's offsets outside the file, schema and row groups disagree), BB_E_NOMEM, BB_E_INVAL.
+ * length, the FileMetaData (Thrift compact), its schema and row groups. A FIFO, device or
+ * other file that is not regular is refused before it is read.
+ * Thread-safety: any thread, any time. The handle is read-only afterwards: any number of
+ * threads may read it at once.
+ *
+ * @param out   receives the handle, for bb_pq_close (NULL on error). Not NULL.
+ * @param path  the file, NUL-terminated. Not NULL.
+ * @return BB_OK; BB_E_INVAL (a NULL argument); BB_E_IO (open/stat/mmap, or not a regular
+ *         file; errno kept); BB_E_BAD_MAGIC (no "PAR1" at both ends: not Parquet);
+ *         BB_E_TRUNCATED (file shorter than its footer says, or the footer ends inside a
+ *         struct); BB_E_CORRUPT (undecodable Thrift); BB_E_INCONSISTENT (a column chunk's
+ *         offsets outside the file, schema and row groups disagree); BB_E_UNSUPPORTED
+ *         ("PARE", an encrypted footer; a schema nested too deep or with too long a path:
+ *         the message names it); BB_E_NOMEM.
  */
 BB_API bb_status bb_pq_open(bb_pq_file **out, const char *path);
 
-/** Parse a whole Parquet file image buf[0 .. len) (not copied: it must outlive the handle).
- *  Errors as bb_pq_open, except BB_E_IO. */
+/**
+ * Parse a whole Parquet file image in memory, as bb_pq_open parses a file.
+ * Thread-safety: any thread, any time; the handle as bb_pq_open's.
+ *
+ * @param out  receives the handle, for bb_pq_close (NULL on error). Not NULL.
+ * @param buf  len bytes, not copied: they must outlive the handle. NULL allowed when len is 0.
+ * @param len  bytes of buf.
+ * @return as bb_pq_open, except BB_E_IO.
+ */
 BB_API bb_status bb_pq_open_buffer(bb_pq_file **out, const void *buf, size_t len);
 
-/** Close (unmap) a file; NULL is ignored. */
+/**
+ * Close (unmap) a file and free its handle; the names and bitsets it gave become invalid.
+ * Thread-safety: changes pf (no call may still be using it).
+ *
+ * @param pf  the handle; NULL does nothing.
+ */
 BB_API void bb_pq_close(bb_pq_file *pf);
 
-/** Number of row groups / of leaf columns. */
+/**
+ * Number of row groups.
+ * Thread-safety: reads pf.
+ *
+ * @param pf  the file; NULL allowed.
+ * @return the number of row groups; 0 for NULL.
+ */
 BB_API size_t bb_pq_row_groups(const bb_pq_file *pf);
+/**
+ * Number of leaf columns.
+ * Thread-safety: reads pf.
+ *
+ * @param pf  the file; NULL allowed.
+ * @return the number of leaf columns; 0 for NULL.
+ */
 BB_API size_t bb_pq_columns(const bb_pq_file *pf);
 
 /** A leaf column of the schema. */
@@ -78,10 +118,26 @@ typedef struct bb_pq_column_info {
                                  are decoded too: this only describes the schema) */
 } bb_pq_column_info;
 
-/** Describe column `col` (< bb_pq_columns). BB_E_INVAL on a bad index or NULL. */
+/**
+ * Describe a leaf column. Its strings stay valid until bb_pq_close.
+ * Thread-safety: reads pf.
+ *
+ * @param pf   the file. Not NULL.
+ * @param col  the column, < bb_pq_columns.
+ * @param out  receives the description. Not NULL.
+ * @return BB_OK; BB_E_INVAL (a NULL argument or col out of range; no message).
+ */
 BB_API bb_status bb_pq_column(const bb_pq_file *pf, size_t col, bb_pq_column_info *out);
 
-/** Find the column named `name` (its dotted path). BB_E_INVAL with "no column 'x'". */
+/**
+ * Find a leaf column by its dotted path.
+ * Thread-safety: reads pf.
+ *
+ * @param pf    the file. Not NULL.
+ * @param name  the dotted path, NUL-terminated. Not NULL.
+ * @param col   receives the column's index. Not NULL.
+ * @return BB_OK; BB_E_INVAL (a NULL argument, or no such column: "no column 'x'").
+ */
 BB_API bb_status bb_pq_find_column(const bb_pq_file *pf, const char *name, size_t *col);
 
 /** A column chunk (one column of one row group). */
@@ -94,7 +150,17 @@ typedef struct bb_pq_chunk_info {
     int64_t bloom_length;     /**< header + bitset bytes as the footer says; -1 if not set */
 } bb_pq_chunk_info;
 
-/** Describe the chunk of column `col` in row group `rg`. BB_E_INVAL on bad indexes. */
+/**
+ * Describe the chunk of one column in one row group.
+ * Thread-safety: reads pf.
+ *
+ * @param pf   the file. Not NULL.
+ * @param rg   the row group, < bb_pq_row_groups.
+ * @param col  the column, < bb_pq_columns.
+ * @param out  receives the description. Not NULL.
+ * @return BB_OK; BB_E_INVAL (a NULL argument or an index out of range); BB_E_UNSUPPORTED
+ *         (an encrypted chunk, or one in another file).
+ */
 BB_API bb_status bb_pq_chunk(const bb_pq_file *pf, size_t rg, size_t col,
                              bb_pq_chunk_info *out);
 
@@ -105,18 +171,36 @@ BB_API bb_status bb_pq_chunk(const bb_pq_file *pf, size_t rg, size_t col,
  * the footer gives one. *bitset points into the mapped file (valid until bb_pq_close).
  * *pow2 (may be NULL) tells whether numBytes is a power of two, as Parquet's writers use
  * (another size is accepted; a reader may want to note it).
- * Errors: BB_E_ABSENT (the chunk has no filter), BB_E_INCONSISTENT (offsets outside the
- * file; numBytes disagrees with bloom_filter_length or is not a multiple of 32),
- * BB_E_TRUNCATED, BB_E_CORRUPT (header undecodable), BB_E_UNSUPPORTED (another algorithm,
- * hash or compression).
+ * Thread-safety: reads pf.
+ *
+ * @param pf   the file. Not NULL.
+ * @param rg   the row group, < bb_pq_row_groups.
+ * @param col  the column, < bb_pq_columns.
+ * @param bitset     receives the bitset's first byte, inside the mapping. Not NULL.
+ * @param len_bytes  receives numBytes. Not NULL.
+ * @param pow2       receives whether numBytes is a power of two. May be NULL.
+ * @return BB_OK; BB_E_INVAL (a NULL argument or an index out of range); BB_E_ABSENT (the
+ *         chunk has no filter); BB_E_INCONSISTENT (offsets outside the file; numBytes
+ *         disagrees with bloom_filter_length or is not a positive multiple of 32);
+ *         BB_E_TRUNCATED; BB_E_CORRUPT (header undecodable or without numBytes);
+ *         BB_E_UNSUPPORTED (another algorithm, hash or compression; an encrypted chunk).
  */
 BB_API bb_status bb_pq_chunk_bitset(const bb_pq_file *pf, size_t rg, size_t col,
                                     const void **bitset, size_t *len_bytes, bool *pow2);
 
-/** Whether the chunk's Bloom filter header gave its algorithm, hash and compression: false
- *  when it left one out or as an empty union (as @dsnp/parquetjs writes them), which
- *  bb_pq_chunk_bitset reads as the only values the spec defines (BLOCK, XXHASH,
- *  UNCOMPRESSED). True when it gave them all, and when the chunk has no readable header. */
+/**
+ * Whether the chunk's Bloom filter header gave its algorithm, hash and compression: false
+ * when it left one out or as an empty union (as @dsnp/parquetjs writes them), which
+ * bb_pq_chunk_bitset reads as the only values the spec defines (BLOCK, XXHASH,
+ * UNCOMPRESSED). A query without a status: bb_last_error's text is left alone.
+ * Thread-safety: reads pf.
+ *
+ * @param pf   the file. Not NULL.
+ * @param rg   the row group, < bb_pq_row_groups.
+ * @param col  the column, < bb_pq_columns.
+ * @return false for a header that left one out; true when it gave them all, and when the
+ *         chunk has no readable header (or pf is NULL, or an index is out of range).
+ */
 BB_API bool bb_pq_chunk_bloom_header_complete(const bb_pq_file *pf, size_t rg, size_t col);
 
 /**
@@ -125,9 +209,21 @@ BB_API bool bb_pq_chunk_bloom_header_complete(const bb_pq_file *pf, size_t rg, s
  * number with at most `scale` fraction digits; DATE: YYYY-MM-DD or days), FLOAT/DOUBLE from
  * a decimal or exponent number (little-endian IEEE 754), BYTE_ARRAY as the bytes themselves,
  * FIXED_LEN_BYTE_ARRAY as exactly type_length bytes (UUID columns: also the 8-4-4-4-12 hex
- * text; DECIMAL columns of at most 16 bytes: a decimal number, stored big-endian). buf must hold 16 bytes; *value and *value_len get the encoding (value may point
- * into text). BB_E_INVAL with a message when
- * the text is not such a value, BB_E_UNSUPPORTED for another type.
+ * text; DECIMAL columns of at most 16 bytes: a decimal number, stored big-endian).
+ * Thread-safety: reads pf.
+ *
+ * @param pf         the file. Not NULL.
+ * @param col        the column, < bb_pq_columns.
+ * @param text       len bytes, not NUL-terminated (NULL allowed when len is 0).
+ * @param len        bytes of text.
+ * @param buf        16 bytes of room for an encoding that is not text itself. Not NULL.
+ * @param value      receives the encoding's first byte: buf, or text itself where the
+ *                   value is its own bytes (BYTE_ARRAY, FIXED_LEN_BYTE_ARRAY of type_length
+ *                   bytes that is not DECIMAL). Not NULL.
+ * @param value_len  receives the encoding's length in bytes. Not NULL.
+ * @return BB_OK; BB_E_INVAL (a NULL argument, col out of range, or text that is not a value
+ *         of the column: the message says why); BB_E_INCONSISTENT (a DECIMAL column whose
+ *         type, precision or scale cannot hold one); BB_E_UNSUPPORTED (another type).
  */
 BB_API bb_status bb_pq_encode_value(const bb_pq_file *pf, size_t col, const char *text,
                                     size_t len, uint8_t buf[16], const void **value,
@@ -136,7 +232,16 @@ BB_API bb_status bb_pq_encode_value(const bb_pq_file *pf, size_t col, const char
 /**
  * The chunk's SBBF as a new BB_SPLIT filter (a copy of the bitset, see bb_pq_chunk_bitset
  * for the checks and *pow2), for bb_contains, bb_get_info, bb_save... *out is freed with
- * bb_free (NULL on error). Errors as bb_pq_chunk_bitset, plus BB_E_NOMEM.
+ * bb_free (NULL on error). The filter does not depend on pf afterwards.
+ * Thread-safety: reads pf.
+ *
+ * @param pf   the file. Not NULL.
+ * @param rg   the row group, < bb_pq_row_groups.
+ * @param col  the column, < bb_pq_columns.
+ * @param out   receives the filter (NULL on error). Not NULL.
+ * @param pow2  receives whether the bitset's size is a power of two. May be NULL.
+ * @return BB_OK; bb_pq_chunk_bitset's errors; BB_E_NOMEM; BB_E_TOO_LARGE (more than 2^32
+ *         blocks).
  */
 BB_API bb_status bb_pq_chunk_filter(const bb_pq_file *pf, size_t rg, size_t col,
                                     bb_filter **out, bool *pow2);
@@ -147,10 +252,18 @@ typedef bb_status (*bb_pq_value_fn)(void *ctx, const void *value, size_t len);
 
 /**
  * Decode every page of a chunk (dictionary page, data pages v1 and v2; codecs and encodings
- * as in the file comment) and call fn for each non-null value, in order. Errors:
- * BB_E_UNSUPPORTED (a column, codec or encoding outside the supported set: the message
- * names it), BB_E_CORRUPT (a page that does not decode), BB_E_TRUNCATED, BB_E_NOMEM, or
- * what fn returned.
+ * as in the file comment) and call fn for each non-null value, in order.
+ * Thread-safety: reads pf; fn runs on the calling thread.
+ *
+ * @param pf   the file. Not NULL.
+ * @param rg   the row group, < bb_pq_row_groups.
+ * @param col  the column, < bb_pq_columns.
+ * @param fn   called with each value; its pointer is valid only during the call. Not NULL.
+ * @param ctx  passed to fn; may be NULL.
+ * @return BB_OK; BB_E_INVAL (fn NULL, pf NULL or an index out of range); BB_E_UNSUPPORTED
+ *         (a column, codec or encoding outside the supported set: the message names it);
+ *         BB_E_CORRUPT (a page that does not decode, or fewer values than the chunk says);
+ *         BB_E_TRUNCATED; BB_E_NOMEM; or what fn returned.
  */
 BB_API bb_status bb_pq_chunk_values(const bb_pq_file *pf, size_t rg, size_t col,
                                     bb_pq_value_fn fn, void *ctx);
@@ -169,8 +282,16 @@ typedef struct bb_pq_index_opts {
  * them, then the footer re-encoded with bloom_filter_offset and bloom_filter_length set (all
  * its other fields, unknown ones included, kept). The output is written atomically (a
  * temporary file in the same directory, fsync, rename): on any error `out_path` is not
- * created or changed. `in_path` is only read. Errors: those of bb_pq_open and
- * bb_pq_chunk_values, BB_E_INVAL (no such column, out_path is in_path, bad fpr), BB_E_IO.
+ * created or changed. `in_path` is only read.
+ * Thread-safety: any thread, any time, with distinct out_paths.
+ *
+ * @param in_path   the Parquet file to read, NUL-terminated. Not NULL.
+ * @param out_path  the file to write, NUL-terminated; not in_path. Not NULL.
+ * @param opts      the columns and fpr; opts->columns not NULL, n_columns >= 1. Not NULL.
+ * @return BB_OK; BB_E_INVAL (a NULL argument, no columns, no such column, out_path is
+ *         in_path, fpr outside (0, 1)); bb_pq_open's and bb_pq_chunk_values' errors;
+ *         BB_E_TOO_LARGE (a filter or the footer beyond what Parquet's 32-bit fields hold);
+ *         BB_E_IO (writing out_path: the message names the file and errno); BB_E_NOMEM.
  */
 BB_API bb_status bb_pq_index(const char *in_path, const char *out_path,
                              const bb_pq_index_opts *opts);
