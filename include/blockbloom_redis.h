@@ -24,11 +24,12 @@
  * passes its status on (BB_E_TOO_LARGE for a chain that cannot grow further). A batch that
  * fails on one node returns that error, never a partial success: the keys of the nodes that
  * answered are added (adding is idempotent, so the caller may retry the whole batch). A node
- * that is down, or a request past its deadline, gives BB_E_IO and one that answers
- * CLUSTERDOWN BB_E_SERVER, both naming that node's host:port. The functions' @return lines
- * call BB_E_IO, BB_E_SERVER and BB_E_NOMEM "the request errors", and BB_E_WRONGTYPE,
- * BB_E_CORRUPT and BB_E_INCONSISTENT (what a name's keys may hold instead of a filter) "the
- * name errors". A NULL handle gives BB_E_INVAL with no detail in bb_last_error.
+ * that is down or breaks the connection gives BB_E_IO, a request past its deadline
+ * BB_E_TIMEOUT, and a node that answers CLUSTERDOWN BB_E_SERVER, each naming that node's
+ * host:port. The functions' @return lines call BB_E_IO, BB_E_TIMEOUT, BB_E_SERVER and
+ * BB_E_NOMEM "the request errors", and BB_E_WRONGTYPE, BB_E_CORRUPT and BB_E_INCONSISTENT
+ * (what a name's keys may hold instead of a filter) "the name errors". A NULL handle gives
+ * BB_E_INVAL with no detail in bb_last_error.
  */
 #ifndef BLOCKBLOOM_REDIS_H
 #define BLOCKBLOOM_REDIS_H
@@ -74,8 +75,8 @@ typedef struct bb_redis_options {
  *
  * Deadlines: each request (one call's pipeline of up to 4096 commands, with its
  * redirections, reconnects and retries; a call of more is sent as consecutive requests of
- * at most 4096) must finish within opts->timeout_ms, or fails with BB_E_IO saying what timed out on
- * which node. A reply is read only up to a bound (16 MiB, or the largest shard of a filter
+ * at most 4096) must finish within opts->timeout_ms, or fails with BB_E_TIMEOUT saying what
+ * timed out on which node (resolving the host name included). A reply is read only up to a bound (16 MiB, or the largest shard of a filter
  * this handle opened, per string; 65536 array elements per reply), whatever the server
  * claims. After a broken connection, a command that may have run is sent again only when
  * running it twice changes nothing (reads, BITFIELD SET, DEL ...); one that is not (INCRBY,
