@@ -22,10 +22,10 @@
  *  - Doc comments, in every public header: a summary, the details, a "Thread-safety:" line,
  *    an "@param" for each parameter (its unit or shape and whether it may be NULL) and, unless
  *    the function returns void, an "@return" with each bb_status it gives and when. The
- *    Thread-safety line says one of: "any thread, any time" (no shared state, or only state
- *    that is read-only or per thread); "reads X" (may run alongside other readers of X, not
- *    alongside a call that changes X); "changes X" (no other call on X may run meanwhile).
- *    tests/scripts/doc_comments.py checks the form.
+ *    Thread-safety line is built from three phrases: "any thread, any time" (no shared
+ *    state, or only state that is read-only or per thread); "reads X" (may run alongside
+ *    other readers of X, not alongside a call that changes X); "changes X" (no other call on
+ *    X may run meanwhile). tests/scripts/doc_comments.py checks the form.
  *  - Keys are hashed with XXH3-64 (xxHash spec, Collet) and the filter's 64-bit seed (the
  *    split kind: XXH64, as Parquet), so bb_add(f, key, len) is exactly
  *    bb_add_hash(f, bb_hash(f, key, len)).
@@ -56,7 +56,13 @@ extern "C" {
 #define BB_API __attribute__((visibility("default")))
 #endif
 
-/** Library version, e.g. "0.2.0". Never NULL. */
+/**
+ * The library's version, e.g. "0.2.0": BB_VERSION_STRING of the library that runs, which may
+ * be newer than the header a program was built with.
+ * Thread-safety: any thread, any time.
+ *
+ * @return a static NUL-terminated string, never NULL.
+ */
 BB_API const char *bb_version_string(void);
 
 /* ============================================================================================
@@ -87,8 +93,13 @@ typedef enum bb_status {
     BB_E_TIMEOUT = 20      /**< a request's deadline passed */
 } bb_status;
 
-/** Short English description of a status; never NULL (unknown codes get a generic text).
- *  Thread-safe. */
+/**
+ * Short English description of a status.
+ * Thread-safety: any thread, any time.
+ *
+ * @param status  any value; unknown codes get a generic text.
+ * @return a static NUL-terminated string, never NULL.
+ */
 BB_API const char *bb_strerror(bb_status status);
 
 /**
@@ -97,9 +108,10 @@ BB_API const char *bb_strerror(bb_status status);
  * reply with the node that sent it; "" when the failing call gave none. Calls that give
  * detail (the Arrow imports, bb_cidr_parse, every bb_pq_* and bb_redis_* call that returns a
  * bb_status) empty it on entry and fill it when they fail; other calls leave it alone.
+ * Thread-safety: any thread, any time: each thread has its own text.
+ *
  * @return a NUL-terminated string, never NULL, valid until this thread's next call that
  *         gives detail.
- * Thread-safe: each thread has its own text.
  */
 BB_API const char *bb_last_error(void);
 
@@ -158,6 +170,8 @@ typedef enum bb_kind {
  * Split: the smallest whole number of 256-bit blocks whose split model (bb_fpr_model) is
  * <= fpr; k = 8.
  *
+ * Thread-safety: any thread, any time.
+ *
  * @param kind      BB_BLOCKED, BB_CLASSIC, BB_SPLIT or BB_SECTORIZED (BB_COUNTING is sized
  *                  as BB_BLOCKED, bits meaning counters; BB_SCALABLE gives the geometry of
  *                  one sub-filter for capacity c_i and fpr p_i: BB_BLOCKED's plus the
@@ -167,8 +181,8 @@ typedef enum bb_kind {
  * @param fpr       p with 0 < p < 1 (not NaN).
  * @param bits_out  bits of the filter (a multiple of 512 for blocked). Not NULL.
  * @param k_out     probes per key. Not NULL.
- * @return BB_OK, BB_E_INVAL (bad n, p, kind or NULL), BB_E_TOO_LARGE (> BB_MAX_BITS).
- * Thread-safe (pure function).
+ * @return BB_OK; BB_E_INVAL (bad n, p, kind or NULL); BB_E_TOO_LARGE (> BB_MAX_BITS, or
+ *         beyond the kind's own limit: 2^32 blocks for BB_SPLIT).
  */
 BB_API bb_status bb_size(bb_kind kind, uint64_t capacity, double fpr, uint64_t *bits_out,
                          unsigned *k_out);
@@ -176,7 +190,15 @@ BB_API bb_status bb_size(bb_kind kind, uint64_t capacity, double fpr, uint64_t *
 /**
  * Best k for a filter of `bits` bits holding `capacity` keys: the classic k = round((m/n) ln 2)
  * (at least 1, at most BB_MAX_K), or for blocked the k in 1..BB_MAX_K minimising the blocked
- * model; 8 for split. Returns BB_E_INVAL on a zero argument or NULL k_out. Thread-safe.
+ * model; 8 for split.
+ * Thread-safety: any thread, any time.
+ *
+ * @param kind      the kind of filter.
+ * @param capacity  n >= 1 keys.
+ * @param bits      m >= 1 bits.
+ * @param k_out     receives k. Not NULL.
+ * @return BB_OK; BB_E_INVAL (a zero argument, NULL k_out, or a kind without a single
+ *         geometry: BB_SCALABLE, unknown values).
  */
 BB_API bb_status bb_best_k(bb_kind kind, uint64_t capacity, uint64_t bits, unsigned *k_out);
 
@@ -187,11 +209,17 @@ BB_API bb_status bb_best_k(bb_kind kind, uint64_t capacity, uint64_t bits, unsig
  * block loads of Putze, Sanders and Singler (WEA 2007), with the exact in-block term. Split
  * (k must be 8): the same sum over 256-bit blocks of 8 words, one bit per word. The
  * derivations are in src/sizing.c.
+ * Thread-safety: any thread, any time.
  *
+ * @param kind     the kind of filter.
+ * @param n_keys   keys added, n (0 allowed).
+ * @param bits     m >= 1 bits.
+ * @param k        probes per key, 1 .. BB_MAX_K (one the kind takes).
+ * @param fpr_out  receives the model FPR. Not NULL.
  * @return BB_OK, or BB_E_INVAL on bits = 0, k = 0 or > BB_MAX_K, NULL fpr_out, blocked or
- *         counting bits not a multiple of 512, split bits not a multiple of 256 or k != 8, or
- *         BB_SCALABLE (no single geometry; see bb_config for its bound).
- * Thread-safe.
+ *         counting bits not a multiple of 512, split bits not a multiple of 256 or k != 8, a k
+ *         the sectorized kind does not take, bits beyond the kind's limit, or BB_SCALABLE (no
+ *         single geometry; see bb_config for its bound).
  */
 BB_API bb_status bb_fpr_model(bb_kind kind, uint64_t n_keys, uint64_t bits, unsigned k,
                               double *fpr_out);
@@ -263,33 +291,74 @@ typedef struct bb_config {
 /**
  * Create an empty filter from `cfg` (see bb_config). On success *out owns a filter that the
  * caller frees with bb_free; on error *out is NULL.
- * @return BB_OK, BB_E_INVAL (NULL, bad or contradictory parameters, k > BB_MAX_K, growth,
- *         tightening or flags out of range or given for a kind other than BB_SCALABLE),
- *         BB_E_TOO_LARGE (> BB_MAX_BITS or 64-bit overflow), BB_E_NOMEM.
+ * Thread-safety: any thread, any time; the new filter is the caller's.
+ *
+ * @param out  receives the filter (NULL on error). Not NULL.
+ * @param cfg  the parameters. Not NULL.
+ * @return BB_OK; BB_E_INVAL (NULL, bad or contradictory parameters, k > BB_MAX_K, growth,
+ *         tightening or flags out of range or given for a kind other than BB_SCALABLE);
+ *         BB_E_TOO_LARGE (> BB_MAX_BITS or 64-bit overflow); BB_E_NOMEM.
  */
 BB_API bb_status bb_create(bb_filter **out, const bb_config *cfg);
 
-/** Shorthand: bb_create with {kind, capacity, fpr, seed}. */
+/**
+ * Shorthand: bb_create with {kind, capacity, fpr, seed}.
+ * Thread-safety: any thread, any time.
+ *
+ * @param out       receives the filter (NULL on error). Not NULL.
+ * @param kind      the kind of filter.
+ * @param capacity  n >= 1 keys.
+ * @param fpr       p with 0 < p < 1 (0 and NaN are BB_E_INVAL here, not "not given").
+ * @param seed      the hash seed stored with the filter.
+ * @return as bb_create.
+ */
 BB_API bb_status bb_create_for(bb_filter **out, bb_kind kind, uint64_t capacity, double fpr,
                                uint64_t seed);
 
-/** Deep copy of `f` (a memory-mapped filter becomes a writable heap copy). */
+/**
+ * Deep copy of a filter, key scheme included (a memory-mapped filter becomes a writable heap
+ * copy).
+ * Thread-safety: reads f.
+ *
+ * @param out  receives the copy, for bb_free (NULL on error). Not NULL.
+ * @param f    the filter. Not NULL.
+ * @return BB_OK; BB_E_INVAL (a NULL argument); BB_E_NOMEM.
+ */
 BB_API bb_status bb_clone(bb_filter **out, const bb_filter *f);
 
-/** Free a filter (unmaps a memory-mapped one). NULL is ignored. */
+/**
+ * Free a filter (unmaps a memory-mapped one); its views and payload pointers become invalid.
+ * Thread-safety: changes f (no call may still be using it).
+ *
+ * @param f  the filter; NULL does nothing.
+ */
 BB_API void bb_free(bb_filter *f);
 
-/** Reset to empty: all bits zero, keys_added 0 (a scalable filter goes back to its first
- *  sub-filter alone). BB_E_READONLY on a mapped filter. */
+/**
+ * Reset to empty: all bits zero, keys_added 0 (a scalable filter goes back to its first
+ * sub-filter alone). The key scheme stays.
+ * Thread-safety: changes f.
+ *
+ * @param f  the filter. Not NULL.
+ * @return BB_OK; BB_E_INVAL (f NULL); BB_E_READONLY (a mapped filter).
+ */
 BB_API bb_status bb_clear(bb_filter *f);
 
 /* ============================================================================================
  * Single keys
  * ========================================================================================== */
 
-/** XXH3-64 of the key with the filter's seed (BB_SPLIT: XXH64, as Parquet; seed 0 there is
- *  Parquet's, so the plain encoding of a value hashes as a Parquet writer hashes it): the
- *  hash every other entry point uses. NULL f: XXH3 with seed 0. Thread-safe. */
+/**
+ * XXH3-64 of the key with the filter's seed (BB_SPLIT: XXH64, as Parquet; seed 0 there is
+ * Parquet's, so the plain encoding of a value hashes as a Parquet writer hashes it): the hash
+ * every other entry point uses.
+ * Thread-safety: reads f (only its kind and seed, which never change).
+ *
+ * @param f    the filter; NULL hashes with XXH3 and seed 0.
+ * @param key  len bytes; NULL allowed when len is 0.
+ * @param len  bytes of key.
+ * @return the 64-bit hash.
+ */
 BB_API uint64_t bb_hash(const bb_filter *f, const void *key, size_t len);
 
 /**
@@ -298,27 +367,53 @@ BB_API uint64_t bb_hash(const bb_filter *f, const void *key, size_t len);
  * Scalable: does nothing (and returns BB_OK) if the key is already possibly present in any
  * sub-filter, so keys_added counts only the keys actually added; otherwise adds it to the
  * newest sub-filter, first adding a new sub-filter if the newest holds its capacity.
- * @return BB_OK, BB_E_INVAL (NULL f, or NULL key with len > 0), BB_E_READONLY; scalable
+ * Thread-safety: changes f.
+ *
+ * @param f    the filter. Not NULL.
+ * @param key  len bytes; NULL allowed when len is 0.
+ * @param len  bytes of key.
+ * @return BB_OK; BB_E_INVAL (NULL f, or NULL key with len > 0); BB_E_READONLY; scalable
  *         also BB_E_FULL (BB_NO_SCALE and full), BB_E_NOMEM or BB_E_TOO_LARGE (the next
  *         sub-filter could not be made; the key is then not added).
  */
 BB_API bb_status bb_add(bb_filter *f, const void *key, size_t len);
 
-/** true if the key is possibly in the set, false if definitely not (never a false negative).
- *  A NULL filter, or NULL key with len > 0, answers false. */
+/**
+ * Whether a key is possibly in the set (never a false negative).
+ * Thread-safety: reads f.
+ *
+ * @param f    the filter; NULL answers false.
+ * @param key  len bytes; NULL with len > 0 answers false.
+ * @param len  bytes of key.
+ * @return true if possibly present, false if definitely absent.
+ */
 BB_API bool bb_contains(const bb_filter *f, const void *key, size_t len);
 
-/** Add a pre-computed 64-bit hash. Hashes must be well mixed (e.g. from bb_hash or XXH3):
- *  the blocked filter picks the block from the high bits and the probes from the low 32. */
+/**
+ * Add a pre-computed 64-bit hash. Hashes must be well mixed (e.g. from bb_hash or XXH3): the
+ * blocked filter picks the block from the high bits and the probes from the low 32.
+ * Thread-safety: changes f.
+ *
+ * @param f     the filter. Not NULL.
+ * @param hash  the key's hash.
+ * @return as bb_add (BB_E_INVAL only for NULL f).
+ */
 BB_API bb_status bb_add_hash(bb_filter *f, uint64_t hash);
 
-/** Query a pre-computed 64-bit hash (see bb_add_hash). */
+/**
+ * Query a pre-computed 64-bit hash (see bb_add_hash).
+ * Thread-safety: reads f.
+ *
+ * @param f     the filter; NULL answers false.
+ * @param hash  the key's hash.
+ * @return true if possibly present, false if definitely absent.
+ */
 BB_API bool bb_contains_hash(const bb_filter *f, uint64_t hash);
 
 /* ============================================================================================
  * Batches. Every contains_* writes out[i] = 1 (possibly present) or 0 (definitely absent)
  * for i < n and stores the number of 1s in *n_present (which may be NULL). n = 0 is valid
- * and any pointer may then be NULL. Batches are hashed and prefetched in groups, so they are
+ * and every array may then be NULL (the filter may not). Batches are hashed and prefetched in groups, so they are
  * much faster per key than loops over the single-key calls on filters beyond the cache.
  * Errors (BB_E_INVAL on NULL arrays with n > 0, or bad offsets) are detected before anything
  * is added or written. Every kind accepts every batch; an add batch on a scalable filter
@@ -326,38 +421,153 @@ BB_API bool bb_contains_hash(const bb_filter *f, uint64_t hash);
  * before it stay added and the rest are not.
  * ========================================================================================== */
 
-/** (a) keys[i] of lens[i] bytes. keys[i] may be NULL when lens[i] == 0. */
+/**
+ * (a) Add n keys given as pointers: keys[i] of lens[i] bytes.
+ * Thread-safety: changes f.
+ *
+ * @param f     the filter. Not NULL.
+ * @param keys  keys[n]; keys[i] may be NULL when lens[i] is 0.
+ * @param lens  lens[n], bytes of each key.
+ * @param n     number of keys.
+ * @return BB_OK; BB_E_INVAL (NULL f, a NULL array with n > 0, keys[i] NULL with lens[i] > 0: nothing added);
+ *         BB_E_READONLY; scalable also bb_add's BB_E_FULL, BB_E_NOMEM, BB_E_TOO_LARGE (the
+ *         keys before the failing one stay added).
+ */
 BB_API bb_status bb_add_batch(bb_filter *f, const void *const *keys, const size_t *lens,
                               size_t n);
+/**
+ * (a) Test n keys given as pointers: keys[i] of lens[i] bytes.
+ * Thread-safety: reads f.
+ *
+ * @param f          the filter. Not NULL.
+ * @param keys       keys[n]; keys[i] may be NULL when lens[i] is 0.
+ * @param lens       lens[n], bytes of each key.
+ * @param n          number of keys.
+ * @param out        out[n] answers. NULL allowed when n is 0.
+ * @param n_present  receives the number of 1s (untouched on error). May be NULL.
+ * @return BB_OK; BB_E_INVAL (NULL f, a NULL array with n > 0, keys[i] NULL with lens[i] > 0: nothing written).
+ */
 BB_API bb_status bb_contains_batch(const bb_filter *f, const void *const *keys,
                                    const size_t *lens, size_t n, uint8_t *out,
                                    size_t *n_present);
 
-/** (b) Arrow-style binary/utf8 column: key i is data[offsets[i] .. offsets[i+1]), so
- *  offsets has n + 1 entries, starts >= 0 and never decreases (else BB_E_INVAL). */
+/**
+ * (b) Add an Arrow-style binary/utf8 column: key i is data[offsets[i] .. offsets[i+1]), so
+ * offsets has n + 1 entries, starts >= 0 and never decreases (else BB_E_INVAL).
+ * Thread-safety: changes f.
+ *
+ * @param f        the filter. Not NULL.
+ * @param data     the values' bytes; NULL allowed when every key is empty.
+ * @param offsets  offsets[n + 1], 32-bit.
+ * @param n        number of keys (< SIZE_MAX).
+ * @return BB_OK; BB_E_INVAL (NULL f, a NULL array with n > 0, bad offsets: nothing added);
+ *         BB_E_READONLY; scalable also bb_add's BB_E_FULL, BB_E_NOMEM, BB_E_TOO_LARGE (the
+ *         keys before the failing one stay added).
+ */
 BB_API bb_status bb_add_arrow32(bb_filter *f, const void *data, const int32_t *offsets,
                                 size_t n);
+/**
+ * (b) Test an Arrow-style binary/utf8 column, keys as bb_add_arrow32's.
+ * Thread-safety: reads f.
+ *
+ * @param f          the filter. Not NULL.
+ * @param data       the values' bytes; NULL allowed when every key is empty.
+ * @param offsets    offsets[n + 1], 32-bit.
+ * @param n          number of keys (< SIZE_MAX).
+ * @param out        out[n] answers. NULL allowed when n is 0.
+ * @param n_present  receives the number of 1s (untouched on error). May be NULL.
+ * @return BB_OK; BB_E_INVAL (NULL f, a NULL array with n > 0, bad offsets: nothing written).
+ */
 BB_API bb_status bb_contains_arrow32(const bb_filter *f, const void *data,
                                      const int32_t *offsets, size_t n, uint8_t *out,
                                      size_t *n_present);
+/**
+ * (b) bb_add_arrow32 with 64-bit offsets (Arrow's large_binary, large_utf8).
+ * Thread-safety: changes f.
+ *
+ * @param f        the filter. Not NULL.
+ * @param data     the values' bytes; NULL allowed when every key is empty.
+ * @param offsets  offsets[n + 1], 64-bit.
+ * @param n        number of keys (< SIZE_MAX).
+ * @return BB_OK; BB_E_INVAL (NULL f, a NULL array with n > 0, bad offsets: nothing added);
+ *         BB_E_READONLY; scalable also bb_add's BB_E_FULL, BB_E_NOMEM, BB_E_TOO_LARGE (the
+ *         keys before the failing one stay added).
+ */
 BB_API bb_status bb_add_arrow64(bb_filter *f, const void *data, const int64_t *offsets,
                                 size_t n);
+/**
+ * (b) bb_contains_arrow32 with 64-bit offsets.
+ * Thread-safety: reads f.
+ *
+ * @param f          the filter. Not NULL.
+ * @param data       the values' bytes; NULL allowed when every key is empty.
+ * @param offsets    offsets[n + 1], 64-bit.
+ * @param n          number of keys (< SIZE_MAX).
+ * @param out        out[n] answers. NULL allowed when n is 0.
+ * @param n_present  receives the number of 1s (untouched on error). May be NULL.
+ * @return BB_OK; BB_E_INVAL (NULL f, a NULL array with n > 0, bad offsets: nothing written).
+ */
 BB_API bb_status bb_contains_arrow64(const bb_filter *f, const void *data,
                                      const int64_t *offsets, size_t n, uint8_t *out,
                                      size_t *n_present);
 
-/** (c) Fixed-width keys: key i is the `width` bytes at base + i * stride (stride >= width,
- *  or stride == 0 meaning stride = width). For IPv4/IPv6 addresses, 5-tuples, integers
- *  (hashed as their bytes in memory: the same integer on a big-endian machine hashes
- *  differently unless the caller stores it little-endian). */
+/**
+ * (c) Add fixed-width keys: key i is the `width` bytes at base + i * stride. For IPv4/IPv6
+ * addresses, 5-tuples, integers (hashed as their bytes in memory: the same integer on a
+ * big-endian machine hashes differently unless the caller stores it little-endian).
+ * Thread-safety: changes f.
+ *
+ * @param f       the filter. Not NULL.
+ * @param base    the first key; NULL allowed when width is 0.
+ * @param width   bytes per key (0: every key is empty).
+ * @param stride  bytes from one key to the next, >= width; 0 means width.
+ * @param n       number of keys.
+ * @return BB_OK; BB_E_INVAL (NULL f, a NULL array with n > 0, 0 < stride < width, a last key past SIZE_MAX: nothing added);
+ *         BB_E_READONLY; scalable also bb_add's BB_E_FULL, BB_E_NOMEM, BB_E_TOO_LARGE (the
+ *         keys before the failing one stay added).
+ */
 BB_API bb_status bb_add_fixed(bb_filter *f, const void *base, size_t width, size_t stride,
                               size_t n);
+/**
+ * (c) Test fixed-width keys, laid out as bb_add_fixed's.
+ * Thread-safety: reads f.
+ *
+ * @param f          the filter. Not NULL.
+ * @param base       the first key; NULL allowed when width is 0.
+ * @param width      bytes per key.
+ * @param stride     bytes from one key to the next, >= width; 0 means width.
+ * @param n          number of keys.
+ * @param out        out[n] answers. NULL allowed when n is 0.
+ * @param n_present  receives the number of 1s (untouched on error). May be NULL.
+ * @return BB_OK; BB_E_INVAL (NULL f, a NULL array with n > 0, 0 < stride < width, a last key past SIZE_MAX: nothing written).
+ */
 BB_API bb_status bb_contains_fixed(const bb_filter *f, const void *base, size_t width,
                                    size_t stride, size_t n, uint8_t *out,
                                    size_t *n_present);
 
-/** (d) Pre-computed 64-bit hashes (see bb_add_hash). */
+/**
+ * (d) Add pre-computed 64-bit hashes (see bb_add_hash).
+ * Thread-safety: changes f.
+ *
+ * @param f       the filter. Not NULL.
+ * @param hashes  hashes[n].
+ * @param n       number of hashes.
+ * @return BB_OK; BB_E_INVAL (NULL f, a NULL array with n > 0, hashes NULL with n > 0: nothing added);
+ *         BB_E_READONLY; scalable also bb_add's BB_E_FULL, BB_E_NOMEM, BB_E_TOO_LARGE (the
+ *         keys before the failing one stay added).
+ */
 BB_API bb_status bb_add_hashes(bb_filter *f, const uint64_t *hashes, size_t n);
+/**
+ * (d) Test pre-computed 64-bit hashes (see bb_add_hash).
+ * Thread-safety: reads f.
+ *
+ * @param f          the filter. Not NULL.
+ * @param hashes     hashes[n].
+ * @param n          number of hashes.
+ * @param out        out[n] answers. NULL allowed when n is 0.
+ * @param n_present  receives the number of 1s (untouched on error). May be NULL.
+ * @return BB_OK; BB_E_INVAL (NULL f, a NULL array with n > 0, hashes NULL with n > 0: nothing written).
+ */
 BB_API bb_status bb_contains_hashes(const bb_filter *f, const uint64_t *hashes, size_t n,
                                     uint8_t *out, size_t *n_present);
 
@@ -400,22 +610,40 @@ typedef struct bb_info {
     unsigned flags;       /**< scalable: BB_NO_SCALE or 0; else 0 */
 } bb_info;
 
-/** Fill *out. Costs one pass over the filter (counts set bits).
- *  A scalable filter reports sums over its sub-filters (bits, bytes, blocks, bits_set,
- *  keys_added, cardinality_estimate), capacity = the sum of the sub-filters' capacities (keys
- *  it holds before it next grows), fpr_target = p of the whole filter, k of the newest. */
+/**
+ * Describe a filter. Costs one pass over the filter (counts set bits).
+ * A scalable filter reports sums over its sub-filters (bits, bytes, blocks, bits_set,
+ * keys_added, cardinality_estimate), capacity = the sum of the sub-filters' capacities (keys
+ * it holds before it next grows), fpr_target = p of the whole filter, k of the newest.
+ * Thread-safety: reads f.
+ *
+ * @param f    the filter. Not NULL.
+ * @param out  receives the description. Not NULL.
+ * @return BB_OK; BB_E_INVAL (a NULL argument).
+ */
 BB_API bb_status bb_get_info(const bb_filter *f, bb_info *out);
 
 /**
  * Info of sub-filter i (0 = oldest) of a scalable filter: a blocked filter with its own
  * capacity c_i, fpr_target p_i, k and keys_added (see bb_config for c_i and p_i). Any other
  * kind is its own single sub-filter: i = 0 gives bb_get_info.
- * @return BB_OK, BB_E_INVAL (NULL f or out, i >= info.subfilters).
- * Thread-safe like bb_get_info.
+ * Thread-safety: reads f.
+ *
+ * @param f    the filter. Not NULL.
+ * @param i    the sub-filter, 0 .. info.subfilters - 1.
+ * @param out  receives its description. Not NULL.
+ * @return BB_OK; BB_E_INVAL (NULL f or out, i >= info.subfilters).
  */
 BB_API bb_status bb_subfilter_info(const bb_filter *f, size_t i, bb_info *out);
 
-/** Name of a kind: "blocked", "classic", "counting", "scalable", "split"; "unknown" otherwise. */
+/**
+ * Name of a kind, as the CLI and the file format's docs spell it.
+ * Thread-safety: any thread, any time.
+ *
+ * @param kind  any value.
+ * @return "blocked", "classic", "counting", "scalable", "split", "sectorized"; "unknown"
+ *         otherwise. A static string, never NULL.
+ */
 BB_API const char *bb_kind_name(bb_kind kind);
 
 /* ============================================================================================
@@ -428,14 +656,26 @@ BB_API const char *bb_kind_name(bb_kind kind);
  * distinct position of the key counts once, as in bb_add, so a remove undoes an add exactly.
  * Removing a key that was never added (but is a false positive) corrupts the filter for the
  * keys sharing its counters, as in every counting Bloom filter: remove only keys you added.
+ * keys_added drops by one on BB_OK.
+ * Thread-safety: changes f.
+ *
+ * @param f    a BB_COUNTING filter. Not NULL.
+ * @param key  len bytes; NULL allowed when len is 0.
+ * @param len  bytes of key.
  * @return BB_OK; BB_E_ABSENT if some counter of the key is 0 (definitely absent: nothing
  *         changes); BB_E_INVAL (NULL f, or NULL key with len > 0); BB_E_UNSUPPORTED (not a
- *         counting filter); BB_E_READONLY. keys_added drops by one on BB_OK.
- * Needs exclusive access to f.
+ *         counting filter); BB_E_READONLY.
  */
 BB_API bb_status bb_remove(bb_filter *f, const void *key, size_t len);
 
-/** Remove a pre-computed hash (see bb_add_hash and bb_remove). */
+/**
+ * Remove a pre-computed hash (see bb_add_hash and bb_remove).
+ * Thread-safety: changes f.
+ *
+ * @param f     a BB_COUNTING filter. Not NULL.
+ * @param hash  the key's hash.
+ * @return as bb_remove (BB_E_INVAL only for NULL f).
+ */
 BB_API bb_status bb_remove_hash(bb_filter *f, uint64_t hash);
 
 /**
@@ -443,9 +683,13 @@ BB_API bb_status bb_remove_hash(bb_filter *f, uint64_t hash);
  * same blocks, k, seed, capacity, fpr_target and keys_added. While no counter has saturated
  * the result is byte-identical to the blocked filter built from the keys currently in the
  * counting filter; where counters saturated, its bits are a superset of that (never a false
- * negative). Costs one pass; *out is a new heap filter for bb_free (NULL on error).
- * @return BB_OK, BB_E_INVAL (NULL), BB_E_UNSUPPORTED (not BB_COUNTING), BB_E_NOMEM.
- * Thread-safe like bb_get_info.
+ * negative). Costs one pass.
+ * Thread-safety: reads counting.
+ *
+ * @param counting  a BB_COUNTING filter. Not NULL.
+ * @param out       receives a new heap filter, for bb_free (NULL on error). Not NULL.
+ * @return BB_OK; BB_E_INVAL (a NULL argument); BB_E_UNSUPPORTED (not BB_COUNTING);
+ *         BB_E_NOMEM.
  */
 BB_API bb_status bb_counting_to_blocked(const bb_filter *counting, bb_filter **out);
 
@@ -456,9 +700,15 @@ BB_API bb_status bb_counting_to_blocked(const bb_filter *counting, bb_filter **o
 /**
  * The raw payload of a flat filter: for BB_SPLIT exactly the Parquet SBBF bitset (what a
  * Parquet file stores after its BloomFilterHeader); for blocked, classic and counting their
- * payload as in the file format. *data points into the filter (valid until it is changed or
- * freed; read-only). @return BB_OK, BB_E_INVAL (NULL argument), BB_E_UNSUPPORTED (scalable:
- * no single payload), BB_E_TOO_LARGE (does not fit a size_t). Thread-safe.
+ * payload as in the file format; sectorized likewise.
+ * Thread-safety: reads f; the bytes change with every later add.
+ *
+ * @param f          the filter. Not NULL.
+ * @param data       receives the payload's first byte, inside the filter: read-only, valid
+ *                   until the filter is folded or freed. Not NULL.
+ * @param len_bytes  receives the payload's length in bytes. Not NULL.
+ * @return BB_OK; BB_E_INVAL (a NULL argument); BB_E_UNSUPPORTED (scalable: no single
+ *         payload); BB_E_TOO_LARGE (does not fit a size_t).
  */
 BB_API bb_status bb_payload(const bb_filter *f, const void **data, size_t *len_bytes);
 
@@ -466,20 +716,30 @@ BB_API bb_status bb_payload(const bb_filter *f, const void **data, size_t *len_b
  * A new BB_SPLIT filter holding a copy of the Parquet SBBF bitset[0 .. len_bytes): z =
  * len_bytes / 32 blocks, k 8, seed 0, capacity and fpr_target 0, keys_added 0 (the bitset does
  * not record them; bb_get_info's cardinality_estimate does). Any power of two or not: other
- * writers' sizes are accepted. @return BB_OK, BB_E_INVAL (NULL out or bitset, len_bytes 0 or
- * not a multiple of 32), BB_E_TOO_LARGE (more than 2^32 blocks), BB_E_NOMEM.
+ * writers' sizes are accepted.
+ * Thread-safety: any thread, any time (reads only bitset).
+ *
+ * @param out        receives the filter, for bb_free (NULL on error). Not NULL.
+ * @param bitset     len_bytes bytes, copied. Not NULL.
+ * @param len_bytes  a positive multiple of 32.
+ * @return BB_OK; BB_E_INVAL (NULL out or bitset, len_bytes 0 or not a multiple of 32);
+ *         BB_E_TOO_LARGE (more than 2^32 blocks); BB_E_NOMEM.
  */
 BB_API bb_status bb_split_from_bitset(bb_filter **out, const void *bitset, size_t len_bytes);
 
 /**
- * Halve a BB_BLOCKED or BB_SPLIT filter's block count in place: block j of the result is
+ * Halve a BB_BLOCKED, BB_SECTORIZED or BB_SPLIT filter's block count in place: block j of the result is
  * blocks 2j and 2j + 1 ORed. With multiply-shift block indexing (floor(h z / 2^64) blocked,
  * ((h >> 32) z) >> 32 split) block b of 2z blocks maps to block floor(b / 2) of z and the
  * in-block bits do not depend on z, so the result is byte for byte the filter built directly
  * with half the blocks from the same keys. keys_added and capacity stay; fpr_target becomes 0
- * (the sizing no longer holds). The payload is reallocated at half size.
- * @return BB_OK, BB_E_INVAL (NULL, or an odd block count), BB_E_UNSUPPORTED (other kinds),
- *         BB_E_READONLY, BB_E_NOMEM (the filter is unchanged).
+ * (the sizing no longer holds). The payload is reallocated at half size, so earlier
+ * bb_payload pointers and views become invalid.
+ * Thread-safety: changes f.
+ *
+ * @param f  the filter. Not NULL.
+ * @return BB_OK; BB_E_INVAL (NULL, or an odd block count); BB_E_UNSUPPORTED (other kinds);
+ *         BB_E_READONLY; BB_E_NOMEM (the filter is unchanged).
  */
 BB_API bb_status bb_fold(bb_filter *f);
 
@@ -489,8 +749,13 @@ BB_API bb_status bb_fold(bb_filter *f);
  * over-estimate of the distinct count and shrink once it is known. The key count is
  * keys_added, or bb_get_info's cardinality_estimate when that is larger (a filter from
  * bb_split_from_bitset has keys_added 0). If it folded, fpr_target becomes fpr. Folding zero
- * times is success. Costs one pass over the payload plus the folds. @return BB_OK, BB_E_INVAL (NULL, fpr not in
- * (0, 1)), BB_E_UNSUPPORTED, BB_E_READONLY, BB_E_NOMEM (unchanged).
+ * times is success. Costs one pass over the payload plus the folds.
+ * Thread-safety: changes f.
+ *
+ * @param f    the filter (a kind bb_fold takes). Not NULL.
+ * @param fpr  the largest model FPR to fold down to, 0 < fpr < 1.
+ * @return BB_OK; BB_E_INVAL (NULL, fpr not in (0, 1)); BB_E_UNSUPPORTED; BB_E_READONLY;
+ *         BB_E_NOMEM (unchanged).
  */
 BB_API bb_status bb_fold_to_fpr(bb_filter *f, double fpr);
 
@@ -509,14 +774,27 @@ typedef enum bb_mismatch {
     BB_MISMATCH_KEYS = 6    /**< different key schemes (bb_key_scheme.keys) */
 } bb_mismatch;
 
-/** "match", "kind", "bits", "k", "seed", "layout", "keys"; "unknown" otherwise. */
+/**
+ * Name of a mismatch, as the CLI prints it.
+ * Thread-safety: any thread, any time.
+ *
+ * @param m  any value.
+ * @return "match", "kind", "bits", "k", "seed", "layout", "keys"; "unknown" otherwise. A
+ *         static string, never NULL.
+ */
 BB_API const char *bb_mismatch_name(bb_mismatch m);
 
 /**
  * Whether `src` can be merged into `dst` by bb_union: same kind, bits, k and seed and, for
- * scalable filters, the same sub-filter layout (count, and bits and k of each). *what (may
- * be NULL) gets the first difference in that order, or BB_MATCH.
- * @return BB_OK (mergeable), BB_E_MISMATCH, BB_E_INVAL (NULL filter). Thread-safe.
+ * scalable filters, the same sub-filter layout (count, and bits and k of each), and the same
+ * key scheme.
+ * Thread-safety: reads dst and src.
+ *
+ * @param dst   the filter to merge into. Not NULL.
+ * @param src   the filter to merge. Not NULL.
+ * @param what  receives the first difference in the order of bb_mismatch, or BB_MATCH. May
+ *              be NULL.
+ * @return BB_OK (mergeable); BB_E_MISMATCH; BB_E_INVAL (a NULL filter).
  */
 BB_API bb_status bb_union_check(const bb_filter *dst, const bb_filter *src, bb_mismatch *what);
 
@@ -530,9 +808,13 @@ BB_API bb_status bb_union_check(const bb_filter *dst, const bb_filter *src, bb_m
  * dst keeps its own capacity and fpr_target. dst == src is allowed. Merged scalable
  * sub-filters hold the keys of both inputs, so they can exceed their capacities and the
  * whole filter its FPR bound p (no sub-filter is added by a union).
+ * The prefix sets of two CIDR key schemes are ORed.
+ * Thread-safety: changes dst; reads src (other threads may read src meanwhile).
+ *
+ * @param dst  the filter to merge into. Not NULL.
+ * @param src  the filter to merge; may be dst. Not NULL.
  * @return BB_OK; BB_E_MISMATCH (see bb_union_check for which field; dst unchanged);
  *         BB_E_INVAL (NULL); BB_E_READONLY (dst memory-mapped).
- * Needs exclusive access to dst; src may be read by other threads meanwhile.
  */
 BB_API bb_status bb_union(bb_filter *dst, const bb_filter *src);
 
@@ -567,31 +849,85 @@ BB_API bb_status bb_union(bb_filter *dst, const bb_filter *src);
  * add keys with the same bits at once, every bit is set by exactly one of them, so at least
  * one reports true if the bits were not all set before; more than one may (each wins some
  * words). false means every bit was already set (the key was possibly present already).
- * @return BB_OK, BB_E_INVAL (NULL f), BB_E_UNSUPPORTED (counting or scalable), BB_E_READONLY,
- *         BB_E_NOMEM (the first concurrent add of a blocked filter could not allocate its
- *         1 KiB of locks; nothing was added).
+ * Thread-safety: any thread, alongside the other *_concurrent calls on f (not alongside a
+ * plain add, remove, clear or union).
+ *
+ * @param f        a BB_BLOCKED, BB_CLASSIC, BB_SPLIT or BB_SECTORIZED filter. Not NULL.
+ * @param hash     the key's hash.
+ * @param was_new  receives whether this call set a bit that was 0 (untouched on error). May
+ *                 be NULL.
+ * @return BB_OK; BB_E_INVAL (NULL f); BB_E_UNSUPPORTED (counting or scalable);
+ *         BB_E_READONLY; BB_E_NOMEM (the first concurrent add of a blocked filter could not
+ *         allocate its locks; nothing was added).
  */
 BB_API bb_status bb_add_hash_concurrent(bb_filter *f, uint64_t hash, bool *was_new);
 
-/** Add one key from any thread (see bb_add and bb_add_hash_concurrent). */
+/**
+ * Add one key from any thread (see bb_add and bb_add_hash_concurrent).
+ * Thread-safety: any thread, alongside the other *_concurrent calls on f (not alongside a
+ * plain add, remove, clear or union).
+ *
+ * @param f        the filter, as bb_add_hash_concurrent's. Not NULL.
+ * @param key      len bytes; NULL allowed when len is 0.
+ * @param len      bytes of key.
+ * @param was_new  as bb_add_hash_concurrent's. May be NULL.
+ * @return as bb_add_hash_concurrent, and BB_E_INVAL for NULL key with len > 0.
+ */
 BB_API bb_status bb_add_concurrent(bb_filter *f, const void *key, size_t len, bool *was_new);
 
-/** Add hashes[0 .. n) from any thread; *n_new (may be NULL) gets how many reported was_new.
- *  Errors as bb_add_hash_concurrent, plus BB_E_INVAL for NULL hashes with n > 0, all detected
- *  before anything is added. */
+/**
+ * Add n pre-computed hashes from any thread. Errors are detected before anything is added.
+ * Thread-safety: any thread, alongside the other *_concurrent calls on f (not alongside a
+ * plain add, remove, clear or union).
+ *
+ * @param f       the filter, as bb_add_hash_concurrent's. Not NULL.
+ * @param hashes  hashes[n]; NULL allowed when n is 0.
+ * @param n       number of hashes.
+ * @param n_new   receives how many would have reported was_new (untouched on error). May be
+ *                NULL, which also lets a small blocked filter build in a private copy (see
+ *                the section comment).
+ * @return as bb_add_hash_concurrent, and BB_E_INVAL for NULL hashes with n > 0.
+ */
 BB_API bb_status bb_add_hashes_concurrent(bb_filter *f, const uint64_t *hashes, size_t n,
                                           size_t *n_new);
 
-/** Add keys[i] of lens[i] bytes from any thread (batch shape (a)); *n_new as above. */
+/**
+ * Add keys[i] of lens[i] bytes from any thread (batch shape (a)). Errors are detected before
+ * anything is added.
+ * Thread-safety: any thread, alongside the other *_concurrent calls on f (not alongside a
+ * plain add, remove, clear or union).
+ *
+ * @param f      the filter, as bb_add_hash_concurrent's. Not NULL.
+ * @param keys   keys[n]; keys[i] may be NULL when lens[i] is 0. NULL allowed when n is 0.
+ * @param lens   lens[n], bytes of each key. NULL allowed when n is 0.
+ * @param n      number of keys.
+ * @param n_new  as bb_add_hashes_concurrent's. May be NULL.
+ * @return as bb_add_hash_concurrent, and BB_E_INVAL for a bad key array.
+ */
 BB_API bb_status bb_add_batch_concurrent(bb_filter *f, const void *const *keys,
                                          const size_t *lens, size_t n, size_t *n_new);
 
-/** Query while other threads run concurrent adds (see the section comment for what is
- *  seen). On counting and scalable filters, which have no concurrent adds, this is
- *  bb_contains_hash. Same answers as bb_contains_hash once the writers are done. */
+/**
+ * Query while other threads run concurrent adds (see the section comment for what is seen).
+ * On counting and scalable filters, which have no concurrent adds, this is bb_contains_hash.
+ * Same answers as bb_contains_hash once the writers are done.
+ * Thread-safety: reads f, alongside any number of threads in the *_concurrent adds.
+ *
+ * @param f     the filter; NULL answers false.
+ * @param hash  the key's hash.
+ * @return true if possibly present, false if definitely absent.
+ */
 BB_API bool bb_contains_hash_concurrent(const bb_filter *f, uint64_t hash);
 
-/** Key version of bb_contains_hash_concurrent (false for NULL f or NULL key with len > 0). */
+/**
+ * Key version of bb_contains_hash_concurrent.
+ * Thread-safety: reads f, alongside any number of threads in the *_concurrent adds.
+ *
+ * @param f    the filter; NULL answers false.
+ * @param key  len bytes; NULL with len > 0 answers false.
+ * @param len  bytes of key.
+ * @return true if possibly present, false if definitely absent.
+ */
 BB_API bool bb_contains_concurrent(const bb_filter *f, const void *key, size_t len);
 
 /* ============================================================================================
@@ -610,29 +946,69 @@ typedef enum bb_isa {
     BB_ISA_AVX512GFNI = 5
 } bb_isa;
 
-/** Whether `isa` can run on this CPU (BB_ISA_AUTO and BB_ISA_SCALAR always can). */
+/**
+ * Whether a kernel can run on this CPU and build.
+ * Thread-safety: any thread, any time.
+ *
+ * @param isa  any value.
+ * @return true if it can (BB_ISA_AUTO and BB_ISA_SCALAR always can); false otherwise and
+ *         for unknown values.
+ */
 BB_API bool bb_isa_available(bb_isa isa);
 
-/** Select the kernel for all filters of the process; BB_ISA_AUTO picks per operation (see
- *  bb_isa_name_for).
- *  @return BB_OK, BB_E_UNSUPPORTED (not available on this CPU/build), BB_E_INVAL.
- *  Not to be called while other threads use filters. */
+/**
+ * Select the kernel for all filters of the process; BB_ISA_AUTO picks per operation (see
+ * bb_isa_name_for). Overrides the environment variable BB_ISA.
+ * Thread-safety: changes the whole process's choice: not to be called while other threads
+ * use filters.
+ *
+ * @param isa  the kernel, or BB_ISA_AUTO.
+ * @return BB_OK; BB_E_UNSUPPORTED (not available on this CPU or build); BB_E_INVAL (not a
+ *         bb_isa value).
+ */
 BB_API bb_status bb_set_isa(bb_isa isa);
 
-/** The active kernel of lookups: "scalar", "avx2", "avx512", "avx512gfni" or "neon". */
+/**
+ * The active kernel of lookups (bb_isa_name_for(BB_OP_CONTAINS)).
+ * Thread-safety: any thread, any time.
+ *
+ * @return "scalar", "avx2", "avx512", "avx512gfni" or "neon"; a static string, never NULL.
+ */
 BB_API const char *bb_isa_name(void);
 
 /** Operations whose kernel is chosen separately (bb_isa_name_for). */
 typedef enum bb_op { BB_OP_CONTAINS = 0, BB_OP_ADD = 1 } bb_op;
 
-/** The kernel that runs `op` now ("scalar", ...), or NULL for an unknown op. With BB_ISA_AUTO
- *  the kernels are chosen per operation: the widest available, except on CPUs where a
- *  narrower one was measured faster for that operation (src/dispatch.c lists them); with
- *  bb_set_isa(isa) or BB_ISA every operation runs on that one kernel. */
+/**
+ * The kernel that runs an operation now. With BB_ISA_AUTO the kernels are chosen per
+ * operation: the widest available, except on CPUs where a narrower one was measured faster
+ * for that operation (src/dispatch.c lists them); with bb_set_isa(isa) or BB_ISA every
+ * operation runs on that one kernel.
+ * Thread-safety: any thread, any time.
+ *
+ * @param op  BB_OP_CONTAINS or BB_OP_ADD.
+ * @return the kernel's name ("scalar", ...), a static string; NULL for an unknown op.
+ */
 BB_API const char *bb_isa_name_for(bb_op op);
 
-/** Name of a given isa ("auto", "scalar", ...), and the reverse (BB_E_INVAL if unknown). */
+/**
+ * Name of a kernel, as BB_ISA and the CLI's --isa spell it.
+ * Thread-safety: any thread, any time.
+ *
+ * @param isa  any value.
+ * @return "auto", "scalar", "avx2", "avx512", "avx512gfni", "neon"; "unknown" otherwise. A
+ *         static string, never NULL.
+ */
 BB_API const char *bb_isa_to_string(bb_isa isa);
+/**
+ * The kernel of a name: the reverse of bb_isa_to_string. Says nothing of availability
+ * (bb_isa_available).
+ * Thread-safety: any thread, any time.
+ *
+ * @param name  a NUL-terminated name. Not NULL.
+ * @param out   receives the value. Not NULL.
+ * @return BB_OK; BB_E_INVAL (a NULL argument or an unknown name).
+ */
 BB_API bb_status bb_isa_from_string(const char *name, bb_isa *out);
 
 /* ============================================================================================
@@ -643,18 +1019,41 @@ BB_API bb_status bb_isa_from_string(const char *name, bb_isa *out);
  *  "Version 2: the key-scheme record"). Files without one are still written as version 1. */
 #define BB_FORMAT_VERSION_KEYS 2u
 
-/** Bytes bb_serialize needs for `f` (every kind is stored: blocked, classic, counting, and a
- *  scalable filter with all its sub-filters). BB_E_INVAL on NULL. */
+/**
+ * Bytes bb_serialize needs for a filter (every kind is stored: a scalable filter with all
+ * its sub-filters; a key scheme adds its record).
+ * Thread-safety: reads f.
+ *
+ * @param f         the filter. Not NULL.
+ * @param size_out  receives the size in bytes. Not NULL.
+ * @return BB_OK; BB_E_INVAL (a NULL argument).
+ */
 BB_API bb_status bb_serialized_size(const bb_filter *f, uint64_t *size_out);
 
-/** Write the serialized filter into buf[0 .. cap). BB_E_INVAL if cap is too small.
- *  *written (may be NULL) gets the byte count (0 on error). */
+/**
+ * Write the serialized filter (docs/FORMAT.md) into a buffer.
+ * Thread-safety: reads f.
+ *
+ * @param f        the filter. Not NULL.
+ * @param buf      cap bytes. Not NULL.
+ * @param cap      bytes of buf, >= bb_serialized_size.
+ * @param written  receives the byte count (0 on error). May be NULL.
+ * @return BB_OK; BB_E_INVAL (a NULL argument, or cap too small).
+ */
 BB_API bb_status bb_serialize(const bb_filter *f, void *buf, size_t cap, size_t *written);
 
-/** Parse and validate buf[0 .. len) (magic, version, every field, both checksums) before
- *  building a new heap filter in *out. Errors: BB_E_TRUNCATED, BB_E_BAD_MAGIC,
- *  BB_E_BAD_VERSION, BB_E_CORRUPT, BB_E_INCONSISTENT, BB_E_UNSUPPORTED (a kind this library
- *  does not know: written by a newer one), BB_E_NOMEM, BB_E_INVAL. */
+/**
+ * Parse and validate a serialized filter (magic, version, every field, both checksums)
+ * before building a new heap filter from it; nothing in buf is trusted before that.
+ * Thread-safety: any thread, any time (reads only buf).
+ *
+ * @param out  receives the filter, for bb_free (NULL on error). Not NULL.
+ * @param buf  len bytes. Not NULL.
+ * @param len  bytes of buf.
+ * @return BB_OK; BB_E_INVAL (a NULL argument); BB_E_TRUNCATED; BB_E_BAD_MAGIC;
+ *         BB_E_BAD_VERSION; BB_E_CORRUPT; BB_E_INCONSISTENT; BB_E_UNSUPPORTED (a kind or
+ *         key-scheme record this library does not know: written by a newer one); BB_E_NOMEM.
+ */
 BB_API bb_status bb_deserialize(bb_filter **out, const void *buf, size_t len);
 
 /** Save atomically: write `path`.tmp.XXXXXX in the same directory, fsync it, rename it
@@ -663,8 +1062,14 @@ BB_API bb_status bb_deserialize(bb_filter **out, const void *buf, size_t len);
  *  is followed (its final target is replaced, the link stays); a dangling symlink is
  *  refused (BB_E_IO, errno ENOENT), nothing written; an existing `path` that is
  *  not a regular file (directory, FIFO, device) is refused: BB_E_IO with errno EISDIR or
- *  EINVAL. Errors: BB_E_INVAL (NULL), BB_E_UNSUPPORTED (kind not storable), BB_E_NOMEM,
- *  BB_E_IO (errno tells why). */
+ *  EINVAL.
+ * Thread-safety: reads f; two concurrent saves to one path leave one of the two complete
+ * files.
+ *
+ * @param f     the filter. Not NULL.
+ * @param path  the file, NUL-terminated. Not NULL.
+ * @return BB_OK; BB_E_INVAL (a NULL argument); BB_E_NOMEM; BB_E_IO (errno tells why).
+ */
 BB_API bb_status bb_save(const bb_filter *f, const char *path);
 
 /** One byte range of a file for bb_write_file_atomically (data may be NULL if len_bytes is 0). */
@@ -680,18 +1085,40 @@ typedef struct bb_file_part {
  *  followed (its final target is replaced, the link stays); a dangling symlink is refused
  *  (BB_E_IO, errno ENOENT), nothing written; an existing `path` that is not a regular file is
  *  refused (BB_E_IO, errno EISDIR or EINVAL). A replaced file keeps its permission bits, a
- *  new one gets 0666 less the umask. Errors: BB_E_INVAL (path NULL, parts NULL with n_parts >
- *  0, or a part with NULL data and a length), BB_E_NOMEM, BB_E_IO (errno tells why).
- *  Thread-safe; two concurrent writers of one path leave one of the two complete files. */
+ *  new one gets 0666 less the umask.
+ * Thread-safety: any thread, any time; two concurrent writers of one path leave one of the
+ * two complete files.
+ *
+ * @param path     the file, NUL-terminated. Not NULL.
+ * @param parts    parts[n_parts], written back to back; NULL allowed when n_parts is 0.
+ * @param n_parts  number of parts (0 writes an empty file).
+ * @return BB_OK; BB_E_INVAL (path NULL, parts NULL with n_parts > 0, or a part with NULL
+ *         data and a length); BB_E_NOMEM; BB_E_IO (errno tells why).
+ */
 BB_API bb_status bb_write_file_atomically(const char *path, const bb_file_part *parts,
                                           size_t n_parts);
 
-/** Read and validate a file into a new heap filter (errors as bb_deserialize, plus BB_E_IO). */
+/**
+ * Read and validate a file into a new heap filter, as bb_deserialize.
+ * Thread-safety: any thread, any time.
+ *
+ * @param out   receives the filter, for bb_free (NULL on error). Not NULL.
+ * @param path  the file, NUL-terminated. Not NULL.
+ * @return as bb_deserialize, plus BB_E_IO (open or read failed; errno tells why).
+ */
 BB_API bb_status bb_load(bb_filter **out, const char *path);
 
 /** Map a saved file read-only, without copying the bit array. The file is validated (header
  *  and payload checksums) before use. Changes return BB_E_READONLY. The mapping lives until
- *  bb_free; the file must not be modified in place meanwhile (bb_save replaces, so is safe). */
+ *  bb_free; the file must not be modified in place meanwhile (bb_save replaces, so is safe).
+ * Thread-safety: any thread, any time; the filter is read-only, so any number of threads
+ * may read it at once.
+ *
+ * @param out   receives the filter, for bb_free (NULL on error). Not NULL.
+ * @param path  the file, NUL-terminated. Not NULL.
+ * @return as bb_load, plus BB_E_IO for a file that is not regular (errno EISDIR or ENODEV)
+ *         or a failed mmap, and BB_E_TOO_LARGE for a file larger than the address space.
+ */
 BB_API bb_status bb_open_mmap(bb_filter **out, const char *path);
 
 /* ============================================================================================
@@ -707,26 +1134,56 @@ BB_API bb_status bb_open_mmap(bb_filter **out, const char *path);
  * ========================================================================================== */
 typedef struct bb_slice bb_slice;
 
-/** Blocks per slice for n_slices slices of `blocks` blocks: ceil(blocks / n_slices).
- *  BB_E_INVAL if blocks or n_slices is 0, or if fewer slices would cover the blocks
- *  (ceil(blocks / per) < n_slices: some slice would be empty), or per_out is NULL. */
+/**
+ * Blocks per slice for n_slices slices of `blocks` blocks: ceil(blocks / n_slices).
+ * Thread-safety: any thread, any time.
+ *
+ * @param blocks    blocks of the whole filter, >= 1.
+ * @param n_slices  number of slices, 1 .. blocks.
+ * @param per_out   receives the blocks per slice. Not NULL.
+ * @return BB_OK; BB_E_INVAL (blocks or n_slices 0, per_out NULL, or fewer slices would cover
+ *         the blocks: ceil(blocks / per) < n_slices, some slice would be empty).
+ */
 BB_API bb_status bb_slice_split(uint64_t blocks, uint64_t n_slices, uint64_t *per_out);
 
 /**
  * Create slice `index` (0-based) of `n_slices` of the blocked filter bb_create(cfg) would
  * make (cfg->kind must be BB_BLOCKED; same sizing rules). Only the slice's blocks are
  * allocated (zeroed, 64-byte aligned).
- * @return BB_OK, BB_E_INVAL (NULL, another kind, index >= n_slices, a split bb_slice_split
- *         refuses, bad config), BB_E_TOO_LARGE, BB_E_NOMEM. *out is NULL on error.
+ * Thread-safety: any thread, any time; the new slice is the caller's.
+ *
+ * @param out       receives the slice, for bb_slice_free (NULL on error). Not NULL.
+ * @param cfg       the whole filter's parameters, kind BB_BLOCKED. Not NULL.
+ * @param index     this slice, 0 .. n_slices - 1.
+ * @param n_slices  number of slices (a split bb_slice_split takes).
+ * @return BB_OK; BB_E_INVAL (NULL, another kind, index >= n_slices, a split bb_slice_split
+ *         refuses, bad config); BB_E_TOO_LARGE; BB_E_NOMEM.
  */
 BB_API bb_status bb_slice_create(bb_slice **out, const bb_config *cfg, uint64_t index,
                                  uint64_t n_slices);
 
-/** Add n keys (Arrow 64-bit offsets, as bb_add_arrow64): each key counts in keys_added, and
- *  sets its bits only if its block is in the slice. Errors as bb_add_arrow64. */
+/**
+ * Add n keys (Arrow 64-bit offsets, as bb_add_arrow64): each key counts in keys_added, and
+ * sets its bits only if its block is in the slice.
+ * Thread-safety: changes s.
+ *
+ * @param s        the slice. Not NULL.
+ * @param data     the values' bytes; NULL allowed when every key is empty.
+ * @param offsets  offsets[n + 1], 64-bit.
+ * @param n        number of keys (< SIZE_MAX).
+ * @return BB_OK; BB_E_INVAL (NULL s, bad offsets: nothing added).
+ */
 BB_API bb_status bb_slice_add_arrow64(bb_slice *s, const void *data, const int64_t *offsets,
                                       size_t n);
-/** Add n pre-computed hashes (see bb_add_hash), as bb_slice_add_arrow64. */
+/**
+ * Add n pre-computed hashes (see bb_add_hash), as bb_slice_add_arrow64.
+ * Thread-safety: changes s.
+ *
+ * @param s       the slice. Not NULL.
+ * @param hashes  hashes[n]; NULL allowed when n is 0.
+ * @param n       number of hashes.
+ * @return BB_OK; BB_E_INVAL (NULL s, or hashes NULL with n > 0).
+ */
 BB_API bb_status bb_slice_add_hashes(bb_slice *s, const uint64_t *hashes, size_t n);
 
 typedef struct bb_slice_info {
@@ -742,13 +1199,32 @@ typedef struct bb_slice_info {
     uint64_t keys_added;       /**< keys streamed through this slice, kept or skipped */
 } bb_slice_info;
 
-/** Fill *out. BB_E_INVAL on NULL. */
+/**
+ * Describe a slice and the whole filter it is part of.
+ * Thread-safety: reads s.
+ *
+ * @param s    the slice. Not NULL.
+ * @param out  receives the description. Not NULL.
+ * @return BB_OK; BB_E_INVAL (a NULL argument).
+ */
 BB_API bb_status bb_slice_get_info(const bb_slice *s, bb_slice_info *out);
 
-/** The slice's bytes: 64 * n_blocks of them (*len_bytes, may be NULL); NULL for NULL s. */
+/**
+ * The slice's bytes, blocks first_block .. first_block + n_blocks - 1 of the whole payload.
+ * Thread-safety: reads s; the bytes change with every later add to s.
+ *
+ * @param s          the slice; NULL allowed.
+ * @param len_bytes  receives 64 * n_blocks (0 for NULL s). May be NULL.
+ * @return the slice's first byte, valid until bb_slice_free; NULL for NULL s.
+ */
 BB_API const void *bb_slice_data(const bb_slice *s, uint64_t *len_bytes);
 
-/** Free a slice. NULL is ignored. */
+/**
+ * Free a slice; its bb_slice_data pointer becomes invalid.
+ * Thread-safety: changes s (no call may still be using it).
+ *
+ * @param s  the slice; NULL does nothing.
+ */
 BB_API void bb_slice_free(bb_slice *s);
 
 /**
@@ -758,8 +1234,16 @@ BB_API void bb_slice_free(bb_slice *s);
  * filter, see bb_add_hash), else 0; *n_present (may be NULL) counts the 1s. Uses the active
  * kernel, so answers equal bb_contains_hash on the whole filter. blocks may have any
  * alignment; 64-byte-aligned blocks are tested in place, others are copied first. n = 0 is
- * valid. Thread-safe (reads only).
- * @return BB_OK, or BB_E_INVAL (NULL arrays with n > 0, k outside 1..BB_MAX_K).
+ * valid.
+ * Thread-safety: any thread, any time (reads only its arguments).
+ *
+ * @param blocks     n blocks of 64 bytes, any alignment. NULL allowed when n is 0.
+ * @param hashes     hashes[n], the keys' hashes. NULL allowed when n is 0.
+ * @param n          number of hashes and blocks.
+ * @param k          probes per key of the filter, 1 .. BB_MAX_K.
+ * @param out        out[n] answers. NULL allowed when n is 0.
+ * @param n_present  receives the number of 1s. May be NULL.
+ * @return BB_OK; BB_E_INVAL (NULL arrays with n > 0, k outside 1..BB_MAX_K).
  */
 BB_API bb_status bb_blocks_test(const void *blocks, const uint64_t *hashes, size_t n, unsigned k,
                                 uint8_t *out, size_t *n_present);
