@@ -12,6 +12,7 @@ pkgs=(cmake make gcc pkg-config libxxhash-dev libsimde-dev libcriterion-dev libb
   libsnappy-dev libzstd-dev liblz4-dev libbrotli-dev zlib1g-dev # libblockbloom_parquet's codecs
   libhiredis-dev                       # libblockbloom_redis
   libidn2-dev publicsuffix libpcap-dev tcpdump # network keys and pcap
+  python3                              # tests/scripts/doc_comments.py (ctest doc_comments)
   "$@")
 missing=()
 for p in "${pkgs[@]}"; do
