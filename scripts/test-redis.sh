@@ -44,6 +44,11 @@ echo "test-redis: C tests (standalone $sa_port, cluster ${cl_ports[*]})" >&2
 "$build/tests/test_redis" --jobs=1 --filter='standalone/*'
 "$build/tests/test_redis" --jobs=1 --filter='cluster/*'
 
+# The docs' Redis examples as written, the cluster one on this cluster (docs_examples, a CTest
+# test, runs the others on a server of its own and skips that one).
+echo "test-redis: the sh examples of docs/REDIS.md" >&2
+BB_DOCS_CLUSTER=127.0.0.1:${cl_ports[0]} bash tests/scripts/readme_examples.sh "$build" . docs/REDIS.md
+
 # ---- CLI checks ---------------------------------------------------------------------------------
 fail() { echo "test-redis: FAIL: $*" >&2; exit 1; }
 u=(--url "$BB_REDIS_URL")
