@@ -21,8 +21,8 @@
  * from hashing to the kernel and back, which the core cannot overlap, and below 2 MiB starts
  * the kernel's rolling prefetch cold: 1024 keys against 256 took string contains of 10^6 keys
  * to 0.875-0.91x (Zen 4, EPYC family 25 model 17); 4096 would need 64 KiB of stack, too much
- * for small thread stacks. The other sizes and the fused hash-and-add loop tried for small
- * filters: docs/PERFORMANCE.md, "Kernel notes". */
+ * for small thread stacks. Other sizes, and a fused hash-and-add loop for small filters,
+ * measured: docs/PERFORMANCE.md, "Kernel notes". */
 #define BB_CHUNK 1024
 
 /* The row's batch calls, or its one-hash calls key by key (for kinds without a batch path). */

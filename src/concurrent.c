@@ -31,9 +31,9 @@
  * that need that stripe wait (they spin, then yield, conc_loops.h).
  *
  * The price, on Zen 4 (EPYC family 25 model 17), 1 thread: a concurrent batch add costs
- * 1.02-1.23 times the plain add on the avx512gfni kernel from 10^4 to 10^7 keys, where the
- * per-bit fetch-or before it cost 2.7-6.8. The measurements, the steps that led here and why
- * a per-word scheme was not built: docs/PERFORMANCE.md, "Kernel notes".
+ * 1.02-1.23 times the plain add on the avx512gfni kernel from 10^4 to 10^7 keys (a per-bit
+ * fetch-or costs 2.7-6.8). The measurements and the per-word scheme weighed against this:
+ * docs/PERFORMANCE.md, "Kernel notes".
  *
  * Classic and split filters: each probe bit is set with an atomic fetch-or on the aligned
  * 64-bit word that holds it (kinds/atomic_bits.h), after a relaxed load that skips it when

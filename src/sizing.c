@@ -69,22 +69,13 @@ static double q_table[BB_MAX_K + 1][BB_QTABLE_LEN];
 static double s_table[BB_MAX_K + 1][BB_QTABLE_LEN];
 static pthread_mutex_t q_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* The occupancy DP over throws into 512 bins, per k, kept between calls (under q_lock): the
- * table is extended only as far as a model evaluation needs. Loads far beyond the mean are
- * never asked for (the Poisson window, below), and building every k's full table (up to
- * 23,552 / k loads) had cost each process ~610M instructions, 73% of a `blockbloom build` of
- * 500,000 keys (callgrind), since sizing tries every k; extended on demand the whole build is
- * 380M instructions (832M before), writing the same file. Extending step by step does the same
- * operations in the same order, so q_k(i) is the same to the bit. Sizing then still built the
- * table of every k (each costs ~k times k = 1's), so a process's first bb_create_for took
- * 137-258M instructions (10-30 ms here); since sizing skips the k that Putze et al.'s lower
- * bound already rules out (blocked_fpr_floor below), it takes 15M (10^4 keys at 1%), 17M (10^6
- * at 1%), 30M (4.5 * 10^6 at 0.1%), 53M (10^6 at 0.01%), 12M (100 keys at 50%, where one
- * block is enough and so no other k is tried), callgrind, with the same sizes for every
- * (n, p) of a 40 x 44 grid and the same model to the bit at 16 k x 32 loads (/work/lab, not
- * kept). Each
- * further bb_create_for then costs 1.0M (was 2.9M), 2.4M (5.0M), 1.0M (4.4M) and 0.6M (1.7M):
- * the Poisson sums' ln(i!) comes from a table (log_fact_get). */
+/* The occupancy DP over throws into 512 bins, per k, kept between calls (under q_lock) and
+ * extended only as far as a model evaluation needs (loads far beyond the mean are never asked
+ * for: the Poisson window, below), since sizing evaluates many k: every k's
+ * full table (up to 23,552 / k loads) costs ~610M instructions, 73% of a `blockbloom build`
+ * of 500,000 keys (callgrind). Extending step by step does the same operations in the same
+ * order, so q_k(i) is the same to the bit. Instruction counts per (n, p): docs/PERFORMANCE.md,
+ * "Sizing's cost". */
 typedef struct q_state {
     unsigned len;                      /* q_table[k][0 .. len) computed; 0 = not started */
     unsigned lo, hi;                   /* window of states with non-negligible mass */
@@ -183,8 +174,8 @@ static double q_floor(unsigned k, unsigned i) {
 }
 
 /* ln(i!) = lgamma(i + 1) for i < BB_QTABLE_LEN (every load a Poisson sum reads), tabulated on
- * demand under q_lock like the q tables: each sum used to call lgamma once per term, a third
- * of a repeated bb_create's instructions. The same calls, so the same values. */
+ * demand under q_lock like the q tables: one lgamma call per term of each sum is a third of a
+ * repeated bb_create's instructions (callgrind). The same calls, so the same values. */
 static double log_fact[BB_QTABLE_LEN];
 static unsigned log_fact_len;
 
@@ -454,7 +445,7 @@ static double blocked_sure_model(double n_keys, uint64_t blocks, unsigned k) {
 
 /* The chance that every bit is set (see BB_FULL_P): a bit of a block with i keys is still 0
  * with probability (1 - 1/512)^{ik}, so under Poisson loads mu = B 512 e^{-lambda (1 - (1 -
- * 1/512)^k)} (100,000 keys at p = 0.9999 took 22 blocks, mu = 1.6, before this bound). */
+ * 1/512)^k)} (without this bound, 100,000 keys at p = 0.9999 get 22 blocks, mu = 1.6). */
 static double blocked_full_p(double n_keys, uint64_t blocks, unsigned k) {
     double per_key = -expm1((double)k * log1p(-1.0 / BB_BLOCK_BITS));
     return exp(-(double)blocks * BB_BLOCK_BITS * exp(-n_keys / (double)blocks * per_key));

@@ -34,7 +34,7 @@ static __attribute__((noinline, unused)) uint64_t xxh3_long(const void *key, siz
  * vectors). The filing pass also prefetches each key's first line: the class loops read the
  * keys out of order, which defeats the hardware's sequential prefetch. On Zen 4 (AMD EPYC
  * family 25 model 17) XXH3 over 10^6 shuffled npm names costs 6.4-6.8 ns/key in order, 6.3-6.8
- * grouped without the prefetch and 4.3 with it, so bb_contains_batch of 10^6 keys went from
+ * grouped without the prefetch and 4.3 with it, which takes bb_contains_batch of 10^6 keys from
  * 10.86 to 8.43 ns/key; docs/PERFORMANCE.md, "Design choices", has the context.
  */
 #define BB_GROUP_KEYS 256

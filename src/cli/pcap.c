@@ -204,13 +204,10 @@ static bb_status test_batch(pcapq *q, batch *b) {
         return bb_cidr_contains_batch(q->f, &q->prefixes, b->addr[0][q->match == MATCH_DST],
                                       sizeof b->addr[0], b->n, b->hit, NULL);
     /* any: both addresses of every packet in ONE call (stride 16 walks source, destination,
-     * source, ...): nothing is copied and the per-call set-up runs once. It probes the
-     * destinations of packets whose source matched too, which the former shape (a source
-     * call, then the missed packets' destinations copied out to a second call) skipped; on
-     * AMD EPYC family 25 model 17 (scripts/pcap-bench.sh, medians of 5, CPU ratio to
-     * libpcap's loop) the two measured the same, 2.37 vs 2.33, within this VM's noise, and
-     * this one is simpler. What took --match any from 2.3 to 1.8-1.97 is in hash.c and
-     * cidr.c (docs/NETWORK.md "Speed of query --pcap"). */
+     * source, ...): nothing is copied and the per-call set-up runs once. It also probes the
+     * destinations of packets whose source matched; skipping those needs a copy and a second
+     * call, and measured the same (CPU ratio to libpcap's loop 2.37 vs 2.33, AMD EPYC family
+     * 25 model 17, scripts/pcap-bench.sh), so the simpler shape stays. */
     s = bb_cidr_contains_batch(q->f, &q->prefixes, b->addr[0][0], 16, 2 * b->n, b->hit2, NULL);
     for (size_t i = 0; i < b->n; i++) b->hit[i] = b->hit2[2 * i] | b->hit2[2 * i + 1];
     return s;

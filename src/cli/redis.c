@@ -575,11 +575,10 @@ static int dispatch(bb_redis *r, redis_opts *o, const char *sub, char **args, si
 /* ---- Connecting ---------------------------------------------------------------------------------- */
 
 /* The first line of path (without its line end) into buf: a password kept off the command
- * line and out of the environment. */
-/* A regular file, or a pipe (`--password-file <(pass show redis)`) or device (/dev/null)
- * that delivers within the request timeout: a FIFO with no writer used to block the open
- * forever, whatever --timeout said. O_NONBLOCK makes that open return at once; poll then
- * waits at most timeout_ms for the first byte. A directory is refused. */
+ * line and out of the environment. A regular file, or a pipe (`--password-file <(pass show
+ * redis)`) or device (/dev/null) that delivers within the request timeout: a blocking open
+ * of a FIFO with no writer would wait forever, whatever --timeout says, so the open is
+ * O_NONBLOCK and poll waits at most timeout_ms for the first byte. A directory is refused. */
 static int read_password(const char *path, char *buf, size_t cap, uint32_t timeout_ms) {
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     struct stat st;
