@@ -225,27 +225,21 @@ Test(sectorized, model_matches_independent_evaluation) {
 
 /* Every (n, p): whole lines, the model of the k chosen <= p, and no k meets p with one line
  * fewer (except where the all-bits-set bound, not p, decided: tiny n at high p). */
-Test(sectorized, sizing_sweep_meets_p_minimally) {
-    static const uint64_t ns[] = {1, 2, 37, 1000, 100000, 1000000, 12345677};
-    static const double ps[] = {0.9, 0.5, 0.25, 0.1, 0.05, 0.01, 0.003, 0.001, 1e-4, 1e-5, 1e-6,
-                                1e-8};
-    for (size_t i = 0; i < sizeof ns / sizeof *ns; i++)
-        for (size_t j = 0; j < sizeof ps / sizeof *ps; j++) {
-            uint64_t bits = 0;
-            unsigned k = 0;
-            cr_assert_eq(bb_size(BB_SECTORIZED, ns[i], ps[j], &bits, &k), BB_OK);
-            cr_assert_eq(bits % 512, 0);
-            cr_assert(k == 1 || k == 2 || k == 4 || k == 8 || k == 16, "k %u", k);
-            double lines = (double)(bits / 512), at = independent_model((double)ns[i], lines, k);
-            cr_assert(at <= ps[j] * (1 + 1e-9), "n=%llu p=%g: %llu lines k=%u give %g",
-                      (unsigned long long)ns[i], ps[j], (unsigned long long)(bits / 512), k, at);
-            if (bits > 512 && ns[i] >= 1000)
-                for (unsigned ki = 0; ki < 5; ki++) {
-                    double less = independent_model((double)ns[i], lines - 1, ks[ki]);
-                    cr_assert(less > ps[j] * (1 - 1e-9), "n=%llu p=%g: %g lines fewer with k=%u give %g",
-                              (unsigned long long)ns[i], ps[j], lines - 1, ks[ki], less);
-                }
+static void sweep_check(uint64_t n, double p, uint64_t bits, unsigned k) {
+    cr_assert(k == 1 || k == 2 || k == 4 || k == 8 || k == 16, "k %u", k);
+    double lines = (double)(bits / 512), at = independent_model((double)n, lines, k);
+    cr_assert(at <= p * (1 + 1e-9), "n=%llu p=%g: %llu lines k=%u give %g",
+              (unsigned long long)n, p, (unsigned long long)(bits / 512), k, at);
+    if (bits > 512 && n >= 1000)
+        for (unsigned ki = 0; ki < 5; ki++) {
+            double less = independent_model((double)n, lines - 1, ks[ki]);
+            cr_assert(less > p * (1 - 1e-9), "n=%llu p=%g: %g lines fewer with k=%u give %g",
+                      (unsigned long long)n, p, lines - 1, ks[ki], less);
         }
+}
+
+Test(sectorized, sizing_sweep_meets_p_minimally) {
+    tu_sizing_sweep(BB_SECTORIZED, 512, sweep_check);
 }
 
 /* Measured FPR (fixed keys, absent keys from another set) within the binomial 99.9% interval

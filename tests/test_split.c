@@ -263,25 +263,20 @@ Test(split, model_matches_independent_sum) {
 }
 
 /* Every (n, p) of the sweep: whole blocks, model <= p, and one block fewer would not do. */
+static void sweep_check(uint64_t n, double p, uint64_t bits, unsigned k) {
+    (void)k;
+    double at = independent_model((double)n, (double)(bits / 256));
+    cr_assert(at <= p * (1 + 1e-9), "n=%llu p=%g: %llu bits give %g",
+              (unsigned long long)n, p, (unsigned long long)bits, at);
+    if (bits > 256) {
+        double less = independent_model((double)n, (double)(bits / 256 - 1));
+        cr_assert(less > p * (1 - 1e-9), "n=%llu p=%g: one block fewer gives %g",
+                  (unsigned long long)n, p, less);
+    }
+}
+
 Test(split, sizing_sweep_meets_p_minimally) {
-    static const uint64_t ns[] = {1, 2, 37, 1000, 100000, 1000000, 12345677};
-    static const double ps[] = {0.9, 0.5, 0.25, 0.1, 0.05, 0.01, 0.003, 0.001, 1e-4, 1e-5, 1e-6,
-                                1e-8};
-    for (size_t i = 0; i < sizeof ns / sizeof *ns; i++)
-        for (size_t j = 0; j < sizeof ps / sizeof *ps; j++) {
-            uint64_t bits = 0;
-            unsigned k = 0;
-            cr_assert_eq(bb_size(BB_SPLIT, ns[i], ps[j], &bits, &k), BB_OK);
-            cr_assert_eq(bits % 256, 0);
-            double at = independent_model((double)ns[i], (double)(bits / 256));
-            cr_assert(at <= ps[j] * (1 + 1e-9), "n=%llu p=%g: %llu bits give %g",
-                      (unsigned long long)ns[i], ps[j], (unsigned long long)bits, at);
-            if (bits > 256) {
-                double less = independent_model((double)ns[i], (double)(bits / 256 - 1));
-                cr_assert(less > ps[j] * (1 - 1e-9), "n=%llu p=%g: one block fewer gives %g",
-                          (unsigned long long)ns[i], ps[j], less);
-            }
-        }
+    tu_sizing_sweep(BB_SPLIT, 256, sweep_check);
 }
 
 /* ---- BB_POW2_BYTES ------------------------------------------------------------------------ */

@@ -208,6 +208,24 @@ static inline void tu_assert_same_bytes(const bb_filter *a, const bb_filter *b, 
     free(bb);
 }
 
+/** bb_size(kind, n, p) over the sizing sweeps' grid (n from 1, where whole units and the
+ *  all-bits-set bound decide, to past 10^7; p from 0.9 to 1e-8): each result must be whole
+ *  units of unit_bits, then check(n, p, bits, k) makes the kind's own assertions. */
+static inline void tu_sizing_sweep(bb_kind kind, uint64_t unit_bits,
+                                   void (*check)(uint64_t n, double p, uint64_t bits, unsigned k)) {
+    static const uint64_t ns[] = {1, 2, 37, 1000, 100000, 1000000, 12345677};
+    static const double ps[] = {0.9, 0.5, 0.25, 0.1, 0.05, 0.01, 0.003, 0.001, 1e-4, 1e-5, 1e-6,
+                                1e-8};
+    for (size_t i = 0; i < sizeof ns / sizeof *ns; i++)
+        for (size_t j = 0; j < sizeof ps / sizeof *ps; j++) {
+            uint64_t bits = 0;
+            unsigned k = 0;
+            cr_assert_eq(bb_size(kind, ns[i], ps[j], &bits, &k), BB_OK);
+            cr_assert_eq(bits % unit_bits, 0);
+            check(ns[i], ps[j], bits, k);
+        }
+}
+
 /** The fields two copies of one filter (or sub-filter) must agree on: geometry, sizing
  *  targets and counts. */
 static inline void tu_assert_same_counts(const bb_info *a, const bb_info *b) {
