@@ -161,25 +161,6 @@ Test(bench, timed_by_the_thread_cpu_clock) {
  * 2 GiB control-group limit laid out for BB_CGROUP_ROOT (the cgroup v2 group of
  * /proc/self/cgroup, as tests/test_faults.c does), n = floor(2^30 / 80) = 13421772 whatever
  * the cache, and a --sizes that needs more is refused before anything is allocated. */
-static bool lay_out_cgroup_limit(const char *limit) {
-    FILE *f = fopen("/proc/self/cgroup", "r");
-    char line[4096], dir[9000], cwd[1024];
-    bool found = false;
-    while (f && !found && fgets(line, sizeof line, f)) {
-        line[strcspn(line, "\n")] = '\0';
-        if (strncmp(line, "0::/", 4) != 0) continue;
-        cr_assert_not_null(getcwd(cwd, sizeof cwd));
-        snprintf(dir, sizeof dir, "mkdir -p 'cg%s' && printf '%s\\n' > 'cg%s/memory.max'",
-                 line + 3, limit, line + 3);
-        cr_assert_eq(system(dir), 0);
-        snprintf(dir, sizeof dir, "%s/cg", cwd);
-        cr_assert_eq(setenv("BB_CGROUP_ROOT", dir, 1), 0);
-        found = true;
-    }
-    if (f) fclose(f);
-    return found;
-}
-
 Test(bench, the_dram_size_fits_the_memory) {
     cr_assert(lay_out_cgroup_limit("2147483648"), "no cgroup v2 line in /proc/self/cgroup");
     run_result r = RUN(NULL, "bench", "--plan");

@@ -834,3 +834,35 @@ Test(cli, parquet_index_output_inside_its_input_directory) {
     cr_assert_null(strstr(r.err, "inside the input"), "%s", r.err);
     run_free(&r);
 }
+
+/* `parquet index -j N` on a dataset: the jobs share the held-keys budget (a quarter of the
+ * memory limit), so with a 64 KiB control-group limit (16 KiB of budget) and three copies of
+ * examples/sales.parquet, whose filters alone need more, the files run one at a time; with no
+ * limit the budget is larger and the run says so. Each output is still written. */
+Test(cli, parquet_index_jobs_share_one_memory_budget) {
+    cr_assert_eq(mkdir("ds", 0700), 0);
+    static const char *const files[] = {"ds/a.parquet", "ds/b.parquet", "ds/c.parquet"};
+    char cmd[600];
+    for (size_t i = 0; i < 3; i++) {
+        snprintf(cmd, sizeof cmd, "cp '%s/examples/sales.parquet' '%s'", BB_SOURCE_DIR, files[i]);
+        cr_assert_eq(system(cmd), 0);
+    }
+    run_result r = RUN(NULL, "parquet", "index", "ds", "-o", "out", "-c", "customer_id", "-j", "3");
+    if (strstr(r.err, "unknown command") || strstr(r.err, "not built")) {
+        run_free(&r);
+        return; /* a CLI built without Parquet support */
+    }
+    expect_ok(&r, "index -j 3 without a limit");
+    cr_assert(strstr(r.err, "wrote 3 of 3 files under out:"), "%s", r.err);
+    cr_assert(strstr(r.err, " of -j 3 files at once (memory budget "), "%s", r.err);
+    run_free(&r);
+    cr_assert(lay_out_cgroup_limit("65536"), "no cgroup v2 line in /proc/self/cgroup");
+    r = RUN(NULL, "parquet", "index", "ds", "-o", "out2", "-c", "customer_id", "-j", "3");
+    unsetenv("BB_CGROUP_ROOT");
+    expect_ok(&r, "index -j 3 with a 64 KiB limit");
+    cr_assert(strstr(r.err, "wrote 3 of 3 files under out2:"), "%s", r.err);
+    cr_assert(strstr(r.err, "at most 1 of -j 3 files at once (memory budget 0.0 MiB)"), "%s",
+              r.err);
+    cr_assert(exists("out2/a.parquet") && exists("out2/b.parquet") && exists("out2/c.parquet"));
+    run_free(&r);
+}

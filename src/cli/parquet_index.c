@@ -40,7 +40,8 @@ static const char usage[] =
     "  -o, --output OUT     the file (dataset: directory) to write (not IN)\n"
     "  -c, --column NAME    a column to index (its dotted path); repeatable\n"
     "  -p, --fpr FPR        false-positive rate of each filter, 0 < FPR < 1 (default 0.01)\n"
-    "  -j, --jobs N         index N files at once (default 1; memory grows with N)\n"
+    "  -j, --jobs N         index up to N files at once (default 1), as many as fit in\n"
+    "                       one memory budget (a quarter of the memory available)\n"
     "  -h, --help           show this help and exit\n"
     "\n"
     "A summary line goes to standard error, and on a terminal a progress line.\n"
@@ -73,7 +74,13 @@ static void count_filters(const char *out, const bb_pq_index_opts *o, size_t *n_
 /* ---- Datasets: many files, -j N threads -------------------------------------------------
  * Each file is indexed on its own (bb_pq_index: its output written atomically), so a failed
  * file loses nothing and the others go on; a worker takes the next file by an atomic
- * counter. Messages and the terminal's progress line are written under one mutex. */
+ * counter. Messages and the terminal's progress line are written under one mutex.
+ *
+ * The jobs share one memory budget, the one that bounds keys held by `build`
+ * (cli_held_keys_budget: a quarter of the memory available): a file starts only when its
+ * worst case fits beside those of the files running, or when none runs (a file over the
+ * budget alone runs alone, as with -j 1), so -j N never takes N times one file's memory past
+ * the budget. */
 
 typedef struct job {
     const cli_pq_inputs *in;
@@ -81,10 +88,41 @@ typedef struct job {
     const bb_pq_index_opts *o;
     atomic_size_t next;
     pthread_mutex_t lock;
+    pthread_cond_t freed;      /* a file's memory went back to the budget */
+    uint64_t budget, reserved; /* bytes: the budget, and the worst cases of the files running */
+    unsigned running, most_running;
     size_t done, failed, filters, row_groups;
     uint64_t bytes;
     bool progress;
 } job;
+
+/* The worst case of one bb_pq_index run beyond its mapped input and pages, from the footer:
+ * the set of distinct hashes of the largest chunk (32 bytes per value: 8-byte hashes, at most
+ * half full) and every chunk's filter, held until the output is written (its split-block
+ * size at FPR for num_values distinct values, rounded up to a power of two, 32 B to 128 MiB).
+ * 0 if the footer cannot be read (bb_pq_index then fails at once, naming why). */
+static uint64_t index_worst_case(const char *path, const bb_pq_index_opts *o) {
+    bb_pq_file *pf;
+    if (bb_pq_open(&pf, path) != BB_OK) return 0;
+    uint64_t set = 0, filters = 0;
+    for (size_t j = 0; j < o->n_columns; j++) {
+        size_t col;
+        if (bb_pq_find_column(pf, o->columns[j], &col) != BB_OK) continue;
+        for (size_t rg = 0; rg < bb_pq_row_groups(pf); rg++) {
+            bb_pq_chunk_info ci;
+            uint64_t bits = 0, bytes = 32;
+            unsigned k;
+            if (bb_pq_chunk(pf, rg, col, &ci) != BB_OK || ci.num_values <= 0) continue;
+            uint64_t v = (uint64_t)ci.num_values;
+            if (v > set / 32) set = v > UINT64_MAX / 32 ? UINT64_MAX : 32 * v;
+            if (bb_size(BB_SPLIT, v, o->fpr, &bits, &k) != BB_OK) bits = UINT64_C(1) << 30;
+            while (bytes < bits / 8 && bytes < (UINT64_C(128) << 20)) bytes *= 2;
+            filters += bytes;
+        }
+    }
+    bb_pq_close(pf);
+    return set > UINT64_MAX - filters ? UINT64_MAX : set + filters;
+}
 
 /* mkdir -p of the directories in path before its last '/'. */
 static bool make_parents(char *path) {
@@ -97,7 +135,19 @@ static bool make_parents(char *path) {
     return true;
 }
 
+/* Wait until `need` fits in the budget beside the files running (or none runs); take it. */
+static void reserve(job *j, uint64_t need) {
+    pthread_mutex_lock(&j->lock);
+    while (j->running && (j->reserved > j->budget || need > j->budget - j->reserved))
+        pthread_cond_wait(&j->freed, &j->lock);
+    j->reserved += need;
+    if (++j->running > j->most_running) j->most_running = j->running;
+    pthread_mutex_unlock(&j->lock);
+}
+
 static void index_one(job *j, const cli_pq_input *f) {
+    uint64_t need = index_worst_case(f->path, j->o);
+    reserve(j, need);
     size_t len = strlen(j->out_dir) + strlen(f->rel) + 2;
     char *out = malloc(len);
     char why[512] = ""; /* bb_pq_index's reason (this thread's bb_last_error), or errno's */
@@ -122,6 +172,9 @@ static void index_one(job *j, const cli_pq_input *f) {
         j->failed++;
     }
     j->done++;
+    j->reserved -= need;
+    j->running--;
+    pthread_cond_broadcast(&j->freed);
     j->filters += n;
     j->row_groups += rgs;
     j->bytes += bytes;
@@ -177,9 +230,12 @@ static int index_dataset(const cli_pq_inputs *in, const char *out_dir, const bb_
                   out_dir);
         return BB_EXIT_RUNTIME;
     }
-    job j = {.in = in, .out_dir = out_dir, .o = o, .progress = isatty(STDERR_FILENO)};
+    job j = {.in = in, .out_dir = out_dir, .o = o, .progress = isatty(STDERR_FILENO),
+             .budget = cli_held_keys_budget()};
     atomic_init(&j.next, 0);
     pthread_mutex_init(&j.lock, NULL);
+    pthread_cond_init(&j.freed, NULL);
+    unsigned asked = threads;
     if (threads > in->n) threads = (unsigned)in->n;
     pthread_t *tids = calloc(threads, sizeof *tids);
     unsigned started = 0;
@@ -188,11 +244,15 @@ static int index_dataset(const cli_pq_inputs *in, const char *out_dir, const bb_
     worker(&j); /* this thread works too */
     for (unsigned t = 0; t < started; t++) pthread_join(tids[t], NULL);
     free(tids);
+    pthread_cond_destroy(&j.freed);
     pthread_mutex_destroy(&j.lock);
     if (cli_progress_open) fputs("\n", stderr), cli_progress_open = false;
+    char budget[48] = "unknown";
+    if (j.budget != SIZE_MAX) snprintf(budget, sizeof budget, "%.1f MiB", j.budget / 1048576.0);
     cli_error("wrote %zu of %zu files under %s: %zu split-block filters in %zu row groups, %"
-              PRIu64 " bytes of bitsets, FPR %g each", j.done - j.failed, in->n, out_dir,
-              j.filters, j.row_groups, j.bytes, o->fpr);
+              PRIu64 " bytes of bitsets, FPR %g each; at most %u of -j %u files at once "
+              "(memory budget %s)", j.done - j.failed, in->n, out_dir, j.filters, j.row_groups,
+              j.bytes, o->fpr, j.most_running, asked, budget);
     return j.failed ? BB_EXIT_RUNTIME : BB_EXIT_OK;
 }
 
