@@ -26,16 +26,17 @@ static int kind_from_name(const char *name, bb_kind *out) {
 }
 
 /* An optional non-negative integer argument; 0 when None. A negative or too large integer is
- * a ValueError naming the argument (the C API's OverflowError "can't convert negative int to
- * unsigned" names neither the argument nor the range); a non-integer stays a TypeError. */
-static int opt_u64(PyObject *o, uint64_t *out, const char *name) {
+ * a ValueError naming the argument and its range, lo .. 2**64 - 1 (the C API's OverflowError
+ * "can't convert negative int to unsigned" names neither); a non-integer stays a TypeError.
+ * lo is what the argument accepts: 1 for a size (0 is refused by check_given), 0 for a seed. */
+static int opt_u64(PyObject *o, uint64_t *out, const char *name, int lo) {
     *out = 0;
     if (!o || o == Py_None) return 0;
     *out = PyLong_AsUnsignedLongLong(o);
     if (*out != (uint64_t)-1 || !PyErr_Occurred()) return 0;
     if (PyErr_ExceptionMatches(PyExc_OverflowError)) {
         PyErr_Clear();
-        PyErr_Format(PyExc_ValueError, "%s must be an integer from 0 to 2**64 - 1", name);
+        PyErr_Format(PyExc_ValueError, "%s must be an integer from %d to 2**64 - 1", name, lo);
     }
     return -1;
 }
@@ -122,9 +123,9 @@ static PyObject *Filter_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
     bb_config c;
     memset(&c, 0, sizeof c);
     uint64_t k64;
-    if (kind_from_name(kind, &c.kind) < 0 || opt_u64(capacity, &c.capacity, "capacity") < 0 ||
-        opt_double(fpr, &c.fpr) < 0 || opt_u64(seed, &c.seed, "seed") < 0 ||
-        opt_u64(bits, &c.bits, "bits") < 0 || opt_u64(k, &k64, "k") < 0 ||
+    if (kind_from_name(kind, &c.kind) < 0 || opt_u64(capacity, &c.capacity, "capacity", 1) < 0 ||
+        opt_double(fpr, &c.fpr) < 0 || opt_u64(seed, &c.seed, "seed", 0) < 0 ||
+        opt_u64(bits, &c.bits, "bits", 1) < 0 || opt_u64(k, &k64, "k", 1) < 0 ||
         opt_double(bpk, &c.bits_per_key) < 0 ||
         opt_double(growth, &c.growth) < 0 || opt_double(tightening, &c.tightening) < 0 ||
         check_given(capacity, (double)c.capacity, "capacity") < 0 ||

@@ -265,6 +265,9 @@ static int prepare_ucs4(bbpy_batch *b, bool little) {
 
 static bool int_code(char c) { return c && strchr("bBhHiIlLqQnN", c); }
 
+/* What a key buffer may hold, said after any format refused (float, bool, complex 'Zd'...). */
+#define KEY_FORMATS "keys are bytes 'Ns', 'Nx', UCS-4 'Nw' or integers"
+
 /* 0 = handled, 1 = not a key buffer (format 'O': iterate instead), -1 = error. */
 static int prepare_buffer(PyObject *x, bool hashes, bbpy_batch *b) {
     if (PyObject_GetBuffer(x, &b->buf, PyBUF_RECORDS_RO) < 0) return -1;
@@ -272,7 +275,8 @@ static int prepare_buffer(PyObject *x, bool hashes, bbpy_batch *b) {
     Py_buffer *v = &b->buf;
     fmt f;
     if (!parse_fmt(v->format, &f)) {
-        PyErr_Format(PyExc_TypeError, "unsupported buffer format '%.40s'", v->format);
+        PyErr_Format(PyExc_TypeError, "unsupported buffer format '%.40s' (" KEY_FORMATS ")",
+                     v->format);
         return -1;
     }
     if (f.code == 'O' && (v->ndim != 1 || hashes || v->itemsize != sizeof(PyObject *)))
@@ -308,8 +312,8 @@ static int prepare_buffer(PyObject *x, bool hashes, bbpy_batch *b) {
     if (f.code == 'w') return prepare_ucs4(b, little);
     if (int_code(f.code)) return little && in_place ? 0 : copy_items(b, little, b->width);
     if (f.code != 's' && f.code != 'x' && f.code != 'c') {
-        PyErr_Format(PyExc_TypeError, "unsupported buffer format '%.40s' (keys are bytes 'Ns', "
-                     "'Nx', UCS-4 'Nw' or integers)", v->format);
+        PyErr_Format(PyExc_TypeError, "unsupported buffer format '%.40s' (" KEY_FORMATS ")",
+                     v->format);
         return -1;
     }
     if (!in_place && copy_items(b, true, b->width) < 0) return -1;
@@ -322,14 +326,19 @@ static int prepare_arrow_array(PyObject *x, bbpy_batch *b) {
     PyObject *t = PyObject_CallMethod(x, "__arrow_c_array__", NULL);
     if (!t) return -1;
     b->capsules = t;
-    if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != 2) {
-        PyErr_SetString(PyExc_TypeError, "__arrow_c_array__ must return (schema, array) capsules");
+    /* Checked before PyCapsule_GetPointer, whose own ValueError ("PyCapsule_GetPointer called
+     * with incorrect name") names neither the object nor the protocol. */
+    if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != 2 ||
+        !PyCapsule_IsValid(PyTuple_GET_ITEM(t, 0), "arrow_schema") ||
+        !PyCapsule_IsValid(PyTuple_GET_ITEM(t, 1), "arrow_array")) {
+        PyErr_Format(PyExc_TypeError, "%.80s.__arrow_c_array__() must return a pair of "
+                     "PyCapsules named 'arrow_schema' and 'arrow_array' (the Arrow PyCapsule "
+                     "interface), not %.80s", Py_TYPE(x)->tp_name, Py_TYPE(t)->tp_name);
         return -1;
     }
     b->schema = PyCapsule_GetPointer(PyTuple_GET_ITEM(t, 0), "arrow_schema");
-    if (!b->schema) return -1;
     b->array = PyCapsule_GetPointer(PyTuple_GET_ITEM(t, 1), "arrow_array");
-    if (!b->array) return -1;
+    if (!b->schema || !b->array) return -1;
     b->shape = BBPY_ARROW_ARRAY;
     b->n = b->array->length > 0 ? (size_t)b->array->length : 0;
     return 0;
@@ -339,6 +348,12 @@ static int prepare_arrow_stream(PyObject *x, bbpy_batch *b) {
     PyObject *c = PyObject_CallMethod(x, "__arrow_c_stream__", NULL);
     if (!c) return -1;
     b->capsules = c;
+    if (!PyCapsule_IsValid(c, "arrow_array_stream")) {
+        PyErr_Format(PyExc_TypeError, "%.80s.__arrow_c_stream__() must return a PyCapsule "
+                     "named 'arrow_array_stream' (the Arrow PyCapsule interface), not %.80s",
+                     Py_TYPE(x)->tp_name, Py_TYPE(c)->tp_name);
+        return -1;
+    }
     b->stream = PyCapsule_GetPointer(c, "arrow_array_stream");
     if (!b->stream) return -1;
     b->shape = BBPY_ARROW_STREAM;

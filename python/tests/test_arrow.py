@@ -128,3 +128,31 @@ def test_bad_arrays_are_refused():
     with pytest.raises(TypeError):
         f.add_many(ah.binary([b"a"], "u"), hashes=True)
     assert bytes(f) == before
+
+
+class _BadArrow:
+    """An __arrow_c_array__ / __arrow_c_stream__ that returns `got` instead of capsules."""
+
+    def __init__(self, got, stream=False):
+        self.got = got
+        if stream:
+            self.__arrow_c_stream__ = lambda requested_schema=None: self.got
+        else:
+            self.__arrow_c_array__ = lambda requested_schema=None: self.got
+
+
+def test_what_is_not_the_capsule_protocol_is_a_type_error_naming_it():
+    # Was CPython's ValueError "PyCapsule_GetPointer called with incorrect name".
+    f = Filter(1000)
+    good = ah.binary([b"a"], "u")
+    schema, array = good.__arrow_c_array__()
+    for got in ((array, schema), (schema, b"x"), ("s", "a"), (schema,), [schema, array], None):
+        with pytest.raises(TypeError, match=r"^_BadArrow\.__arrow_c_array__\(\) must return a "
+                           r"pair of PyCapsules named 'arrow_schema' and 'arrow_array' \(the "
+                           r"Arrow PyCapsule interface\), not "):
+            f.add_many(_BadArrow(got))
+    for got in (schema, "s", None):
+        with pytest.raises(TypeError, match=r"^_BadArrow\.__arrow_c_stream__\(\) must return a "
+                           r"PyCapsule named 'arrow_array_stream'"):
+            f.add_many(_BadArrow(got, stream=True))
+    assert len(f) == 0

@@ -138,13 +138,15 @@ def test_hashes_single():
         f.add_hash(-1)
 
 
-@pytest.mark.parametrize("kw,arg", [(dict(capacity=-1), "capacity"),
-                                    (dict(capacity=2**64), "capacity"),
-                                    (dict(capacity=10, seed=-1), "seed"),
-                                    (dict(bits=-512, k=3), "bits"), (dict(bits=512, k=-1), "k")])
-def test_negative_or_huge_integer_arguments_are_value_errors(kw, arg):
-    # Was OverflowError("can't convert negative int to unsigned"), naming no argument.
-    with pytest.raises(ValueError, match=arg + " must be an integer from 0 to 2"):
+@pytest.mark.parametrize("kw,arg,lo", [(dict(capacity=-1), "capacity", 1),
+                                       (dict(capacity=2**64), "capacity", 1),
+                                       (dict(capacity=10, seed=-1), "seed", 0),
+                                       (dict(bits=-512, k=3), "bits", 1),
+                                       (dict(bits=512, k=-1), "k", 1)])
+def test_negative_or_huge_integer_arguments_are_value_errors(kw, arg, lo):
+    # Was OverflowError("can't convert negative int to unsigned"), naming no argument; the
+    # range starts where the argument does (capacity=0 is refused, seed=0 is not).
+    with pytest.raises(ValueError, match=r"^%s must be an integer from %d to 2\*\*64 - 1$" % (arg, lo)):
         Filter(**kw)
     with pytest.raises(TypeError):
         Filter(capacity="10")
