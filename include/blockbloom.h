@@ -572,6 +572,41 @@ BB_API bb_status bb_contains_hashes(const bb_filter *f, const uint64_t *hashes, 
                                     uint8_t *out, size_t *n_present);
 
 /* ============================================================================================
+ * The library's own threads for batches (src/threads.c)
+ * ========================================================================================== */
+
+/** Largest thread count bb_set_threads accepts. */
+#define BB_MAX_THREADS 256u
+
+/**
+ * Let the batch calls on `f` run on up to n_threads threads: the caller's plus up to
+ * n_threads - 1 that the call starts and joins before it returns. 1 (the default of every
+ * new, loaded, mapped or cloned filter) starts no thread; 0 means the CPUs this process may
+ * run on (sched_getaffinity where there is one, else the online CPUs).
+ *
+ * Honoured by bb_add_hashes, bb_add_batch, bb_add_arrow32/64, bb_add_fixed and their
+ * contains_* counterparts (and so by the Arrow imports that call them). Every kind's
+ * contains batches are split by key range. Adds use the threads for BB_BLOCKED, BB_SPLIT and
+ * BB_SECTORIZED: each thread sets only the keys whose block lies in its own range of cache
+ * lines, so no line is written by two threads and no atomic instruction is needed; classic,
+ * counting and scalable filters add on the caller's thread alone. A batch smaller than a
+ * measured threshold (src/threads.c gives it) runs on the caller's thread alone, and a thread
+ * that cannot be started leaves its share to the threads that could (never a lost key).
+ *
+ * Results are those of one thread: the same out[], *n_present, keys_added and payload bytes
+ * (bit for bit, on every kernel). Every key of a batch add is visible to any contains that
+ * happens after the call returned. The setting belongs to the object: it is not saved in
+ * files and not copied by bb_clone.
+ * @return BB_OK, BB_E_INVAL (NULL f, n_threads > BB_MAX_THREADS).
+ * Needs exclusive access to f, like an add (it may be called on a read-only mapped filter).
+ */
+BB_API bb_status bb_set_threads(bb_filter *f, unsigned n_threads);
+
+/** The thread count of f's batch calls (bb_set_threads, with 0 resolved to the CPU count);
+ *  1 for NULL f. Thread-safe like bb_get_info. */
+BB_API unsigned bb_threads(const bb_filter *f);
+
+/* ============================================================================================
  * Information
  * ========================================================================================== */
 typedef struct bb_info {

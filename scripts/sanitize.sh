@@ -4,8 +4,8 @@
 #   build-asan      BB_SANITIZE=address,undefined  the whole CTest suite (parquet_oracle
 #                   included: DuckDB's files through the sanitized CLI)
 #   build-tsan      BB_SANITIZE=thread             the multi-threaded tests (test_threads,
-#                   test_concurrent, test_conc_private; plain programs there: Criterion
-#                   cannot start under TSan)
+#                   test_concurrent, test_conc_private, test_batch_threads; plain programs
+#                   there: Criterion cannot start under TSan)
 #   build-valgrind  no sanitizer: a CLI build/add/query/info round trip (line and NUL mode,
 #                   blocked and classic) under `valgrind --error-exitcode=1`, once per kernel
 #                   valgrind can run (3.19 has no AVX-512, so BB_ISA picks scalar, avx2, neon)
@@ -80,8 +80,8 @@ targets=("$@")
 for t in "${targets[@]}"; do
   case $t in
   asan) scripts/setup-duckdb.sh && run asan address,undefined ;; # parquet_oracle needs DuckDB
-  # ThreadSanitizer needs every thread-using test: test_threads and test_concurrent.
-  tsan) run tsan thread -R '^test_(threads|concurrent|conc_private)$' ;;
+  # ThreadSanitizer needs every thread-using test (tests/CMakeLists.txt, BB_THREAD_TESTS).
+  tsan) run tsan thread -R '^test_(threads|concurrent|conc_private|batch_threads)$' ;;
   valgrind) valgrind_round_trip ;;
   *) echo "sanitize: unknown target '$t' (asan, tsan or valgrind)" >&2; exit 2 ;;
   esac

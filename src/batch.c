@@ -13,6 +13,9 @@
  * took string batch contains on a 132 MiB filter from 20.4 to 12.8 ns/key (Zen 4, EPYC family
  * 25 model 17) and costs ~1 ns/key on a 1.2 MiB filter, mostly in L2 already, hence the size
  * threshold (prefetch.h; the figures in docs/PERFORMANCE.md, "Kernel notes").
+ *
+ * A filter given threads (bb_set_threads) hands large batches to threads.c: contains by key
+ * range (each part runs the loop below), adds partitioned by line.
  */
 #include "internal.h"
 #include "kernels/prefetch.h"
@@ -57,13 +60,33 @@ bb_status bb_add_hashes(bb_filter *f, const uint64_t *hashes, size_t n) {
     if (s != BB_OK) return s;
     if (n == 0) return BB_OK;
     if (!hashes) return BB_E_INVAL;
+    unsigned t = bb_threads_for(f, n, true);
+    if (t > 1 && bb_threads_add(f, t, NULL, hashes, n)) return BB_OK;
     return add_hashes(f, hashes, n);
+}
+
+/* A validated contains batch: pre-computed hashes h, or the keys of src (contains_part). */
+typedef struct part_job {
+    const bb_filter *f;
+    const uint64_t *h;
+    const bb_keysrc *src;
+    uint8_t *out;
+} part_job;
+
+static size_t contains_part(void *ctx, size_t first, size_t count);
+
+/* The whole batch on this thread, or split among the filter's threads. */
+static size_t contains_all(const part_job *j, size_t n) {
+    unsigned t = bb_threads_for(j->f, n, false);
+    if (t > 1) return bb_threads_contains(t, n, contains_part, (void *)j);
+    return n ? contains_part((void *)j, 0, n) : 0;
 }
 
 bb_status bb_contains_hashes(const bb_filter *f, const uint64_t *hashes, size_t n, uint8_t *out,
                              size_t *n_present) {
     if (!f || (n && (!hashes || !out))) return BB_E_INVAL;
-    size_t hits = n ? contains_hashes(f, hashes, n, out) : 0;
+    part_job j = {.f = f, .h = hashes, .out = out};
+    size_t hits = contains_all(&j, n);
     if (n_present) *n_present = hits;
     return BB_OK;
 }
@@ -123,6 +146,8 @@ static bb_status add_src(bb_filter *f, const bb_keysrc *src, size_t n) {
     bb_status s = check_add(f);
     if (s == BB_OK) s = bb_keysrc_validate(src, n);
     if (s != BB_OK || n == 0) return s;
+    unsigned t = bb_threads_for(f, n, true);
+    if (t > 1 && bb_threads_add(f, t, src, NULL, n)) return BB_OK;
     uint64_t h[2][BB_CHUNK];
     hash_chunk(f, src, 0, chunk_len(n, 0), h[0]);
     for (size_t i = 0, cur = 0; s == BB_OK && i < n; i += BB_CHUNK, cur ^= 1) {
@@ -133,19 +158,30 @@ static bb_status add_src(bb_filter *f, const bb_keysrc *src, size_t n) {
     return s;
 }
 
+/* Keys [first, first + count) of a validated contains batch (the whole batch, or one library
+ * thread's part of it), hashed and tested chunk by chunk. */
+static size_t contains_part(void *ctx, size_t first, size_t count) {
+    const part_job *j = ctx;
+    if (j->h) return contains_hashes(j->f, j->h + first, count, j->out + first);
+    uint64_t h[2][BB_CHUNK];
+    size_t hits = 0;
+    if (count) hash_chunk(j->f, j->src, first, chunk_len(count, 0), h[0]);
+    for (size_t i = 0, cur = 0; i < count; i += BB_CHUNK, cur ^= 1) {
+        if (i + BB_CHUNK < count)
+            hash_chunk(j->f, j->src, first + i + BB_CHUNK, chunk_len(count, i + BB_CHUNK),
+                       h[cur ^ 1]);
+        hits += contains_hashes(j->f, h[cur], chunk_len(count, i), j->out + first + i);
+    }
+    return hits;
+}
+
 static bb_status contains_src(const bb_filter *f, const bb_keysrc *src, size_t n, uint8_t *out,
                               size_t *n_present) {
     if (!f || (n && !out)) return BB_E_INVAL;
     bb_status s = bb_keysrc_validate(src, n);
     if (s != BB_OK) return s;
-    uint64_t h[2][BB_CHUNK];
-    size_t hits = 0;
-    if (n) hash_chunk(f, src, 0, chunk_len(n, 0), h[0]);
-    for (size_t i = 0, cur = 0; i < n; i += BB_CHUNK, cur ^= 1) {
-        if (i + BB_CHUNK < n)
-            hash_chunk(f, src, i + BB_CHUNK, chunk_len(n, i + BB_CHUNK), h[cur ^ 1]);
-        hits += contains_hashes(f, h[cur], chunk_len(n, i), out + i);
-    }
+    part_job j = {.f = f, .src = src, .out = out};
+    size_t hits = contains_all(&j, n);
     if (n_present) *n_present = hits;
     return BB_OK;
 }

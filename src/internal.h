@@ -222,6 +222,8 @@ struct bb_filter {
     /* The locks of striped concurrent adds, made by the first one (concurrent.c); freed
      * with the object. */
     _Atomic(bb_stripes *) stripes;
+    /* bb_set_threads: batch calls may run on this many threads; 0 (calloc) means 1. */
+    unsigned threads;
 };
 
 /* ---- Hashing (hash.c, the only file that includes xxhash.h) ------------------------------ */
@@ -280,7 +282,8 @@ typedef struct bb_kind_ops {
     /** out[i] for h[0 .. n); returns the number of 1s. */
     size_t (*contains_hashes)(const bb_filter *f, const uint64_t *h, size_t n, uint8_t *out);
     /** The memory a key's add or contains touches, for prefetching while a batch is hashed.
-     *  NULL = not worth it (no single line per key). */
+     *  NULL = not worth it (no single line per key). Non-decreasing in h: threads.c cuts a
+     *  batch add into runs of lines by intervals of hashes. */
     const uint8_t *(*line_of)(const bb_filter *f, uint64_t h);
     /** Optional batch form of line_of used while a batch is hashed: prefetch the lines of
      *  h[0 .. n) into L2. One call per group of keys instead of an indirect call per key
@@ -411,6 +414,21 @@ bb_status bb_keysrc_validate(const bb_keysrc *src, size_t n);
 /** hashes[j] = hash alg of key first + j with seed, for j < count. */
 void bb_hash_keys(const bb_keysrc *src, bb_hash_alg alg, uint64_t seed, size_t first,
                   size_t count, uint64_t *hashes);
+
+/* ---- The library's own threads (threads.c) ---------------------------------------------- */
+/** How many threads a batch of n keys into (add) or against f runs on: 1 unless
+ *  bb_set_threads asked for more, the kind's adds can be partitioned by line, and the batch
+ *  is large enough to pay for starting them. */
+unsigned bb_threads_for(const bb_filter *f, size_t n, bool add);
+/** Answers keys [first, first + count) of a contains batch; returns the number of 1s. */
+typedef size_t (*bb_range_fn)(void *ctx, size_t first, size_t count);
+/** Split keys [0, n) among up to t threads (fn on each part) and join them; the 1s' sum. */
+size_t bb_threads_contains(unsigned t, size_t n, bb_range_fn fn, void *ctx);
+/** Add n keys (hashes, or src's keys when hashes is NULL; src validated) on up to t threads,
+ *  partitioned by line, and count them in keys_added. false: nothing was done (no memory for
+ *  the plan), and the caller adds them on its own thread. */
+bool bb_threads_add(bb_filter *f, unsigned t, const bb_keysrc *src, const uint64_t *hashes,
+                    size_t n);
 
 /* ---- Sizing (sizing.c): every layout's model, for the rows ------------------------------- */
 double bb_blocked_fpr_model(double n_keys, uint64_t blocks, unsigned k);
