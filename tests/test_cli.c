@@ -144,6 +144,55 @@ Test(cli, streaming_build_over_several_chunks) {
     free(keys);
 }
 
+Test(cli, jobs_give_the_bytes_and_output_of_one_thread) {
+    /* 300,000 keys: several threads' worth of the library's 2^16 keys per thread, read whole
+     * (one batch) and streamed (-n: chunks of 64K keys per thread). */
+    char *keys = make_keys("keys.txt", "", 300000);
+    const char *kinds[] = {"blocked", "split", "sectorized", "classic"};
+    for (int i = 0; i < 4; i++) {
+        char kind[32];
+        snprintf(kind, sizeof kind, "--kind=%s", kinds[i]);
+        run_result r = RUN(NULL, "build", kind, "-o", "one.bb", "keys.txt");
+        expect_ok(&r, "build");
+        run_free(&r);
+        r = RUN(NULL, "build", kind, "-j", "3", "-o", "three.bb", "keys.txt");
+        expect_ok(&r, "build -j 3");
+        run_free(&r);
+        r = RUN(NULL, "build", kind, "--jobs=2", "-n", "300000", "-o", "streamed.bb",
+                "keys.txt");
+        expect_ok(&r, "build --jobs=2 -n");
+        run_free(&r);
+        size_t n1, n3, ns;
+        char *b1 = read_bytes("one.bb", &n1), *b3 = read_bytes("three.bb", &n3),
+             *bs = read_bytes("streamed.bb", &ns);
+        cr_assert(n1 == n3 && memcmp(b1, b3, n1) == 0, "%s: build -j 3 wrote other bytes",
+                  kinds[i]);
+        cr_assert(n1 == ns && memcmp(b1, bs, n1) == 0, "%s: build -j 2 -n wrote other bytes",
+                  kinds[i]);
+        free(b1);
+        free(b3);
+        free(bs);
+    }
+    /* query: the keys plus as many absent ones, with and without -j. */
+    char *more = make_keys("more.txt", "absent-", 300000);
+    run_result r1 = RUN(NULL, "query", "one.bb", "keys.txt", "more.txt");
+    run_result rj = RUN(NULL, "query", "-j", "0", "one.bb", "keys.txt", "more.txt");
+    expect_ok(&r1, "query");
+    expect_ok(&rj, "query -j 0");
+    cr_assert(strlen(r1.out) > strlen(keys), "query misses keys");
+    cr_assert_str_eq(r1.out, rj.out, "query -j 0 printed other keys");
+    run_free(&r1);
+    run_free(&rj);
+    run_result bad = RUN(NULL, "query", "-j", "x", "one.bb", "keys.txt");
+    expect_fail(&bad, 2, "query -j x");
+    run_free(&bad);
+    bad = RUN(NULL, "build", "--jobs=100000", "-o", "no.bb", "keys.txt");
+    expect_fail(&bad, 2, "build --jobs=100000");
+    run_free(&bad);
+    free(keys);
+    free(more);
+}
+
 /* ==== Key rules ============================================================================== */
 
 Test(cli, crlf_keys_are_stored_without_cr) {

@@ -59,6 +59,8 @@ static const char usage[] =
     "  -0, --null             keys end with NUL instead of newline; nothing is stripped\n"
     "      --max-key-bytes=N  fail (exit 1, no file written) on a key longer than N\n"
     "                         bytes, naming its file and line; default 16777216 (16 MiB)\n"
+    "  -j, --jobs=N           hash and add on N threads (0: one per CPU; default 1); the\n"
+    "                         file is byte for byte the one a single thread writes\n"
     "      --slice=I/N        write only slice I (0-based) of N of the blocked filter:\n"
     "                         its blocks' bytes, no header, in 1/N of the memory; needs -n.\n"
     "                         The N slice files concatenated are the filter's payload\n"
@@ -86,7 +88,8 @@ static const struct option long_opts[] = {
     {"pow2", no_argument, NULL, OPT_POW2},      {"fold-to", required_argument, NULL, OPT_FOLD_TO},
     {"help", no_argument, NULL, 'h'},           {"keys", required_argument, NULL, OPT_KEYS},
     {"skip-invalid", no_argument, NULL, OPT_SKIP_INVALID},
-    {"max-key-bytes", required_argument, NULL, OPT_MAX_KEY}, {NULL, 0, NULL, 0}};
+    {"max-key-bytes", required_argument, NULL, OPT_MAX_KEY},
+    {"jobs", required_argument, NULL, 'j'},     {NULL, 0, NULL, 0}};
 
 typedef struct build_opts {
     bb_config cfg;
@@ -114,7 +117,7 @@ static int add_chunk(bb_filter *f, const cli_keybuf *kb) {
 int cli_add_stream(bb_filter *f, cli_keyreader *r, cli_keybuf *kb) {
     bool done = false;
     while (!done) {
-        int st = cli_keyreader_fill(r, kb, CLI_CHUNK_KEYS, CLI_CHUNK_BYTES, &done);
+        int st = cli_keyreader_fill(r, kb, cli_chunk_keys(f), CLI_CHUNK_BYTES, &done);
         if (st == BB_EXIT_OK) st = add_chunk(f, kb);
         if (st != BB_EXIT_OK) return st;
     }
@@ -282,6 +285,7 @@ static int parse_value(int c, const char *arg, build_opts *o) {
     case OPT_KEYS: return cli_parse_keys("build", arg, &o->keys);
     case OPT_SKIP_INVALID: o->skip_invalid = true; break;
     case OPT_MAX_KEY: return cli_parse_max_key("build", arg);
+    case 'j': return cli_parse_jobs("build", arg);
     case 'n': ok = cli_parse_count(arg, 1, UINT64_MAX, &o->cfg.capacity); break;
     case 'p': ok = cli_parse_double(arg, 0.0, 1.0, &o->cfg.fpr); break;
     case OPT_BPK: ok = cli_parse_double(arg, 0.0, (double)BB_MAX_BITS, &o->cfg.bits_per_key); break;
@@ -304,7 +308,7 @@ static int parse_value(int c, const char *arg, build_opts *o) {
 static int parse_args(int argc, char **argv, build_opts *o) {
     memset(o, 0, sizeof *o);
     int c;
-    while ((c = getopt_long(argc, argv, "o:n:p:0h", long_opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "o:n:p:0hj:", long_opts, NULL)) != -1) {
         int st = BB_EXIT_OK;
         switch (c) {
         case 'o': o->out = optarg; break;
@@ -355,7 +359,10 @@ static int parse_args(int argc, char **argv, build_opts *o) {
 
 static int create(const bb_config *cfg, bb_filter **f) {
     bb_status s = bb_create(f, cfg);
-    if (s == BB_OK) return BB_EXIT_OK;
+    if (s == BB_OK) {
+        cli_use_jobs(*f);
+        return BB_EXIT_OK;
+    }
     if (s == BB_E_TOO_LARGE)
         cli_error("cannot create the filter: too large: it would need more than 2^56 bits "
                   "(8 PiB), the largest filter; ask for fewer keys (-n), a larger -p or fewer bits per key");

@@ -202,6 +202,16 @@ typedef struct cli_keyreader {
  *  error after its message. */
 int cli_parse_max_key(const char *cmd, const char *text);
 
+/** `-j/--jobs N` of `cmd` (build, query): the batch calls of the filter the command then
+ *  uses run on N threads (0: one per CPU; bb_set_threads). One setting per process, as
+ *  --max-key-bytes. Returns BB_EXIT_OK, or the usage error after its message. */
+int cli_parse_jobs(const char *cmd, const char *text);
+/** Give f the -j setting (nothing without -j). */
+void cli_use_jobs(bb_filter *f);
+/** Keys per streamed chunk for f: CLI_CHUNK_KEYS per thread of its batch calls, so that each
+ *  thread's share of a chunk stays what one thread gets without -j. */
+size_t cli_chunk_keys(const bb_filter *f);
+
 #define CLI_PROGRESS_EVERY 1000000u
 
 /* Streaming chunks (add, build -n, query): 64K keys amortise each batch call and keep its

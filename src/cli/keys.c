@@ -49,6 +49,26 @@ int cli_parse_max_key(const char *cmd, const char *text) {
     return BB_EXIT_OK;
 }
 
+/* ---- Threads of the batch calls (-j) --------------------------------------------------------- */
+
+static unsigned jobs = 1;
+
+int cli_parse_jobs(const char *cmd, const char *text) {
+    uint64_t v;
+    if (!cli_parse_count(text, 0, BB_MAX_THREADS, &v))
+        return cli_usage_error(cmd, "invalid value '%s' for -j/--jobs: expected a number of "
+                               "threads from 1 to %u, or 0 for one per CPU", text,
+                               BB_MAX_THREADS);
+    jobs = (unsigned)v;
+    return BB_EXIT_OK;
+}
+
+void cli_use_jobs(bb_filter *f) {
+    if (jobs != 1) bb_set_threads(f, jobs); /* 0..BB_MAX_THREADS: cannot fail */
+}
+
+size_t cli_chunk_keys(const bb_filter *f) { return CLI_CHUNK_KEYS * bb_threads(f); }
+
 /* ---- The memory held keys may take ---------------------------------------------------------- */
 
 /* Linux lets a buffer grow past the machine's memory (overcommit), so holding every key of an

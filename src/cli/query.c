@@ -34,6 +34,8 @@ static const char usage[] =
     "  -0, --null          keys end with NUL instead of newline; nothing is stripped\n"
     "      --max-key-bytes=N  fail on a key longer than N bytes, as 'blockbloom build'\n"
     "                      (default 16777216, 16 MiB)\n"
+    "  -j, --jobs=N        hash and test on N threads (0: one per CPU; default 1); the\n"
+    "                      output is the same as with one\n"
     "      --keys=KIND     lines are URLs, host names, addresses or 5-tuples (url,\n"
     "                      domain, cidr, 5tuple) tested as 'build --keys' stored them;\n"
     "                      default: the kind the filter was built with\n"
@@ -58,6 +60,7 @@ static const struct option long_opts[] = {
     {"keys", required_argument, NULL, OPT_KEYS}, {"show-match", no_argument, NULL, 'o'},
     {"pcap", required_argument, NULL, OPT_PCAP}, {"match", required_argument, NULL, OPT_MATCH},
     {"max-key-bytes", required_argument, NULL, OPT_MAX_KEY},
+    {"jobs", required_argument, NULL, 'j'},
     {NULL, 0, NULL, 0}};
 
 /* -q's exit status is grep's, so `if blockbloom query -q ...` reads as in shell scripts;
@@ -85,7 +88,8 @@ static void print_keys(const cli_keybuf *kb, const uint8_t *present, uint8_t wan
  * first key that would be printed, as grep -q does. */
 static int run_query(const bb_filter *f, const query_opts *o, cli_keyreader *r, cli_keybuf *kb,
                      const char *prefix, uint64_t *count) {
-    uint8_t *present = malloc(CLI_CHUNK_KEYS);
+    size_t chunk = cli_chunk_keys(f);
+    uint8_t *present = malloc(chunk);
     if (!present) {
         cli_error("out of memory");
         return BB_EXIT_RUNTIME;
@@ -96,7 +100,7 @@ static int run_query(const bb_filter *f, const query_opts *o, cli_keyreader *r, 
         /* A failed fill (a key over the limit, a read error) keeps the whole keys before
          * the failure in kb: they are answered and printed before the error ends the run,
          * as grep prints the lines before a read error (docs/CLI.md "query"). */
-        st = cli_keyreader_fill(r, kb, CLI_CHUNK_KEYS, CLI_CHUNK_BYTES, &done);
+        st = cli_keyreader_fill(r, kb, chunk, CLI_CHUNK_BYTES, &done);
         if (st != BB_EXIT_OK && !kb->n) break;
         size_t hits = 0;
         bb_status s = bb_contains_arrow64(f, kb->data, kb->off, kb->n, present, &hits);
@@ -116,7 +120,7 @@ static int run_query(const bb_filter *f, const query_opts *o, cli_keyreader *r, 
 static int parse_args(int argc, char **argv, query_opts *o) {
     *o = (query_opts){0};
     int c;
-    while ((c = getopt_long(argc, argv, "vcqH0ho", long_opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "vcqH0hoj:", long_opts, NULL)) != -1) {
         int st = BB_EXIT_OK;
         switch (c) {
         case 'v': o->invert = true; break;
@@ -130,6 +134,7 @@ static int parse_args(int argc, char **argv, query_opts *o) {
         case OPT_PCAP: o->net.pcap = optarg; break;
         case OPT_MATCH: o->net.match = optarg; break;
         case OPT_MAX_KEY: st = cli_parse_max_key("query", optarg); break;
+        case 'j': st = cli_parse_jobs("query", optarg); break;
         default: return cli_bad_option("query");
         }
         if (st != BB_EXIT_OK) return st;
@@ -193,6 +198,7 @@ int bb_cmd_query(int argc, char **argv) {
         hint_show_match(&o, path, argc - optind > 0 ? argv[optind] : NULL);
         return o.quiet ? QUIET_ERROR : st;
     }
+    cli_use_jobs(f);
     if (o.net.pcap || cli_uses_net_keys(f, &o.net)) {
         if (o.quiet || o.with_name) {
             bb_free(f);
