@@ -406,7 +406,44 @@ INFO_GETTER(cardinality_estimate, PyFloat_FromDouble(i.cardinality_estimate))
 INFO_GETTER(read_only, PyBool_FromLong(i.read_only))
 #undef INFO_GETTER
 
+/* The threads of the batch calls (bb_set_threads): a change to the object, so the writer's
+ * lock; no batch call of another Python thread is inside the filter meanwhile. */
+static PyObject *get_threads(FilterObject *self, void *closure) {
+    (void)closure;
+    bbpy_lock_read_gil(self);
+    unsigned n = bb_threads(self->f);
+    bbpy_unlock(self);
+    return PyLong_FromUnsignedLong(n);
+}
+
+static int set_threads(FilterObject *self, PyObject *value, void *closure) {
+    (void)closure;
+    if (!value) {
+        PyErr_SetString(PyExc_AttributeError, "threads cannot be deleted (set 1 instead)");
+        return -1;
+    }
+    unsigned long n = PyLong_AsUnsignedLong(value);
+    if (n == (unsigned long)-1 && PyErr_Occurred()) return -1;
+    if (n > BB_MAX_THREADS) {
+        PyErr_Format(PyExc_ValueError, "threads must be 0 (one per CPU) to %u, not %lu",
+                     BB_MAX_THREADS, n);
+        return -1;
+    }
+    bbpy_lock_write_gil(self);
+    bb_status s = bb_set_threads(self->f, (unsigned)n);
+    bbpy_unlock(self);
+    if (s != BB_OK) {
+        bbpy_error(s, NULL, NULL);
+        return -1;
+    }
+    return 0;
+}
+
 static PyGetSetDef getset[] = {
+    {"threads", (getter)get_threads, (setter)set_threads, "Threads the batch calls (add_many,\n"
+     "contains_many and the Arrow and numpy paths) may run on: 1 (the default) runs them on\n"
+     "the calling thread; 0 sets one per CPU. Results are the same as with one thread\n"
+     "(bb_set_threads).", NULL},
     {"kind", (getter)get_kind, NULL, "The kind, one of blockbloom.KINDS.", NULL},
     {"bits", (getter)get_bits, NULL, "Size in bits (cells for 'counting'; the sum of the\n"
      "sub-filters for 'scalable').", NULL},

@@ -204,3 +204,35 @@ def test_arrow_methods_needing_pyarrow_fall_back():
     f = Filter(100)
     f.add_many(PandasLike())
     assert b"a" in f and f.contains_many(PandasLike()).all()
+
+
+@pytest.mark.parametrize("kind", ["blocked", "split", "sectorized", "classic"])
+def test_threads_give_the_bytes_and_answers_of_one(kind):
+    # 300,000 keys: more than the library's 2^16 keys per thread, so three threads run.
+    keys = np.array([b"t-%d" % i for i in range(300000)], dtype="S12")
+    one, many = Filter(200000, kind=kind, seed=3), Filter(200000, kind=kind, seed=3)
+    assert one.threads == 1
+    many.threads = 3
+    assert many.threads == 3
+    one.add_many(keys[:200000])
+    many.add_many(keys[:200000])
+    hashes = np.arange(1, 150001, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+    one.add_many(hashes, hashes=True)
+    many.add_many(hashes, hashes=True)
+    assert bytes(one) == bytes(many)
+    assert len(one) == len(many) == 350000
+    got = many.contains_many(keys)
+    assert got.tolist() == one.contains_many(keys).tolist()
+    assert got[:200000].all() and not got[200000:].all()
+
+
+def test_threads_setting_is_checked():
+    f = Filter(1000)
+    f.threads = 0
+    assert f.threads >= 1
+    with pytest.raises(ValueError):
+        f.threads = 100000
+    with pytest.raises(OverflowError):
+        f.threads = -1
+    with pytest.raises(AttributeError):
+        del f.threads
