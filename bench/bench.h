@@ -123,8 +123,10 @@ typedef enum series_type {
     S_FLOOR_XXH3,  /* hashing alone */
     S_FLOOR_XXH3_GROUPED, /* the library's batch hashing alone (grouped by length class) */
     S_FLOOR_LINE,  /* one random line read per key */
-    S_THREADS      /* batch contains of a blocked filter from several threads (read-only),
+    S_THREADS,     /* batch contains of a blocked filter from several threads (read-only),
                     * and concurrent adds of pre-hashed keys split among as many threads */
+    S_JOBS         /* the blocked filter of one kernel with the library's own threads
+                    * (bb_set_threads): batch adds and contains from one caller thread */
 } series_type;
 
 typedef enum metric {
@@ -150,8 +152,8 @@ extern const char *const metric_names[M_COUNT];
 typedef struct series {
     char name[48];
     series_type type;
-    bb_isa isa;           /* S_BLOCKED, S_SPLIT, S_SECTORIZED, S_THREADS */
-    int threads;          /* S_THREADS */
+    bb_isa isa;           /* S_BLOCKED, S_SPLIT, S_SECTORIZED, S_THREADS, S_JOBS */
+    int threads;          /* S_THREADS, S_JOBS */
     bool concurrent;      /* S_BLOCKED: also measure M_ADD_CONC (every kernel's series) */
     bb_isa conc_isa;      /* S_THREADS: the kernel of its concurrent adds (the dispatched add's) */
     uint64_t seed;

@@ -37,6 +37,17 @@ static const series *find_type(const size_run *r, series_type t, bb_isa isa) {
 
 static double val(const series *s, metric m) { return s ? s->value[m] : NAN; }
 
+/* The S_JOBS series with `threads` threads (1: the wall-clock reference), or with more than
+ * one (threads 0). */
+static const series *find_jobs(const size_run *r, int threads) {
+    for (size_t i = 0; i < r->nseries; i++) {
+        const series *s = &r->series[i];
+        if (s->type == S_JOBS && !s->skip && (threads ? s->threads == threads : s->threads > 1))
+            return s;
+    }
+    return NULL;
+}
+
 static void add_target(target *t, size_t *nt, const char *id, const char *size, double value,
                        double limit, bool at_most, const char *what) {
     if (*nt >= MAX_TARGETS || !isfinite(value)) return;
@@ -136,6 +147,20 @@ static size_t targets(const size_run *runs, size_t nruns, bb_isa best, bb_isa ad
         if (th)
             add_target(t, &nt, "C", sz, val(bc, M_ADD_CONC) / th->cpu_value[M_ADD_CONC], 1.0,
                        false, "same, by the threads' CPU time (cores not shared)");
+        /* The library's own threads (bb_set_threads) against one thread, both by wall time
+         * (-j1), and against the same kernel's one thread by its CPU time. */
+        const series *j = find_jobs(r, 0), *j1 = find_jobs(r, 1),
+                     *bj = j ? best_blocked(r, j->isa) : NULL;
+        static const metric jm[] = {M_ADD, M_ADD_HASH, M_BATCH_STR, M_BATCH_HASH};
+        static const char *const jwhat[] = {"string batch add", "pre-hashed batch add",
+                                            "string batch contains", "pre-hashed batch contains"};
+        for (size_t q = 0; q < sizeof jm / sizeof *jm; q++) {
+            char what[120];
+            snprintf(what, sizeof what, "-jN / -j1 throughput (wall), %s (>= 1)", jwhat[q]);
+            add_target(t, &nt, "J", sz, val(j1, jm[q]) / val(j, jm[q]), 1.0, false, what);
+            snprintf(what, sizeof what, "-jN wall / 1-thread cpu, %s", jwhat[q]);
+            add_target(t, &nt, "J", sz, val(bj, jm[q]) / val(j, jm[q]), 1.0, false, what);
+        }
         split_targets(r, best, t, &nt);
     }
     return nt;
@@ -306,7 +331,7 @@ void report_table(const size_run *runs, size_t nruns, const machine *m, const be
                 printf("%-28s skipped: %s\n", s->name, s->skip_why);
                 continue;
             }
-            print_row(s, s->type == S_THREADS ? " wall" : "", s->value);
+            print_row(s, s->type == S_THREADS || s->type == S_JOBS ? " wall" : "", s->value);
             if (s->type == S_THREADS) print_row(s, " cpu", s->cpu_value);
         }
         print_dispatch(r, o);

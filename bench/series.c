@@ -66,6 +66,10 @@ bool series_create(series *s, uint64_t n, double fpr, uint64_t seed, uint64_t li
         ok = create_filter(s, &s->conc_f, BB_BLOCKED, n, fpr, seed);
     switch (s->type) {
     case S_BLOCKED: ok = ok && create_bb(s, BB_BLOCKED, n, fpr, seed); break;
+    case S_JOBS:
+        ok = create_bb(s, BB_BLOCKED, n, fpr, seed) &&
+             bb_set_threads(s->f, (unsigned)s->threads) == BB_OK;
+        break;
     case S_SPLIT: ok = create_bb(s, BB_SPLIT, n, fpr, seed); break;
     case S_SECTORIZED: ok = create_bb(s, BB_SECTORIZED, n, fpr, seed); break;
     case S_CLASSIC: ok = create_bb(s, BB_CLASSIC, n, fpr, seed); break;
@@ -125,7 +129,7 @@ void series_clear(series *s, metric m) {
 
 void series_select(const series *s) {
     if (s->type == S_BLOCKED || s->type == S_SPLIT || s->type == S_SECTORIZED ||
-        s->type == S_THREADS)
+        s->type == S_THREADS || s->type == S_JOBS)
         bb_set_isa(s->isa);
 }
 
@@ -142,6 +146,9 @@ bool series_has(const series *s, metric m) {
     case S_FLOOR_XXH3_GROUPED: return m == M_BATCH_STR;
     case S_FLOOR_LINE: return m == M_BATCH_HASH || m == M_LOOP || m == M_CHAIN;
     case S_THREADS: return m == M_BATCH_STR || m == M_BATCH_HASH || m == M_ADD_CONC;
+    case S_JOBS:
+        return m == M_ADD || m == M_ADD_HASH || m == M_BATCH_STR || m == M_BATCH_HASH ||
+               m == M_PRESENT;
     }
     return false;
 }
@@ -169,6 +176,7 @@ size_t series_contains(series *s, const keyset *ks, size_t first, size_t count, 
     size_t hits = 0;
     switch (s->type) {
     case S_BLOCKED:
+    case S_JOBS:
     case S_SPLIT:
     case S_SECTORIZED:
     case S_CLASSIC: bb_contains_batch(s->f, keys, lens, count, out, &hits); break;
