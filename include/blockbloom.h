@@ -597,13 +597,22 @@ BB_API bb_status bb_contains_hashes(const bb_filter *f, const uint64_t *hashes, 
  * (bit for bit, on every kernel). Every key of a batch add is visible to any contains that
  * happens after the call returned. The setting belongs to the object: it is not saved in
  * files and not copied by bb_clone.
- * @return BB_OK, BB_E_INVAL (NULL f, n_threads > BB_MAX_THREADS).
- * Needs exclusive access to f, like an add (it may be called on a read-only mapped filter).
+ * Thread-safety: changes f, like an add (it may be called on a read-only mapped filter).
+ *
+ * @param f          the filter. Not NULL.
+ * @param n_threads  threads per batch call, 0 .. BB_MAX_THREADS; 0: the usable CPUs (at
+ *                   most BB_MAX_THREADS).
+ * @return BB_OK; BB_E_INVAL (NULL f, n_threads > BB_MAX_THREADS).
  */
 BB_API bb_status bb_set_threads(bb_filter *f, unsigned n_threads);
 
-/** The thread count of f's batch calls (bb_set_threads, with 0 resolved to the CPU count);
- *  1 for NULL f. Thread-safe like bb_get_info. */
+/**
+ * The thread count of f's batch calls (bb_set_threads, with 0 resolved to the CPU count).
+ * Thread-safety: reads f.
+ *
+ * @param f  the filter; NULL allowed.
+ * @return 1 .. BB_MAX_THREADS; 1 for NULL f.
+ */
 BB_API unsigned bb_threads(const bb_filter *f);
 
 /* ============================================================================================
