@@ -1,14 +1,14 @@
 # SPDX-License-Identifier: MIT
-"""The Python examples of README.md and docs/PYTHON.md run as written: every ```python block
-is saved as a script and run by this interpreter in an empty directory, one process each
-(so each block must stand alone, as a reader pastes it). Lines "#> TEXT" in a block are its
-output, as in the README's shell examples: the script's standard output must be exactly
-those lines. A block right after a line "<!-- not run: REASON -->" is skipped (the Arrow
-example needs pyarrow, which Debian 12 does not package); at least one block of each file
-must run, so an emptied or renamed section fails here. A block right after
-"<!-- needs redis-server -->" runs on a redis-server started for it on a free loopback port,
-which replaces the block's 127.0.0.1:6379 (skipped when redis-server is not installed or the
-package was built without hiredis)."""
+"""The Python examples of README.md and of docs/ (PYTHON.md and any other document with one) run as
+written: every ```python block is saved as a script and run by this interpreter in an empty
+directory, one process each (so each block must stand alone, as a reader pastes it). Lines "#>
+TEXT" in a block are its output, as in the README's shell examples: the script's standard output
+must be exactly those lines. A block right after a line "<!-- not run: REASON -->" is skipped
+(the Arrow example needs pyarrow, which Debian 12 does not package); at least one block of each
+file must run, so an emptied or renamed section fails here. A block right after "<!-- needs
+redis-server -->" runs on a redis-server started for it on a free loopback port, which replaces
+the block's 127.0.0.1:6379 (skipped when redis-server is not installed or the package was built
+without hiredis)."""
 import os
 import re
 import shutil
@@ -24,6 +24,13 @@ ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
 BLOCK = re.compile(r"^(<!-- (?:not run: [^\n]*|needs redis-server) -->\n)?```python\n(.*?)^```$",
                    re.S | re.M)
 MIN_BLOCKS = {"README.md": 1, "docs/PYTHON.md": 3}
+# Any other document of docs/ with a ```python block runs too.
+for _name in sorted(os.listdir(os.path.join(ROOT, "docs"))):
+    _doc = "docs/" + _name
+    if _name.endswith(".md") and _doc not in MIN_BLOCKS:
+        with open(os.path.join(ROOT, _doc), encoding="utf-8") as _f:
+            if "\n```python\n" in _f.read():
+                MIN_BLOCKS[_doc] = 1
 
 
 def blocks(doc):
