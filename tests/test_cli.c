@@ -173,8 +173,24 @@ Test(cli, jobs_give_the_bytes_and_output_of_one_thread) {
         free(b3);
         free(bs);
     }
-    /* query: the keys plus as many absent ones, with and without -j. */
+    /* add: into copies of one filter, with and without -j. */
     char *more = make_keys("more.txt", "absent-", 300000);
+    for (int j = 0; j < 2; j++) {
+        run_result r = RUN(NULL, "build", "-n", "600000", "-o", j ? "addj.bb" : "add1.bb",
+                           "keys.txt");
+        expect_ok(&r, "build -n");
+        run_free(&r);
+        r = j ? RUN(NULL, "add", "-j", "2", "addj.bb", "more.txt")
+              : RUN(NULL, "add", "add1.bb", "more.txt");
+        expect_ok(&r, j ? "add -j 2" : "add");
+        run_free(&r);
+    }
+    size_t na1, naj;
+    char *a1 = read_bytes("add1.bb", &na1), *aj = read_bytes("addj.bb", &naj);
+    cr_assert(na1 == naj && memcmp(a1, aj, na1) == 0, "add -j 2 wrote other bytes");
+    free(a1);
+    free(aj);
+    /* query: the keys plus as many absent ones, with and without -j. */
     run_result r1 = RUN(NULL, "query", "one.bb", "keys.txt", "more.txt");
     run_result rj = RUN(NULL, "query", "-j", "0", "one.bb", "keys.txt", "more.txt");
     expect_ok(&r1, "query");

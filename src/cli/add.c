@@ -22,6 +22,7 @@ static const char usage[] =
     "  -0, --null             keys end with NUL instead of newline; nothing is stripped\n"
     "      --max-key-bytes=N  fail on a key longer than N bytes, as 'blockbloom build'\n"
     "                         (default 16777216, 16 MiB)\n"
+    "  -j, --jobs=N           hash and add on N threads, as 'blockbloom build'\n"
     "  -h, --help             show this help and exit\n"
     "\n"
     "A summary goes to standard error. Exit status: 0 success, 1 error, 2 usage error.\n";
@@ -42,6 +43,7 @@ static int add_keys(const char *path, char *const *files, size_t n_files, bool n
     bb_filter *f;
     bb_status s = bb_load(&f, path);
     if (s != BB_OK) return cli_lib_error("cannot load filter", path, s, errno);
+    cli_use_jobs(f);
     bb_key_scheme ks = {0};
     bb_get_key_scheme(f, &ks);
     int st = ks.keys ? cli_net_add(f, files, n_files) /* built with --keys (netkeys.c) */
@@ -53,7 +55,7 @@ static int add_keys(const char *path, char *const *files, size_t n_files, bool n
 
 int bb_cmd_add(int argc, char **argv) {
     cli_simple_opts o = {0};
-    int st0 = cli_parse_simple("add", usage, "0m", argc, argv, &o);
+    int st0 = cli_parse_simple("add", usage, "0mj", argc, argv, &o);
     if (st0 >= 0) return st0;
     if (optind >= argc) return cli_usage_error("add", "missing FILTER (the filter file)");
     const char *path = argv[optind++];

@@ -278,10 +278,11 @@ int cli_parse_simple(const char *cmd, const char *usage, const char *allowed, in
     static const struct { struct option opt; char letter; } all[] = {
         {{"null", no_argument, NULL, '0'}, '0'},
         {{"output", required_argument, NULL, 'o'}, 'o'},
-        {{"json", no_argument, NULL, OPT_JSON}, 'j'},
-        {{"max-key-bytes", required_argument, NULL, OPT_MAX_KEY}, 'm'}};
+        {{"json", no_argument, NULL, OPT_JSON}, 'J'},
+        {{"max-key-bytes", required_argument, NULL, OPT_MAX_KEY}, 'm'},
+        {{"jobs", required_argument, NULL, 'j'}, 'j'}};
     struct option longs[sizeof all / sizeof *all + 2];
-    char shorts[8] = "h";
+    char shorts[12] = "h";
     size_t nl = 0, ns = 1;
     for (size_t i = 0; i < sizeof all / sizeof *all; i++) {
         if (!strchr(allowed, all[i].letter)) continue;
@@ -301,6 +302,9 @@ int cli_parse_simple(const char *cmd, const char *usage, const char *allowed, in
         case OPT_JSON: o->json = true; break;
         case OPT_MAX_KEY:
             if ((st = cli_parse_max_key(cmd, optarg)) != BB_EXIT_OK) return st;
+            break;
+        case 'j':
+            if ((st = cli_parse_jobs(cmd, optarg)) != BB_EXIT_OK) return st;
             break;
         case 'h': help = true; break;
         default: return cli_bad_option(cmd);

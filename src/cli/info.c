@@ -148,7 +148,7 @@ static int describe(const char *path, bool json) {
 
 int bb_cmd_info(int argc, char **argv) {
     cli_simple_opts o = {0};
-    int st0 = cli_parse_simple("info", usage, "j", argc, argv, &o);
+    int st0 = cli_parse_simple("info", usage, "J", argc, argv, &o);
     if (st0 >= 0) return st0;
     if (optind >= argc) return cli_usage_error("info", "missing FILTER (the filter file)");
     if (argc - optind > 1)

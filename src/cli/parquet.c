@@ -201,7 +201,7 @@ static int describe(const char *path, bool json) {
 
 static int cmd_info(int argc, char **argv) {
     cli_simple_opts o = {0};
-    int st = cli_parse_simple("parquet info", info_usage, "j", argc, argv, &o);
+    int st = cli_parse_simple("parquet info", info_usage, "J", argc, argv, &o);
     if (st >= 0) return st;
     if (optind >= argc) return cli_usage_error("parquet info", "missing FILE (a Parquet file)");
     cli_pq_inputs in;
