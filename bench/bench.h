@@ -26,6 +26,7 @@
 /* ---- Clocks and statistics (timing.c) ------------------------------------------------------ */
 double now_ns(void);                 /* CLOCK_MONOTONIC */
 double cpu_ns(void);                 /* CLOCK_THREAD_CPUTIME_ID: this thread's CPU time */
+double process_cpu_ns(void);         /* CLOCK_PROCESS_CPUTIME_ID: all threads' CPU time */
 void tick_calibrate(void);           /* measures the tick rate once (TSC on x86) */
 uint64_t tick_now(void);             /* fenced TSC read on x86, else now_ns */
 void tick_fence(void);               /* no later instruction starts before earlier ones end */
@@ -178,7 +179,9 @@ typedef struct series {
     int nreps[M_COUNT];
     double value[M_COUNT]; /* median of reps, NaN if not measured */
     /* S_THREADS: value[] is wall time / all keys; cpu_value[] is the slowest thread's CPU
-     * time / all keys, what the wall time would be if the threads had their cores alone. */
+     * time / all keys, what the wall time would be if the threads had their cores alone.
+     * S_JOBS: value[] is wall time / key; cpu_value[] the CPU time of all the process's
+     * threads (the library's too) / key: the work, which other processes' load leaves be. */
     double cpu_reps[M_COUNT][64];
     double cpu_value[M_COUNT];
 } series;

@@ -101,7 +101,8 @@ static void finish(series *s) {
         memcpy(tmp, s->reps[m], sizeof tmp);
         s->value[m] = s->nreps[m] ? median(tmp, (size_t)s->nreps[m]) : NAN;
         memcpy(tmp, s->cpu_reps[m], sizeof tmp);
-        s->cpu_value[m] = s->nreps[m] && s->type == S_THREADS ? median(tmp, (size_t)s->nreps[m]) : NAN;
+        bool has_cpu = s->type == S_THREADS || s->type == S_JOBS;
+        s->cpu_value[m] = s->nreps[m] && has_cpu ? median(tmp, (size_t)s->nreps[m]) : NAN;
     }
 }
 
@@ -205,8 +206,10 @@ static double time_add(series *s, metric m, const keyset *ks, const uint64_t *h,
         w[i] = (worker){.job = add_job, .s = s, .m = m, .ks = ks, .hashes = h, .first = a,
                         .count = e - a};
     }
+    double p0 = process_cpu_ns();
     double wall = run_threads(w, nt, cpu);
-    return threads || s->type == S_JOBS ? wall : *cpu; /* S_JOBS: the library's threads too */
+    if (s->type == S_JOBS) *cpu = process_cpu_ns() - p0; /* the library's threads too */
+    return threads || s->type == S_JOBS ? wall : *cpu;
 }
 
 /* Where measure_adds sums the times of series i, metric m, repetition rep. */
@@ -394,9 +397,11 @@ static double time_metric(series *s, metric m, const queries *q, size_t iters, u
     }
     /* S_JOBS: the calls' own threads work too, so the time is the wall's. */
     double (*clock)(void) = s->type == S_JOBS ? now_ns : cpu_ns;
-    double t0 = clock();
+    double keys = (double)iters * (double)q->count, p0 = process_cpu_ns(), t0 = clock();
     for (size_t it = 0; it < iters; it++) *hits = run_once(s, m, q, 0, out);
-    return (clock() - t0) / ((double)iters * (double)q->count);
+    double t = clock() - t0;
+    if (s->type == S_JOBS) note_cpu(s, m, (process_cpu_ns() - p0) / keys);
+    return t / keys;
 }
 
 /* No false negatives, and every kernel answers the same. */

@@ -160,6 +160,10 @@ static size_t targets(const size_run *runs, size_t nruns, bb_isa best, bb_isa ad
             add_target(t, &nt, "J", sz, val(j1, jm[q]) / val(j, jm[q]), 1.0, false, what);
             snprintf(what, sizeof what, "-jN wall / 1-thread cpu, %s", jwhat[q]);
             add_target(t, &nt, "J", sz, val(bj, jm[q]) / val(j, jm[q]), 1.0, false, what);
+            /* Not a target: the work the threads add (1.0 = none), which load leaves be. */
+            snprintf(what, sizeof what, "-j1 / -jN CPU of all threads, %s (reference)", jwhat[q]);
+            add_target(t, &nt, "J*", sz, j1 && j ? j1->cpu_value[jm[q]] / j->cpu_value[jm[q]] : NAN,
+                       1.0, false, what);
         }
         split_targets(r, best, t, &nt);
     }
@@ -315,7 +319,9 @@ void report_table(const size_run *runs, size_t nruns, const machine *m, const be
     printf("clocks: cpu = this thread's CPU time (CLOCK_THREAD_CPUTIME_ID) around each timed call,\n"
            "so time slices given to other processes do not count; tsc = fenced TSC reads (wall) "
            "around\ngroups of 8 fenced calls; '-xN wall' rows: CLOCK_MONOTONIC from the first "
-           "thread's start to\nthe last one's end; '-xN cpu' rows: the slowest thread's CPU time\n");
+           "thread's start to\nthe last one's end; '-xN cpu' rows: the slowest thread's CPU time; "
+           "'-jN wall' rows:\nCLOCK_MONOTONIC around each call (the library's own N threads); "
+           "'-jN cpu all' rows: the\nCPU time of all threads (CLOCK_PROCESS_CPUTIME_ID)\n");
     for (size_t i = 0; i < nruns; i++) {
         const size_run *r = &runs[i];
         printf("\n%s: n = %llu (blocked filter fits %s here; mean key %.1f bytes; %.1f s; "
@@ -333,6 +339,7 @@ void report_table(const size_run *runs, size_t nruns, const machine *m, const be
             }
             print_row(s, s->type == S_THREADS || s->type == S_JOBS ? " wall" : "", s->value);
             if (s->type == S_THREADS) print_row(s, " cpu", s->cpu_value);
+            if (s->type == S_JOBS) print_row(s, " cpu all", s->cpu_value);
         }
         print_dispatch(r, o);
     }
