@@ -17,13 +17,19 @@ redis_cleanup() {
 }
 trap redis_cleanup EXIT INT TERM
 
-# Random ports in 20000..44999 until one and its +10000 bus port accept no connection
-# (bash's /dev/tcp; no python on a minimal Debian). Start each server before asking for the
+# Random ports below the kernel's ephemeral range (ip_local_port_range, 32768 by default),
+# with their +10000 bus ports below it too, until one and its bus port accept no connection
+# (bash's /dev/tcp; no python on a minimal Debian). A port in the ephemeral range may be
+# the source port of any client's connection at the moment redis-server binds it, which
+# makes the bind fail while nothing listens there. Start each server before asking for the
 # next port: a listening port is then seen as taken.
 free_port() {
-  local p
+  local p lo=32768 span
+  read -r lo _ </proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || lo=32768
+  span=$((lo - 10000 - 10000)) # ports 10000 .. lo - 10001, bus ports 20000 .. lo - 1
+  ((span >= 1000)) || span=1000
   while :; do
-    p=$((20000 + RANDOM % 25000))
+    p=$((10000 + RANDOM % span))
     (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null && continue
     (exec 3<>"/dev/tcp/127.0.0.1/$((p + 10000))") 2>/dev/null && continue
     echo "$p"
