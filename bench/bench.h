@@ -255,7 +255,7 @@ typedef struct op_choice {
     const series *fastest;  /* the kernel series with the smallest value[m] */
 } op_choice;
 #define MAX_OP_CHOICES 24
-size_t op_choices(const size_run *r, const bench_opts *o, op_choice *out);
+size_t op_choices(const size_run *r, op_choice *out);
 /* "blocked" or "split". */
 const char *op_kind_name(series_type kind);
 

@@ -9,10 +9,9 @@
  * set, bb_contains_hash in a loop and the single bb_contains call (lat_p50). The inline view
  * loops are left out: a caller's compiler builds them, no dispatch chooses them.
  *
- * The chosen kernel: blocked adds run on the add dispatch (bb_isa_name_for(BB_OP_ADD)),
- * everything else on the contains dispatch; the split kind picks its kernel from the contains
- * dispatch for adds and lookups alike (kinds/split.c), and has no AVX-512 kernel, so either
- * AVX-512 kernel (avx512, avx512gfni) there means its AVX2 kernel.
+ * The chosen kernel is the library's answer for the automatic choice (bb_isa_kernel): per
+ * kind and operation, so a kind whose layout borrows another ISA's kernel (the AVX-512 rows'
+ * split-block filters run the AVX2 one) is compared with the series of the kernel that runs.
  */
 #include "bench.h"
 
@@ -25,16 +24,18 @@ static const metric split_ops[] = {M_ADD,       M_ADD_HASH,   M_PRESENT, M_ABSEN
 
 const char *op_kind_name(series_type kind) { return kind == S_SPLIT ? "split" : "blocked"; }
 
-static bb_isa chosen_isa(series_type kind, metric m, const bench_opts *o) {
-    bool add = m == M_ADD || m == M_ADD_HASH || m == M_ADD_CONC;
-    if (kind == S_BLOCKED) return add ? o->add_isa : o->best_isa;
-    bool avx512 = o->best_isa == BB_ISA_AVX512 || o->best_isa == BB_ISA_AVX512GFNI;
-    return avx512 ? BB_ISA_AVX2 : o->best_isa;
+/* The main() of the benchmark selects the automatic choice before any series is made. */
+static bb_isa chosen_isa(series_type kind, metric m) {
+    bb_op op = m == M_ADD_CONC                 ? BB_OP_ADD_CONCURRENT
+               : m == M_ADD || m == M_ADD_HASH ? BB_OP_ADD
+                                               : BB_OP_CONTAINS;
+    bb_isa isa = BB_ISA_SCALAR;
+    bb_isa_kernel(BB_ISA_AUTO, kind == S_SPLIT ? BB_SPLIT : BB_BLOCKED, op, &isa);
+    return isa;
 }
 
-static void fill(const size_run *r, series_type kind, metric m, const bench_opts *o,
-                 op_choice *c) {
-    *c = (op_choice){.kind = kind, .m = m, .chosen_isa = chosen_isa(kind, m, o)};
+static void fill(const size_run *r, series_type kind, metric m, op_choice *c) {
+    *c = (op_choice){.kind = kind, .m = m, .chosen_isa = chosen_isa(kind, m)};
     for (size_t i = 0; i < r->nseries; i++) {
         const series *s = &r->series[i];
         if (s->type != kind || s->skip || !isfinite(s->value[m])) continue;
@@ -45,11 +46,11 @@ static void fill(const size_run *r, series_type kind, metric m, const bench_opts
     if (c->chosen && c->chosen->value[m] <= c->fastest->value[m]) c->fastest = c->chosen;
 }
 
-size_t op_choices(const size_run *r, const bench_opts *o, op_choice *out) {
+size_t op_choices(const size_run *r, op_choice *out) {
     size_t n = 0;
     for (size_t i = 0; i < sizeof blocked_ops / sizeof *blocked_ops; i++)
-        fill(r, S_BLOCKED, blocked_ops[i], o, &out[n++]);
+        fill(r, S_BLOCKED, blocked_ops[i], &out[n++]);
     for (size_t i = 0; i < sizeof split_ops / sizeof *split_ops; i++)
-        fill(r, S_SPLIT, split_ops[i], o, &out[n++]);
+        fill(r, S_SPLIT, split_ops[i], &out[n++]);
     return n;
 }

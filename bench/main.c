@@ -21,7 +21,10 @@
 #include <string.h>
 
 #define MAX_SIZES 8
-#define MAX_SERIES 24 /* 17 on an AVX-512 x86: 4 blocked, 2 split, 3 sectorized kernels, 8 others */
+/* Series of a size: one per kernel of each of the three kinds with kernels (at most three per
+ * ISA of the library's table; 9 on an AVX-512 x86) and the 8 others made below (classic,
+ * libbloom, three floors, threads, -j1 and -jN). */
+#define MAX_SERIES (3 * bb_isa_count() + 8)
 
 static void usage(FILE *fp) {
     fputs("usage: blockbloom-bench [options]   (also: blockbloom bench [options])\n"
@@ -234,34 +237,34 @@ static series *add_series(size_run *r, const cli *c, series_type t, bb_isa isa, 
     return s;
 }
 
+/* Whether native ISA `isa` has a kernel of its own for `kind` (not one it borrows from another
+ * row of the library's table, which that row's series already times). */
+static bool own_kernel(bb_isa isa, bb_kind kind) {
+    bb_isa k;
+    return bb_isa_kernel(isa, kind, BB_OP_CONTAINS, &k) == BB_OK && k == isa;
+}
+
+/* One series per kernel: the native ISAs of the library's table (bb_isa_at, scalar first),
+ * so a new row is timed with no edit here. */
 static void make_series(size_run *r, const cli *c) {
-    static const bb_isa native[] = {BB_ISA_SCALAR, BB_ISA_AVX2, BB_ISA_AVX512, BB_ISA_AVX512GFNI,
-#if defined(__aarch64__)
-                                    BB_ISA_NEON
-#endif
-    };
+    static const struct {
+        series_type type;
+        bb_kind kind;
+        const char *prefix;
+    } per_kernel[] = {{S_BLOCKED, BB_BLOCKED, "blocked"},
+                      {S_SPLIT, BB_SPLIT, "split"},
+                      {S_SECTORIZED, BB_SECTORIZED, "sectorized"}};
     char name[48];
     r->series = calloc(MAX_SERIES, sizeof *r->series);
-    for (size_t i = 0; i < sizeof native / sizeof *native; i++) {
-        if (!bb_isa_available(native[i])) continue;
-        snprintf(name, sizeof name, "blocked-%s", bb_isa_to_string(native[i]));
-        series *s = add_series(r, c, S_BLOCKED, native[i], name);
-        if (s) s->concurrent = true; /* every operation on every kernel (the dispatch check) */
-    }
-    for (size_t i = 0; i < sizeof native / sizeof *native; i++) {
-        /* The split kernels: scalar, AVX2 (both AVX-512 kernels use it too), NEON. */
-        if (!bb_isa_available(native[i]) || native[i] == BB_ISA_AVX512 ||
-            native[i] == BB_ISA_AVX512GFNI)
-            continue;
-        snprintf(name, sizeof name, "split-%s", bb_isa_to_string(native[i]));
-        add_series(r, c, S_SPLIT, native[i], name);
-    }
-    for (size_t i = 0; i < sizeof native / sizeof *native; i++) {
-        /* The sectorized kernels: scalar, AVX2, AVX-512 (avx512gfni machines run it), NEON. */
-        if (!bb_isa_available(native[i]) || native[i] == BB_ISA_AVX512GFNI) continue;
-        snprintf(name, sizeof name, "sectorized-%s", bb_isa_to_string(native[i]));
-        add_series(r, c, S_SECTORIZED, native[i], name);
-    }
+    for (size_t t = 0; t < sizeof per_kernel / sizeof *per_kernel; t++)
+        for (size_t i = 0; i < bb_isa_count(); i++) {
+            bb_isa isa = bb_isa_at(i);
+            if (!bb_isa_native(isa) || !own_kernel(isa, per_kernel[t].kind)) continue;
+            snprintf(name, sizeof name, "%s-%s", per_kernel[t].prefix, bb_isa_to_string(isa));
+            series *s = add_series(r, c, per_kernel[t].type, isa, name);
+            /* every operation on every blocked kernel (the dispatch check) */
+            if (s && per_kernel[t].type == S_BLOCKED) s->concurrent = true;
+        }
     add_series(r, c, S_CLASSIC, 0, "classic");
     add_series(r, c, S_LIBBLOOM, 0, "libbloom");
     add_series(r, c, S_FLOOR_XXH3, 0, "floor-xxh3");

@@ -68,10 +68,12 @@ static const series *best_blocked(const size_run *r, bb_isa best) {
     return s ? s : find_type(r, S_BLOCKED, BB_ISA_AUTO);
 }
 
-/* The split series of the kernel the library picks (AVX-512 machines run the AVX2 one). */
+/* The split series of the kernel that serves split-block lookups when `best` is selected
+ * (the library's answer: a layout may borrow another ISA's kernel). */
 static const series *best_split(const size_run *r, bb_isa best) {
-    bool avx512 = best == BB_ISA_AVX512 || best == BB_ISA_AVX512GFNI;
-    const series *s = find_type(r, S_SPLIT, avx512 ? BB_ISA_AVX2 : best);
+    bb_isa isa = best;
+    bb_isa_kernel(best, BB_SPLIT, BB_OP_CONTAINS, &isa);
+    const series *s = find_type(r, S_SPLIT, isa);
     return s ? s : find_type(r, S_SPLIT, BB_ISA_AUTO);
 }
 
@@ -175,10 +177,9 @@ static size_t targets(const size_run *runs, size_t nruns, bb_isa best, bb_isa ad
  * run (choice.c); a ratio up to 1.05 is within the spread of repeated runs here. 8.2-8.6 as
  * the issue states them; 8.7 (the CLI) is measured outside the benchmark (README). */
 
-static void dispatch_targets(const size_run *r, const bench_opts *o, const char *sz, target *t,
-                             size_t *nt) {
+static void dispatch_targets(const size_run *r, const char *sz, target *t, size_t *nt) {
     op_choice c[MAX_OP_CHOICES];
-    size_t n = op_choices(r, o, c);
+    size_t n = op_choices(r, c);
     for (size_t i = 0; i < n; i++) {
         if (!c[i].chosen || !c[i].fastest) continue;
         char what[120];
@@ -199,7 +200,7 @@ static size_t targets8(const size_run *runs, size_t nruns, const bench_opts *o, 
                      *th = find_type(r, S_THREADS, 0);
         char sz[16];
         snprintf(sz, sizeof sz, "n=%llu", (unsigned long long)r->n);
-        dispatch_targets(r, o, sz, t, &nt);
+        dispatch_targets(r, sz, t, &nt);
         add_target(t, &nt, "8.2", sz, val(ba, M_ADD) / val(b, M_BATCH_STR), 1.2, true,
                    "batch add / batch contains, string keys (50/50 mix)");
         add_target(t, &nt, "8.2", sz, val(ba, M_ADD_HASH) / val(b, M_BATCH_HASH), 1.2, true,
@@ -277,9 +278,9 @@ static void print_clock_row(void) {
 }
 
 /* Per operation: the kernel dispatch chose, the fastest one measured, and whether they differ. */
-static void print_dispatch(const size_run *r, const bench_opts *o) {
+static void print_dispatch(const size_run *r) {
     op_choice c[MAX_OP_CHOICES];
-    size_t n = op_choices(r, o, c);
+    size_t n = op_choices(r, c);
     bool header = false;
     for (size_t i = 0; i < n; i++) {
         if (!c[i].fastest) continue;
@@ -341,7 +342,7 @@ void report_table(const size_run *runs, size_t nruns, const machine *m, const be
             if (s->type == S_THREADS) print_row(s, " cpu", s->cpu_value);
             if (s->type == S_JOBS) print_row(s, " cpu all", s->cpu_value);
         }
-        print_dispatch(r, o);
+        print_dispatch(r);
     }
     if (!o->targets) return;
     target t[MAX_TARGETS];
@@ -445,9 +446,9 @@ static void json_clocks(FILE *fp) {
 }
 
 /* ", "dispatch": [...]": choice.c's list of one size. */
-static void json_dispatch(FILE *fp, const size_run *r, const bench_opts *o) {
+static void json_dispatch(FILE *fp, const size_run *r) {
     op_choice c[MAX_OP_CHOICES];
-    size_t n = op_choices(r, o, c);
+    size_t n = op_choices(r, c);
     fputs(",\n      \"dispatch\": [", fp);
     for (size_t i = 0, first = 1; i < n; i++) {
         if (!c[i].fastest) continue;
@@ -492,7 +493,7 @@ bool report_json(const char *path, const size_run *runs, size_t nruns, const mac
             fputs(j + 1 < r->nseries ? ",\n" : "\n", fp);
         }
         fputs("      ]", fp);
-        json_dispatch(fp, r, o);
+        json_dispatch(fp, r);
         fprintf(fp, "}%s\n", i + 1 < nruns ? "," : "");
     }
     target t[MAX_TARGETS];

@@ -1020,20 +1020,81 @@ BB_API bb_status bb_set_isa(bb_isa isa);
  */
 BB_API const char *bb_isa_name(void);
 
-/** Operations whose kernel is chosen separately (bb_isa_name_for). */
-typedef enum bb_op { BB_OP_CONTAINS = 0, BB_OP_ADD = 1 } bb_op;
+/** Operations whose kernel is chosen separately (bb_isa_name_for, bb_isa_kernel).
+ *  BB_OP_ADD_CONCURRENT: bb_add_hashes_concurrent and the other concurrent adds. */
+typedef enum bb_op { BB_OP_CONTAINS = 0, BB_OP_ADD = 1, BB_OP_ADD_CONCURRENT = 2 } bb_op;
 
 /**
- * The kernel that runs an operation now. With BB_ISA_AUTO the kernels are chosen per
- * operation: the widest available, except on CPUs where a narrower one was measured faster
- * for that operation (src/dispatch.c lists them); with bb_set_isa(isa) or BB_ISA every
- * operation runs on that one kernel.
+ * The kernel that runs an operation on blocked filters now. With BB_ISA_AUTO the kernels are
+ * chosen per operation: the widest available, except on CPUs where a narrower one was
+ * measured faster for that operation (src/dispatch.c lists them); with bb_set_isa(isa) or
+ * BB_ISA every operation runs on that one ISA's kernels. Other kinds: bb_isa_kernel.
  * Thread-safety: any thread, any time.
  *
- * @param op  BB_OP_CONTAINS or BB_OP_ADD.
+ * @param op  BB_OP_CONTAINS, BB_OP_ADD or BB_OP_ADD_CONCURRENT.
  * @return the kernel's name ("scalar", ...), a static string; NULL for an unknown op.
  */
 BB_API const char *bb_isa_name_for(bb_op op);
+
+/**
+ * How many ISAs this build has: the rows of the library's ISA table, whether this CPU can run
+ * them or not. With bb_isa_at, for code that runs or times every kernel, so that a new ISA
+ * needs no list of its own:
+ *     for (size_t i = 0; i < bb_isa_count(); i++) if (bb_isa_available(bb_isa_at(i))) ...
+ * Thread-safety: any thread, any time.
+ *
+ * @return at least 5 (the pinned bb_isa values other than BB_ISA_AUTO).
+ */
+BB_API size_t bb_isa_count(void);
+
+/**
+ * The ISA of row i of the walk: BB_ISA_SCALAR (the reference kernel) first, then from the
+ * narrowest to the widest.
+ * Thread-safety: any thread, any time.
+ *
+ * @param i  any value.
+ * @return the ISA for i < bb_isa_count(); BB_ISA_AUTO otherwise.
+ */
+BB_API bb_isa bb_isa_at(size_t i);
+
+/**
+ * Whether a kernel runs natively on this CPU: available, and one the automatic choice may
+ * take. "neon" is available on every processor (SIMDe's portable code stands in for it, for
+ * tests) but native on AArch64 only, so only native kernels' timings say anything.
+ * Thread-safety: any thread, any time.
+ *
+ * @param isa  any value.
+ * @return true if native; false otherwise, for BB_ISA_AUTO and for unknown values.
+ */
+BB_API bool bb_isa_native(bb_isa isa);
+
+/**
+ * What every operation is put on now: the ISA of the last bb_set_isa (or of BB_ISA).
+ * Thread-safety: any thread, any time.
+ *
+ * @return that ISA, or BB_ISA_AUTO for the automatic choice.
+ */
+BB_API bb_isa bb_isa_selected(void);
+
+/**
+ * Which ISA's kernel runs an operation on filters of a kind when an ISA is selected. It may
+ * be another ISA than the selected one: a layout without a kernel of every ISA runs another's
+ * (the AVX-512 ISAs run the AVX2 split-block kernel, NEON the scalar concurrent add).
+ * Classic and counting filters, and the concurrent adds of split, sectorized and classic
+ * ones, have no SIMD kernel: portable code, reported as BB_ISA_SCALAR; scalable filters run
+ * their blocked sub-filters' kernels. bb_isa_kernel(bb_isa_selected(), ...) is what runs now.
+ * Thread-safety: any thread, any time.
+ *
+ * @param isa   the selection asked about (as for bb_set_isa), or BB_ISA_AUTO for the
+ *              automatic choice.
+ * @param kind  the kind of filter.
+ * @param op    BB_OP_CONTAINS, BB_OP_ADD or BB_OP_ADD_CONCURRENT.
+ * @param out   receives the ISA. Not NULL.
+ * @return BB_OK; BB_E_INVAL (NULL out, or an unknown kind, op or isa); BB_E_UNSUPPORTED
+ *         (isa not available on this CPU or build, or a kind without that operation:
+ *         scalable and counting filters have no concurrent adds).
+ */
+BB_API bb_status bb_isa_kernel(bb_isa isa, bb_kind kind, bb_op op, bb_isa *out);
 
 /**
  * Name of a kernel, as BB_ISA and the CLI's --isa spell it.

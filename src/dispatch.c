@@ -320,10 +320,51 @@ bb_status bb_set_isa(bb_isa isa) {
 const char *bb_isa_name(void) { return bb_dispatch_active()->contains->name; }
 
 const char *bb_isa_name_for(bb_op op) {
+    bb_isa isa;
+    if (bb_isa_kernel(bb_isa_selected(), BB_BLOCKED, op, &isa) != BB_OK) return NULL;
+    return bb_isa_to_string(isa);
+}
+
+/* ---- The table, read from outside ----------------------------------------------------------
+ * Tests, the benchmark, the demo and the CLI walk the ISAs and ask which kernel serves a
+ * kind from here, so that a new row is tested, fuzzed and timed with no list to edit. The
+ * walk is the table backwards: scalar (the reference, its last row) first. */
+size_t bb_isa_count(void) { return N_ISA_ROWS; }
+
+bb_isa bb_isa_at(size_t i) {
+    return i < N_ISA_ROWS ? isa_rows[N_ISA_ROWS - 1 - i].isa : BB_ISA_AUTO;
+}
+
+bool bb_isa_native(bb_isa isa) {
+    const isa_row *r = available_row(isa);
+    return r && r->automatic;
+}
+
+bb_isa bb_isa_selected(void) {
     const bb_dispatch *d = bb_dispatch_active();
-    switch (op) {
-    case BB_OP_CONTAINS: return d->contains->name;
-    case BB_OP_ADD: return d->add->name;
+    return d == &automatic ? BB_ISA_AUTO : isa_rows[d - single].isa;
+}
+
+bb_status bb_isa_kernel(bb_isa isa, bb_kind kind, bb_op op, bb_isa *out) {
+    const bb_kind_ops *row = bb_kind_row(kind);
+    if (!out || !row || (op != BB_OP_CONTAINS && op != BB_OP_ADD && op != BB_OP_ADD_CONCURRENT) ||
+        (isa != BB_ISA_AUTO && !row_of(isa)))
+        return BB_E_INVAL;
+    const bb_dispatch *d = isa == BB_ISA_AUTO ? automatic_choice() : single_of(isa);
+    if (!d) return BB_E_UNSUPPORTED;
+    if (op == BB_OP_ADD_CONCURRENT && !row->add_striped)
+        /* no concurrent adds, or the kind's own atomic ORs (atomic_bits.h): portable code */
+        return row->add_concurrent ? (*out = BB_ISA_SCALAR, BB_OK) : BB_E_UNSUPPORTED;
+    switch (row->layout) {
+    case BB_LAYOUT_BLOCKED:
+        *out = op == BB_OP_CONTAINS ? d->contains->isa
+               : op == BB_OP_ADD    ? d->add->isa
+                                    : d->conc->isa;
+        return BB_OK;
+    case BB_LAYOUT_SPLIT: *out = d->split->isa; return BB_OK;
+    case BB_LAYOUT_SECTORIZED: *out = d->sect->isa; return BB_OK;
+    case BB_LAYOUT_PORTABLE: break;
     }
-    return NULL;
+    *out = BB_ISA_SCALAR; /* no kernels: portable code, which the scalar name stands for */
+    return BB_OK;
 }

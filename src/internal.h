@@ -244,6 +244,15 @@ uint64_t bb_hash_bytes(bb_hash_alg alg, const void *key, size_t len, uint64_t se
  * (object.c, fill.c), the math (sizing.c), hashing (hash.c) and the kernels; a row may use
  * another row below it (scalable builds on blocked), never the generic files. So the object
  * helpers read only a row's data fields (block_bits, cell_bits), never its functions. */
+/** The kernel column of dispatch.c's ISA table a kind's adds and lookups run on; portable:
+ *  none, plain C (classic, counting). */
+typedef enum bb_layout {
+    BB_LAYOUT_PORTABLE = 0,
+    BB_LAYOUT_BLOCKED,
+    BB_LAYOUT_SPLIT,
+    BB_LAYOUT_SECTORIZED
+} bb_layout;
+
 typedef struct bb_kind_ops {
     bb_kind kind;
     const char *name;
@@ -258,6 +267,7 @@ typedef struct bb_kind_ops {
     unsigned flags;       /* bb_config.flags the generic create accepts (BB_POW2_BYTES) */
     bool foldable;        /* bit payload, multiply-shift block index: bb_fold halves it */
     bb_hash_alg hash;     /* how keys become hashes */
+    bb_layout layout;     /* whose kernels serve its adds and lookups (dispatch.c's columns) */
 
     /* Sizing: this layout's functions from sizing.c; the public wrappers (filter.c) check
      * the arguments first (capacity >= 1, 0 < p < 1, 1 <= k <= BB_MAX_K, bits >= 1 and a

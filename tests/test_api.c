@@ -570,11 +570,12 @@ Test(api, clone_and_clear) {
 Test(api, isa_selection) {
     const char *name = bb_isa_name();
     bool known = false;
-    for (size_t i = 0; i < TU_N_ISAS; i++) known |= strcmp(name, bb_isa_to_string(tu_isas[i])) == 0;
+    for (size_t i = 0; i < bb_isa_count(); i++)
+        known |= strcmp(name, bb_isa_to_string(bb_isa_at(i))) == 0;
     cr_assert(known, "bb_isa_name() = '%s'", name);
     unsigned unavailable = 0;
-    for (size_t i = 0; i < TU_N_ISAS; i++) {
-        bb_isa isa = tu_isas[i], back;
+    for (size_t i = 0; i < bb_isa_count(); i++) {
+        bb_isa isa = bb_isa_at(i), back;
         cr_assert_eq(bb_isa_from_string(bb_isa_to_string(isa), &back), BB_OK);
         cr_assert_eq(back, isa);
         if (bb_isa_available(isa)) {
@@ -593,6 +594,101 @@ Test(api, isa_selection) {
     cr_assert_eq(bb_set_isa(BB_ISA_AUTO), BB_OK);
     cr_assert_eq(bb_set_isa((bb_isa)99), BB_E_INVAL);
     cr_assert_eq(bb_isa_from_string("sse9", &(bb_isa){0}), BB_E_INVAL);
+}
+
+/* The walk of the ISA table: every pinned ISA once, scalar first, BB_ISA_AUTO past the end;
+ * native means available and not emulated (NEON off AArch64). */
+Test(api, isa_walk) {
+    static const bb_isa pinned[] = {BB_ISA_SCALAR, BB_ISA_AVX2, BB_ISA_AVX512, BB_ISA_NEON,
+                                    BB_ISA_AVX512GFNI};
+    size_t n = bb_isa_count();
+    cr_assert_geq(n, sizeof pinned / sizeof *pinned);
+    cr_assert_eq(bb_isa_at(0), BB_ISA_SCALAR);
+    cr_assert_eq(bb_isa_at(n), BB_ISA_AUTO);
+    cr_assert_eq(bb_isa_at(SIZE_MAX), BB_ISA_AUTO);
+    for (size_t p = 0; p < sizeof pinned / sizeof *pinned; p++) {
+        size_t seen = 0;
+        for (size_t i = 0; i < n; i++) seen += bb_isa_at(i) == pinned[p];
+        cr_assert_eq(seen, 1, "%s appears %zu times in the walk", bb_isa_to_string(pinned[p]),
+                     seen);
+    }
+    for (size_t i = 0; i < n; i++) {
+        bb_isa isa = bb_isa_at(i);
+        cr_assert_neq(isa, BB_ISA_AUTO);
+        cr_assert_str_neq(bb_isa_to_string(isa), "unknown");
+        cr_assert(!bb_isa_native(isa) || bb_isa_available(isa), "%s", bb_isa_to_string(isa));
+    }
+    cr_assert(bb_isa_native(BB_ISA_SCALAR));
+    cr_assert(!bb_isa_native(BB_ISA_AUTO) && !bb_isa_native((bb_isa)99));
+#if defined(__aarch64__)
+    cr_assert(bb_isa_native(BB_ISA_NEON));
+#else
+    cr_assert(bb_isa_available(BB_ISA_NEON) && !bb_isa_native(BB_ISA_NEON), "emulated NEON");
+#endif
+}
+
+/* Which kernel serves each kind: the facts of the ISA table, written out here (not read from
+ * it), for every ISA this CPU has, and what bb_isa_selected reports after bb_set_isa. */
+static bb_isa kernel_of(bb_isa isa, bb_kind kind, bb_op op) {
+    bb_isa out = (bb_isa)99;
+    bb_status st = bb_isa_kernel(isa, kind, op, &out);
+    cr_assert_eq(st, BB_OK, "bb_isa_kernel(%s, %s, %d): %s", bb_isa_to_string(isa),
+                 bb_kind_name(kind), (int)op, bb_strerror(st));
+    return out;
+}
+
+Test(api, isa_kernel_per_kind) {
+    for (size_t i = 0; i < bb_isa_count(); i++) {
+        bb_isa isa = bb_isa_at(i);
+        if (!tu_use_isa(isa)) {
+            cr_assert_eq(bb_isa_kernel(isa, BB_BLOCKED, BB_OP_CONTAINS, &(bb_isa){0}),
+                         BB_E_UNSUPPORTED);
+            continue;
+        }
+        cr_assert_eq(bb_isa_selected(), isa);
+        for (int op = BB_OP_CONTAINS; op <= BB_OP_ADD_CONCURRENT; op++)
+            for (bb_kind kind = BB_BLOCKED; kind <= BB_SECTORIZED; kind++) {
+                bb_isa k;
+                if (bb_isa_kernel(isa, kind, op, &k) == BB_OK)
+                    cr_assert(bb_isa_available(k), "%s runs on unavailable %s",
+                              bb_isa_to_string(isa), bb_isa_to_string(k));
+            }
+        cr_assert_eq(kernel_of(isa, BB_BLOCKED, BB_OP_CONTAINS), isa);
+        cr_assert_eq(kernel_of(isa, BB_BLOCKED, BB_OP_ADD), isa);
+        if (isa > BB_ISA_AVX512GFNI) continue; /* an ISA newer than this test: no facts here */
+        bool avx512 = isa == BB_ISA_AVX512 || isa == BB_ISA_AVX512GFNI;
+        for (int op = BB_OP_CONTAINS; op <= BB_OP_ADD; op++) {
+            cr_assert_eq(kernel_of(isa, BB_SCALABLE, op), isa);
+            cr_assert_eq(kernel_of(isa, BB_SPLIT, op), avx512 ? BB_ISA_AVX2 : isa);
+            cr_assert_eq(kernel_of(isa, BB_SECTORIZED, op),
+                         isa == BB_ISA_AVX512GFNI ? BB_ISA_AVX512 : isa);
+            cr_assert_eq(kernel_of(isa, BB_CLASSIC, op), BB_ISA_SCALAR);
+            cr_assert_eq(kernel_of(isa, BB_COUNTING, op), BB_ISA_SCALAR);
+        }
+        cr_assert_eq(kernel_of(isa, BB_BLOCKED, BB_OP_ADD_CONCURRENT),
+                     isa == BB_ISA_NEON ? BB_ISA_SCALAR : isa);
+        cr_assert_eq(kernel_of(isa, BB_SPLIT, BB_OP_ADD_CONCURRENT), BB_ISA_SCALAR);
+        cr_assert_eq(kernel_of(isa, BB_SECTORIZED, BB_OP_ADD_CONCURRENT), BB_ISA_SCALAR);
+        cr_assert_eq(kernel_of(isa, BB_CLASSIC, BB_OP_ADD_CONCURRENT), BB_ISA_SCALAR);
+        cr_assert_eq(bb_isa_kernel(isa, BB_SCALABLE, BB_OP_ADD_CONCURRENT, &(bb_isa){0}),
+                     BB_E_UNSUPPORTED);
+        cr_assert_eq(bb_isa_kernel(isa, BB_COUNTING, BB_OP_ADD_CONCURRENT, &(bb_isa){0}),
+                     BB_E_UNSUPPORTED);
+        cr_assert_str_eq(bb_isa_name_for(BB_OP_ADD_CONCURRENT),
+                         bb_isa_to_string(kernel_of(isa, BB_BLOCKED, BB_OP_ADD_CONCURRENT)));
+    }
+    cr_assert_eq(bb_set_isa(BB_ISA_AUTO), BB_OK);
+    cr_assert_eq(bb_isa_selected(), BB_ISA_AUTO);
+    /* The automatic choice: blocked operations as bb_isa_name_for reports them. */
+    cr_assert_str_eq(bb_isa_to_string(kernel_of(BB_ISA_AUTO, BB_BLOCKED, BB_OP_CONTAINS)),
+                     bb_isa_name_for(BB_OP_CONTAINS));
+    cr_assert_str_eq(bb_isa_to_string(kernel_of(BB_ISA_AUTO, BB_BLOCKED, BB_OP_ADD)),
+                     bb_isa_name_for(BB_OP_ADD));
+    bb_isa out;
+    cr_assert_eq(bb_isa_kernel(BB_ISA_SCALAR, BB_BLOCKED, BB_OP_ADD, NULL), BB_E_INVAL);
+    cr_assert_eq(bb_isa_kernel((bb_isa)99, BB_BLOCKED, BB_OP_ADD, &out), BB_E_INVAL);
+    cr_assert_eq(bb_isa_kernel(BB_ISA_SCALAR, (bb_kind)99, BB_OP_ADD, &out), BB_E_INVAL);
+    cr_assert_eq(bb_isa_kernel(BB_ISA_SCALAR, BB_BLOCKED, (bb_op)7, &out), BB_E_INVAL);
 }
 
 /* BB_ISA is read once, at the first use of a kernel. A forked child that has not used one
@@ -623,10 +719,10 @@ static void child_isa(const char *env, char *name, size_t cap) {
 Test(api, bb_isa_environment_override) {
     char automatic[32], got[32];
     child_isa(NULL, automatic, sizeof automatic);
-    for (size_t i = 0; i < TU_N_ISAS; i++) {
-        const char *want = bb_isa_to_string(tu_isas[i]);
+    for (size_t i = 0; i < bb_isa_count(); i++) {
+        const char *want = bb_isa_to_string(bb_isa_at(i));
         child_isa(want, got, sizeof got);
-        if (bb_isa_available(tu_isas[i]))
+        if (bb_isa_available(bb_isa_at(i)))
             cr_assert_str_eq(got, want, "BB_ISA=%s gave %s", want, got);
         else /* an unavailable kernel leaves the automatic choice */
             cr_assert_str_eq(got, automatic, "BB_ISA=%s (unavailable) gave %s", want, got);

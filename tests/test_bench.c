@@ -2,7 +2,8 @@
 /*
  * test_bench.c - `blockbloom bench` (the benchmark program, run through the CLI as users do):
  * that it measures every operation on every kernel this CPU has, with the
- * kernels found here by CPUID, not by asking the library; that its report says which clock
+ * kernels found here by CPUID, not by asking the library (and those of the library's ISA
+ * table as well, so a new one is covered); that its report says which clock
  * each column used and which kernel dispatch chose per operation; and that single-thread
  * figures are timed by the thread's CPU clock. The last one is checked from outside: the
  * same small run is made twice, once as it is and once stopped with SIGSTOP for 9 ms out of
@@ -11,6 +12,8 @@
  * shared CI machine between the two runs.
  */
 #include "cliutil.h"
+
+#include <blockbloom.h>
 
 #include <math.h>
 #include <signal.h>
@@ -52,11 +55,27 @@ static double series_value(const char *json, const char *name, const char *metri
     return json_number(p) ? strtod(p, NULL) : NAN;
 }
 
-static const char *const all_series =
-    "blocked-scalar,blocked-avx2,blocked-avx512,blocked-avx512gfni,blocked-neon,split-scalar,"
-    "split-avx2,split-neon";
+/* The blocked and split series of every native kernel of the library's ISA table (a split
+ * series for the ISAs with a split kernel of their own), comma-separated, into buf. Besides
+ * the kernels CPUID finds (kernels_here), so that a new ISA's series are checked too. */
+static const char *table_series(char *buf, size_t cap, bool split) {
+    size_t used = 0;
+    for (size_t i = 0; i < bb_isa_count(); i++) {
+        bb_isa isa = bb_isa_at(i), k = BB_ISA_AUTO;
+        if (!bb_isa_native(isa)) continue;
+        if (split && (bb_isa_kernel(isa, BB_SPLIT, BB_OP_CONTAINS, &k) != BB_OK || k != isa))
+            continue;
+        used += (size_t)snprintf(buf + used, cap - used, "%s%s-%s", used ? "," : "",
+                                 split ? "split" : "blocked", bb_isa_to_string(isa));
+        cr_assert_lt(used, cap);
+    }
+    return buf;
+}
 
 Test(bench, every_operation_on_every_kernel) {
+    char blocked[256], split_list[256], all_series[520];
+    snprintf(all_series, sizeof all_series, "%s,%s", table_series(blocked, sizeof blocked, false),
+             table_series(split_list, sizeof split_list, true));
     run_result r = RUN(NULL, "bench", "--quick", "--sizes", "10000", "--generated-keys",
                        "--series", all_series, "--json", "out.json");
     expect_ok(&r, "bench");
@@ -67,8 +86,14 @@ Test(bench, every_operation_on_every_kernel) {
     static const char *const split_ops[] = {"add",       "add_hash",   "present", "absent",
                                             "batch_str", "batch_hash", "loop",    "lat_p50"};
     for (int split = 0; split < 2; split++) {
-        const char *isa[5];
+        const char *isa[5 + 16];
         size_t nk = kernels_here(isa, split);
+        for (size_t i = 0; i < bb_isa_count() && nk < sizeof isa / sizeof *isa; i++) {
+            bb_isa t = bb_isa_at(i), k = BB_ISA_AUTO;
+            if (bb_isa_native(t) &&
+                (!split || (bb_isa_kernel(t, BB_SPLIT, BB_OP_CONTAINS, &k) == BB_OK && k == t)))
+                isa[nk++] = bb_isa_to_string(t); /* the table's kernels (CPUID's again too) */
+        }
         const char *const *ops = split ? split_ops : blocked_ops;
         size_t nops = split ? 8 : 11;
         for (size_t k = 0; k < nk; k++) {

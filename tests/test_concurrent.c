@@ -213,17 +213,16 @@ Test(concurrent, blocked_sized_filter_4_threads) {
 /* Long batches (the striped kernels' fast path beside grouped adds), on every kernel the CPU
  * has (the concurrent kernel follows the add kernel's ISA): interleaved keys, and every
  * thread adding the whole set at once, so that all of them race on the same blocks. */
-static const bb_isa isas[] = {BB_ISA_SCALAR, BB_ISA_AVX2, BB_ISA_AVX512, BB_ISA_AVX512GFNI,
-                              BB_ISA_NEON, BB_ISA_AUTO};
-
-/* Runs `body` once with each kernel the CPU has selected, then restores the automatic choice. */
+/* Runs `body` once with each kernel of the library's ISA table the CPU has selected, then
+ * with the automatic choice (bb_isa_at(bb_isa_count()) is BB_ISA_AUTO), which it leaves. */
 static void on_every_kernel(void (*body)(void)) {
-    for (size_t i = 0; i < sizeof isas / sizeof *isas; i++) {
-        if (!bb_isa_available(isas[i])) {
-            cr_log_info("kernel %s not available here: skipped", bb_isa_to_string(isas[i]));
+    for (size_t i = 0; i <= bb_isa_count(); i++) {
+        bb_isa isa = bb_isa_at(i);
+        if (!bb_isa_available(isa)) {
+            cr_log_info("kernel %s not available here: skipped", bb_isa_to_string(isa));
             continue;
         }
-        cr_assert_eq(bb_set_isa(isas[i]), BB_OK);
+        cr_assert_eq(bb_set_isa(isa), BB_OK);
         body();
     }
     cr_assert_eq(bb_set_isa(BB_ISA_AUTO), BB_OK);
@@ -263,9 +262,10 @@ Test(concurrent, batch_new_count_matches_one_by_one) {
     const size_t sizes[] = {1, 200, 255, 256, 1023, 1024, 1025, 5000};
     uint64_t *h = malloc(5000 * sizeof *h);
     cr_assert_not_null(h);
-    for (size_t i = 0; i < sizeof isas / sizeof *isas; i++) {
-        if (!bb_isa_available(isas[i])) continue;
-        cr_assert_eq(bb_set_isa(isas[i]), BB_OK);
+    for (size_t i = 0; i <= bb_isa_count(); i++) { /* every kernel, then the automatic mix */
+        bb_isa isa = bb_isa_at(i);
+        if (!bb_isa_available(isa)) continue;
+        cr_assert_eq(bb_set_isa(isa), BB_OK);
         bb_filter *f = make(BB_BLOCKED, 64 * 512, 5), *ref = make(BB_BLOCKED, 64 * 512, 5);
         size_t next = 0;
         for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++) {
@@ -278,12 +278,12 @@ Test(concurrent, batch_new_count_matches_one_by_one) {
             }
             cr_assert_eq(bb_add_hashes_concurrent(f, h, sizes[z], &got), BB_OK);
             cr_assert_eq(got, want, "%s, batch of %zu: %zu new, one by one %zu",
-                         bb_isa_to_string(isas[i]), sizes[z], got, want);
+                         bb_isa_to_string(isa), sizes[z], got, want);
         }
         size_t lf, lr;
         uint8_t *bf = serialize(f, &lf), *br = serialize(ref, &lr);
         cr_assert_eq(lf, lr);
-        cr_assert_arr_eq(bf, br, lf, "%s: bytes differ", bb_isa_to_string(isas[i]));
+        cr_assert_arr_eq(bf, br, lf, "%s: bytes differ", bb_isa_to_string(isa));
         free(bf);
         free(br);
         bb_free(f);

@@ -179,11 +179,11 @@ static void check_no_false_negatives(bb_kind kind, const char *what) {
 
 static void check_every_kernel(bb_kind kind) {
     unsigned tested = 0;
-    for (size_t i = 0; i < TU_N_ISAS; i++) {
-        if (!tu_use_isa(tu_isas[i])) continue;
+    for (size_t i = 0; i < bb_isa_count(); i++) {
+        if (!tu_use_isa(bb_isa_at(i))) continue;
         char what[64];
         snprintf(what, sizeof what, "%s, %s kernel", bb_kind_name(kind),
-                 bb_isa_to_string(tu_isas[i]));
+                 bb_isa_to_string(bb_isa_at(i)));
         check_no_false_negatives(kind, what);
         tested++;
     }

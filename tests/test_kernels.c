@@ -203,9 +203,9 @@ static void check_kind_blocks(bb_kind kind, uint64_t blocks, unsigned k_first, u
         }
         cr_assert(p.want_hits >= n_probe_in && p.want_hits < p.n, "degenerate probe set");
         unsigned ran = 0;
-        for (size_t i = 0; i < TU_N_ISAS; i++) {
-            if (!tu_use_isa(tu_isas[i])) continue;
-            check_geometry(kind, blocks, k, &p, n_in, ref, bb_isa_to_string(tu_isas[i]));
+        for (size_t i = 0; i < bb_isa_count(); i++) {
+            if (!tu_use_isa(bb_isa_at(i))) continue;
+            check_geometry(kind, blocks, k, &p, n_in, ref, bb_isa_to_string(bb_isa_at(i)));
             ran++;
         }
         cr_assert(ran >= 2, "only %u kernels ran", ran);
@@ -252,8 +252,8 @@ static bool repeats_position(uint64_t h, unsigned k) {
 }
 
 Test(kernels, keys_with_repeated_positions_set_every_bit) {
-    for (size_t i = 0; i < TU_N_ISAS; i++) {
-        if (!tu_use_isa(tu_isas[i])) continue;
+    for (size_t i = 0; i < bb_isa_count(); i++) {
+        if (!tu_use_isa(bb_isa_at(i))) continue;
         for (unsigned k = 2; k <= BB_MAX_K; k++) {
             uint64_t st = 1000 + k;
             for (unsigned found = 0; found < 40;) {
@@ -266,8 +266,8 @@ Test(kernels, keys_with_repeated_positions_set_every_bit) {
                 uint8_t want[64] = {0};
                 tu_ref_add(want, BB_BLOCKED, 512, k, h);
                 char what[64];
-                snprintf(what, sizeof what, "%s k=%u hash %016llx", bb_isa_to_string(tu_isas[i]), k,
-                         (unsigned long long)h);
+                snprintf(what, sizeof what, "%s k=%u hash %016llx", bb_isa_to_string(bb_isa_at(i)),
+                         k, (unsigned long long)h);
                 assert_payload(f, want, sizeof want, what);
                 bb_free(f);
             }
@@ -307,11 +307,11 @@ static void check_concurrent_adds(uint64_t blocks, unsigned k_step) {
                 tu_ref_add(ref, BB_BLOCKED, bits, k, h[j]);
             }
         }
-        for (size_t i = 0; i < TU_N_ISAS; i++) {
-            if (!tu_use_isa(tu_isas[i])) continue;
+        for (size_t i = 0; i < bb_isa_count(); i++) {
+            if (!tu_use_isa(bb_isa_at(i))) continue;
             char what[80];
             snprintf(what, sizeof what, "%s concurrent k=%u, %llu blocks",
-                     bb_isa_to_string(tu_isas[i]), k, (unsigned long long)blocks);
+                     bb_isa_to_string(bb_isa_at(i)), k, (unsigned long long)blocks);
             bb_filter *f = NULL;
             cr_assert_eq(bb_create(&f, &(bb_config){.bits = bits, .k = k}), BB_OK);
             for (size_t r = 0, at = 0; r < n_runs; at += run[r++]) {
@@ -406,13 +406,13 @@ static void check_mixed_adds(uint64_t blocks) {
     for (size_t ki = 0; ki < sizeof ks / sizeof *ks; ki++) {
         memset(ref, 0, bits / 8);
         for (size_t i = 0; i < MIXED_KEYS; i++) tu_ref_add(ref, BB_BLOCKED, bits, ks[ki], h[i]);
-        for (size_t i = 0; i < TU_N_ISAS; i++) {
-            if (!tu_use_isa(tu_isas[i])) continue;
+        for (size_t i = 0; i < bb_isa_count(); i++) {
+            if (!tu_use_isa(bb_isa_at(i))) continue;
             for (int s = SHAPE_PTRS; s <= SHAPE_ARROW64; s++) {
                 char what[96];
                 snprintf(what, sizeof what, "%s %s adds, %llu blocks, k=%u",
-                         bb_isa_to_string(tu_isas[i]), shape_names[s],
-                         (unsigned long long)blocks, ks[ki]);
+                         bb_isa_to_string(bb_isa_at(i)), shape_names[s], (unsigned long long)blocks,
+                         ks[ki]);
                 bb_filter *f = NULL;
                 cr_assert_eq(bb_create(&f, &(bb_config){.bits = bits, .k = ks[ki], .seed = SEED}),
                              BB_OK);
@@ -506,8 +506,8 @@ static void golden(bb_kind kind, uint64_t bits, uint64_t want_sum, bool every_ke
     cr_assert_eq(sum, want_sum, "%s golden payload: XXH3 0x%016llx, pinned 0x%016llx",
                  bb_kind_name(kind), (unsigned long long)sum, (unsigned long long)want_sum);
     /* The classic filter has no kernels: it is built once. */
-    for (size_t i = 0; i < (every_kernel ? TU_N_ISAS : 1); i++) {
-        if (every_kernel && !tu_use_isa(tu_isas[i])) continue;
+    for (size_t i = 0; i < (every_kernel ? bb_isa_count() : 1); i++) {
+        if (every_kernel && !tu_use_isa(bb_isa_at(i))) continue;
         cr_assert_eq(bb_create(&f, &(bb_config){.kind = kind, .bits = bits, .k = 7}), BB_OK);
         for (int j = 0; j < 100; j++) {
             int len = snprintf(key, sizeof key, "k%d", j);

@@ -48,8 +48,8 @@ Test(sectorized, name_and_hash) {
 Test(sectorized, reference_bytes_every_kernel) {
     uint8_t want[SECT_REF_LINES * 64];
     unsigned ran = 0;
-    for (size_t isa = 0; isa < TU_N_ISAS; isa++) {
-        if (!tu_use_isa(tu_isas[isa])) continue;
+    for (size_t isa = 0; isa < bb_isa_count(); isa++) {
+        if (!tu_use_isa(bb_isa_at(isa))) continue;
         for (unsigned ki = 0; ki < 5; ki++) {
             ref_payload(want, ki, SECT_REF_N);
             for (int mode = 0; mode < 2; mode++) { /* single adds, a hash batch */
@@ -63,8 +63,9 @@ Test(sectorized, reference_bytes_every_kernel) {
                 const uint8_t *got = payload_of(f, &len);
                 cr_assert_eq(len, sizeof want);
                 for (size_t b = 0; b < len; b++)
-                    cr_assert_eq(got[b], want[b], "%s k=%u mode %d: byte %zu is 0x%02x, reference 0x%02x",
-                                 bb_isa_to_string(tu_isas[isa]), ks[ki], mode, b, got[b], want[b]);
+                    cr_assert_eq(
+                        got[b], want[b], "%s k=%u mode %d: byte %zu is 0x%02x, reference 0x%02x",
+                        bb_isa_to_string(bb_isa_at(isa)), ks[ki], mode, b, got[b], want[b]);
                 uint8_t out[SECT_REF_N];
                 size_t hits = 0;
                 cr_assert_eq(bb_contains_hashes(f, sect_ref_hashes, SECT_REF_N, out, &hits), BB_OK);
@@ -81,8 +82,8 @@ Test(sectorized, reference_bytes_every_kernel) {
 /* With only the first key added, each of its probe bits cleared in turn makes it absent
  * under every kernel, single and batch (no probe is skipped by any kernel's test). */
 Test(sectorized, one_missing_bit_means_absent) {
-    for (size_t isa = 0; isa < TU_N_ISAS; isa++) {
-        if (!tu_use_isa(tu_isas[isa])) continue;
+    for (size_t isa = 0; isa < bb_isa_count(); isa++) {
+        if (!tu_use_isa(bb_isa_at(isa))) continue;
         for (unsigned ki = 0; ki < 5; ki++)
             for (size_t key = 4; key < 8; key++)
                 for (unsigned j = 0; j < ks[ki]; j++) {
@@ -98,7 +99,7 @@ Test(sectorized, one_missing_bit_means_absent) {
                     memcpy((void *)(uintptr_t)payload_of(f, &len), want, sizeof want);
                     uint8_t out = 9;
                     cr_assert(!bb_contains_hash(f, sect_ref_hashes[key]), "%s k=%u probe %u",
-                              bb_isa_to_string(tu_isas[isa]), ks[ki], j);
+                              bb_isa_to_string(bb_isa_at(isa)), ks[ki], j);
                     cr_assert_eq(bb_contains_hashes(f, &sect_ref_hashes[key], 1, &out, NULL), BB_OK);
                     cr_assert_eq(out, 0);
                     bb_free(f);
@@ -129,9 +130,9 @@ Test(sectorized, kernels_match_scalar) {
             for (size_t i = 0; i < n; i++) tu_ref_add(mine, BB_SECTORIZED, sizes[s], ks[ki], h[i]);
             cr_assert(memcmp(mine, rp, len) == 0, "scalar k=%u differs from the reference", ks[ki]);
             free(mine);
-            for (size_t isa = 1; isa < TU_N_ISAS; isa++) {
-                if (!tu_use_isa(tu_isas[isa])) continue;
-                const char *name = bb_isa_to_string(tu_isas[isa]);
+            for (size_t isa = 1; isa < bb_isa_count(); isa++) {
+                if (!tu_use_isa(bb_isa_at(isa))) continue;
+                const char *name = bb_isa_to_string(bb_isa_at(isa));
                 bb_filter *f = sect_filter(sizes[s], ks[ki]), *g = sect_filter(sizes[s], ks[ki]);
                 cr_assert_eq(bb_add_hashes(f, h, n), BB_OK);
                 for (size_t i = 0; i < n; i += 7) cr_assert_eq(bb_add_hash(g, h[i]), BB_OK);

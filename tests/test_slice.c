@@ -101,12 +101,12 @@ Test(slice, blocks_test_matches_contains_with_every_kernel) {
         uint64_t b = (uint64_t)(((unsigned __int128)h[i] * in.blocks) >> 64);
         memcpy(blocks + i * 64, file + 128 + b * 64, 64);
     }
-    for (size_t t = 0; t < 2 * TU_N_ISAS; t++) {
-        if (t == TU_N_ISAS) { /* again, 64-byte aligned */
+    for (size_t t = 0; t < 2 * bb_isa_count(); t++) {
+        if (t == bb_isa_count()) { /* again, 64-byte aligned */
             memmove(mem, blocks, (size_t)N * 64);
             blocks = mem;
         }
-        if (!tu_use_isa(tu_isas[t % TU_N_ISAS])) continue;
+        if (!tu_use_isa(bb_isa_at(t % bb_isa_count()))) continue;
         size_t hits = 0, want = 0;
         cr_assert_eq(bb_blocks_test(blocks, h, N, in.k, out, &hits), BB_OK);
         for (size_t i = 0; i < N; i++) {

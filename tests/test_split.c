@@ -53,8 +53,8 @@ Test(split, spec_bits_every_kernel) {
     uint8_t want[5 * 32];
     spec_payload(want);
     unsigned ran = 0;
-    for (size_t isa = 0; isa < TU_N_ISAS; isa++) {
-        if (!tu_use_isa(tu_isas[isa])) continue;
+    for (size_t isa = 0; isa < bb_isa_count(); isa++) {
+        if (!tu_use_isa(bb_isa_at(isa))) continue;
         for (int mode = 0; mode < 3; mode++) { /* single adds, a key batch, a hash batch */
             bb_filter *f = split_filter(5 * 256, 0);
             const void *keys[N_SPEC];
@@ -69,7 +69,8 @@ Test(split, spec_bits_every_kernel) {
             if (mode == 1) cr_assert_eq(bb_add_batch(f, keys, lens, N_SPEC), BB_OK);
             if (mode == 2) cr_assert_eq(bb_add_hashes(f, h, N_SPEC), BB_OK);
             char what[64];
-            snprintf(what, sizeof what, "%s kernel, mode %d", bb_isa_to_string(tu_isas[isa]), mode);
+            snprintf(what, sizeof what, "%s kernel, mode %d", bb_isa_to_string(bb_isa_at(isa)),
+                     mode);
             assert_payload_is(f, want, sizeof want, what);
             uint8_t out[N_SPEC];
             size_t hits = 0;
@@ -94,12 +95,12 @@ Test(split, one_missing_bit_means_absent) {
     want[32 * 1 + 4 * 5 + j / 8] &= (uint8_t)~(1u << (j % 8));
     bb_filter *f = NULL;
     cr_assert_eq(bb_split_from_bitset(&f, want, sizeof want), BB_OK);
-    for (size_t isa = 0; isa < TU_N_ISAS; isa++) {
-        if (!tu_use_isa(tu_isas[isa])) continue;
+    for (size_t isa = 0; isa < bb_isa_count(); isa++) {
+        if (!tu_use_isa(bb_isa_at(isa))) continue;
         cr_assert(!bb_contains(f, "abc", 3), "%s: abc present with a bit missing",
-                  bb_isa_to_string(tu_isas[isa]));
+                  bb_isa_to_string(bb_isa_at(isa)));
         cr_assert(bb_contains(f, "asdf", 4), "%s: asdf (same block) lost",
-                  bb_isa_to_string(tu_isas[isa]));
+                  bb_isa_to_string(bb_isa_at(isa)));
         uint64_t h = bb_hash(f, "abc", 3);
         uint8_t out = 9;
         cr_assert_eq(bb_contains_hashes(f, &h, 1, &out, NULL), BB_OK);

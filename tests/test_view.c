@@ -88,10 +88,10 @@ Test(view, answers_match_the_scheme_and_every_kernel) {
     VIEW_NEEDS_CPU();
     for (unsigned k = 1; k <= BB_MAX_K; k++) {
         bb_filter *f = fill(k, 100 + k);
-        for (size_t j = 0; j < TU_N_ISAS; j++) {
-            if (!tu_use_isa(tu_isas[j])) continue;
+        for (size_t j = 0; j < bb_isa_count(); j++) {
+            if (!tu_use_isa(bb_isa_at(j))) continue;
             char what[64];
-            snprintf(what, sizeof what, "k=%u, kernel %s", k, bb_isa_to_string(tu_isas[j]));
+            snprintf(what, sizeof what, "k=%u, kernel %s", k, bb_isa_to_string(bb_isa_at(j)));
             check_view(f, k, 100 + k, what);
         }
         bb_free(f);

@@ -62,14 +62,10 @@ static const struct option long_opts[] = {{"data", required_argument, NULL, OPT_
                                           {"help", no_argument, NULL, 'h'},
                                           {NULL, 0, NULL, 0}};
 
-/* Kernels timed in part 1. NEON only where it is native: on other CPUs bb_set_isa accepts it
- * as SIMDe's portable emulation, which is correct but slow and says nothing about NEON. */
-static const bb_isa demo_kernels[] = {BB_ISA_SCALAR, BB_ISA_AVX2, BB_ISA_AVX512, BB_ISA_AVX512GFNI,
-#if defined(__aarch64__)
-                                      BB_ISA_NEON
-#endif
-};
-#define N_DEMO_KERNELS (sizeof demo_kernels / sizeof *demo_kernels)
+/* Kernels timed in part 1: the library's ISA table, walked, native ones only (bb_isa_native):
+ * elsewhere bb_set_isa accepts NEON as SIMDe's portable emulation, which is correct but slow
+ * and says nothing about NEON. */
+#define N_DEMO_KERNELS bb_isa_count()
 
 static const double demo_ps[] = {0.1, 0.01, 0.001};
 
@@ -349,8 +345,7 @@ static int blocked_rows(demo *d, trial t) {
     t.kind = BB_BLOCKED;
     int st = BB_EXIT_OK;
     for (size_t i = 0; i < N_DEMO_KERNELS && st == BB_EXIT_OK; i++)
-        if (bb_isa_available(demo_kernels[i]) && bb_set_isa(demo_kernels[i]) == BB_OK)
-            st = trial_row(d, &t);
+        if (bb_isa_native(bb_isa_at(i)) && bb_set_isa(bb_isa_at(i)) == BB_OK) st = trial_row(d, &t);
     bb_set_isa(d->start_isa);
     return st;
 }
@@ -521,7 +516,7 @@ static void print_header(const demo *d) {
     printf("blockbloom %s demo: kernel in use: %s (this CPU runs:", bb_version_string(),
            bb_isa_name());
     for (size_t i = 0; i < N_DEMO_KERNELS; i++)
-        if (bb_isa_available(demo_kernels[i])) printf(" %s", bb_isa_to_string(demo_kernels[i]));
+        if (bb_isa_native(bb_isa_at(i))) printf(" %s", bb_isa_to_string(bb_isa_at(i)));
     printf("); seed 0x%" PRIx64 "; %zu keys per filter%s\n", DEMO_SEED, d->n,
            d->n == DEMO_N_QUICK ? " (--quick)" : "");
 }
@@ -574,7 +569,7 @@ int bb_cmd_demo(int argc, char **argv) {
     bool explicit = d.data_path != NULL;
     if (!explicit) d.data_path = bb_npm_names_path(default_data, sizeof default_data);
     if (st != BB_EXIT_OK) return st == DEMO_HELP_SHOWN ? BB_EXIT_OK : st;
-    if (bb_isa_from_string(bb_isa_name(), &d.start_isa) != BB_OK) d.start_isa = BB_ISA_AUTO;
+    d.start_isa = bb_isa_selected();
     d.out = malloc(2 * d.n); /* part 1's largest batch: the overfill keys; part 2 grows it */
     if (!d.out) {
         cli_error("demo: out of memory");

@@ -77,6 +77,7 @@ static bb_status blocked_info(const bb_filter *f, bb_info *out) {
 const bb_kind_ops bb_kind_blocked = {
     .kind = BB_BLOCKED,
     .name = "blocked",
+    .layout = BB_LAYOUT_BLOCKED,
     .block_bits = BB_BLOCK_BITS,
     .cell_bits = 1,
     .flags = BB_POW2_BYTES,

@@ -315,6 +315,7 @@ static bool scalable_agrees(const bb_filter *f, const bb_filter *h) {
 const bb_kind_ops bb_kind_scalable = {
     .kind = BB_SCALABLE,
     .name = "scalable",
+    .layout = BB_LAYOUT_BLOCKED, /* its sub-filters are blocked */
     .block_bits = BB_BLOCK_BITS,
     .cell_bits = 0,
     /* bb_size(BB_SCALABLE, c_i, p_i): one sub-filter's geometry, margin included, so that a

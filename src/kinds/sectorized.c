@@ -133,6 +133,7 @@ static bb_status sect_info(const bb_filter *f, bb_info *out) {
 const bb_kind_ops bb_kind_sectorized = {
     .kind = BB_SECTORIZED,
     .name = "sectorized",
+    .layout = BB_LAYOUT_SECTORIZED,
     .block_bits = BB_BLOCK_BITS,
     .cell_bits = 1,
     .k_set = BB_SECT_KS,

@@ -100,6 +100,7 @@ bb_status bb_split_from_bitset(bb_filter **out, const void *bitset, size_t len_b
 const bb_kind_ops bb_kind_split = {
     .kind = BB_SPLIT,
     .name = "split",
+    .layout = BB_LAYOUT_SPLIT,
     .block_bits = BB_SPLIT_BLOCK_BITS,
     .cell_bits = 1,
     .fixed_k = BB_SPLIT_K,

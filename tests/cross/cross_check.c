@@ -11,10 +11,11 @@
  *     literals pinned below, which come from builds of the reference implementation apart
  *     from blockbloom's: seed 0 from Debian's `xxhsum -H3` (xxHash 0.8.1), the seeded ones
  *     from XXH3_64bits_withSeed of Debian's shared libxxhash0.
- *  2. kernel equivalence: for every kernel this build can run (x86: scalar, avx2, avx512,
- *     avx512gfni, neon through SIMDe; AArch64: scalar, native neon; s390x: scalar, neon
- *     through SIMDe's portable code), filters of every kind (blocked; classic; classic
- *     whose size is not a multiple of 8 bits; counting; scalable with three sub-filters)
+ *  2. kernel equivalence: for every kernel of the library's ISA table this build can run
+ *     (x86: scalar, avx2, avx512, avx512gfni, neon through SIMDe; AArch64: scalar, native
+ *     neon; s390x: scalar, neon through SIMDe's portable code), filters of every kind
+ *     (blocked; classic; classic whose size is not a multiple of 8 bits; counting; scalable
+ *     with three sub-filters)
  *     built from the same keys by single, pointer-batch, Arrow and concurrent adds have the
  *     same serialized bytes as with the scalar kernel, every added key answers 1 (no false
  *     negative) on single, batch and hash queries, and all answers equal the scalar ones.
@@ -250,9 +251,8 @@ static int answers(const bb_filter *f, const keyset *ks, unsigned char *out) {
     return ok;
 }
 
-static const bb_isa all_isas[] = {BB_ISA_SCALAR, BB_ISA_AVX2, BB_ISA_AVX512, BB_ISA_AVX512GFNI,
-                                  BB_ISA_NEON};
-#define N_ISAS (sizeof all_isas / sizeof *all_isas)
+/* The kernels: the library's ISA table, walked; bb_isa_at(0) is scalar, the reference. */
+#define N_ISAS bb_isa_count()
 
 /* The reference of one spec: built, serialized and answered with the scalar kernel. */
 typedef struct reference {
@@ -265,8 +265,8 @@ typedef struct reference {
 static void check_kernels(const spec *sp, const keyset *ks, reference *ref) {
     char d[160];
     for (size_t i = 0; i < N_ISAS; i++) {
-        if (!bb_isa_available(all_isas[i])) continue;
-        bb_set_isa(all_isas[i]);
+        if (!bb_isa_available(bb_isa_at(i))) continue;
+        bb_set_isa(bb_isa_at(i));
         bb_filter *f = build(sp, ks);
         size_t len = 0;
         bb_status st = BB_E_INVAL;
@@ -276,7 +276,7 @@ static void check_kernels(const spec *sp, const keyset *ks, reference *ref) {
         check(f && (bytes || st == BB_E_UNSUPPORTED), "build and serialize", d);
         if (!f) continue;
         check(answers(f, ks, out), "no false negative, single = batch = hash", d);
-        if (all_isas[i] == BB_ISA_SCALAR) {
+        if (bb_isa_at(i) == BB_ISA_SCALAR) {
             *ref = (reference){.f = f, .bytes = bytes, .len = len};
             memcpy(ref->answers, out, N_QUERY);
             continue;
@@ -307,8 +307,8 @@ static void check_concurrent_counts(void) {
     const size_t lens[] = {1, 7, 300, 1100};
     char d[160];
     for (size_t i = 0; i < N_ISAS; i++) {
-        if (!bb_isa_available(all_isas[i])) continue;
-        bb_set_isa(all_isas[i]);
+        if (!bb_isa_available(bb_isa_at(i))) continue;
+        bb_set_isa(bb_isa_at(i));
         int ok = 1;
         for (unsigned k = 1; k <= BB_MAX_K; k++) {
             bb_filter *f = NULL, *one = NULL;
@@ -373,8 +373,8 @@ static void check_foreign(const spec *sp, const keyset *ks, const reference *ref
               "foreign file has the same bytes as the local filter", d);
         free(bytes);
         for (size_t i = 0; i < N_ISAS; i++) {
-            if (!bb_isa_available(all_isas[i])) continue;
-            bb_set_isa(all_isas[i]);
+            if (!bb_isa_available(bb_isa_at(i))) continue;
+            bb_set_isa(bb_isa_at(i));
             unsigned char out[N_QUERY];
             char di[4300];
             snprintf(di, sizeof di, "%s, kernel %s", d, bb_isa_name());
@@ -392,8 +392,8 @@ static void check_sectorized_vectors(void) {
     static const unsigned ks[5] = {1, 2, 4, 8, 16};
     char d[200];
     for (size_t i = 0; i < N_ISAS; i++) {
-        if (!bb_isa_available(all_isas[i])) continue;
-        bb_set_isa(all_isas[i]);
+        if (!bb_isa_available(bb_isa_at(i))) continue;
+        bb_set_isa(bb_isa_at(i));
         for (unsigned ki = 0; ki < 5; ki++) {
             uint8_t want[SECT_REF_LINES * 64] = {0};
             for (size_t j = 0; j < SECT_REF_N; j++)
@@ -441,8 +441,8 @@ static void check_split_vectors(void) {
     uint8_t want[SPEC_BLOCKS * 32];
     spec_payload(want);
     for (size_t i = 0; i < N_ISAS; i++) {
-        if (!bb_isa_available(all_isas[i])) continue;
-        bb_set_isa(all_isas[i]);
+        if (!bb_isa_available(bb_isa_at(i))) continue;
+        bb_set_isa(bb_isa_at(i));
         bb_filter *f = NULL;
         bb_config c = {.kind = BB_SPLIT, .bits = SPEC_BLOCKS * 256, .k = 8};
         const void *keys[N_SPEC], *data = NULL;
@@ -515,7 +515,7 @@ int main(int argc, char **argv) {
            __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? "little" : "big",
            (char)-1 < 0 ? "signed" : "unsigned");
     for (size_t i = 0; i < N_ISAS; i++)
-        if (bb_isa_available(all_isas[i])) printf(" %s", bb_isa_to_string(all_isas[i]));
+        if (bb_isa_available(bb_isa_at(i))) printf(" %s", bb_isa_to_string(bb_isa_at(i)));
     printf("\n");
 
     check_golden_hashes();
