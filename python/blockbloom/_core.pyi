@@ -92,6 +92,7 @@ class Filter:
 
 # Present only when built with hiredis (blockbloom.redis).
 class RedisError(OSError): ...
+class RedisTimeout(RedisError, TimeoutError): ...
 
 class RedisClient:
     def __init__(self, urls: str | list[str], *, cluster: bool = ..., user: str | None = ...,

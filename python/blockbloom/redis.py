@@ -15,7 +15,8 @@ arrays and streams), sent in pipelined batches of 1000 with the GIL released. Cl
 list of cluster seeds with cluster=True; user and password apply when the URL has none;
 timeout is each request's deadline in seconds; wait=N makes every batch of writes wait for N
 replicas (Redis's WAIT). Server and network errors raise RedisError (an OSError) naming the
-node; bad arguments ValueError. One client may be shared by threads (calls take turns).
+node, a passed deadline RedisTimeout (a RedisError and a TimeoutError); bad arguments
+ValueError. One client may be shared by threads (calls take turns).
 """
 from . import _core
 
@@ -24,5 +25,6 @@ if not hasattr(_core, "RedisClient"):
 
 Client = _core.RedisClient
 RedisError = _core.RedisError
+RedisTimeout = _core.RedisTimeout
 
-__all__ = ["Client", "RedisError"]
+__all__ = ["Client", "RedisError", "RedisTimeout"]

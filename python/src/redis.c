@@ -24,12 +24,15 @@ typedef struct RedisObject {
     pthread_mutex_t lock;
 } RedisObject;
 
-static PyObject *RedisError; /* blockbloom.redis.RedisError */
+static PyObject *RedisError;   /* blockbloom.redis.RedisError */
+static PyObject *RedisTimeout; /* blockbloom.redis.RedisTimeout: RedisError and TimeoutError */
 
 /* The exception of status s with the handle's message (read under the lock: msg). */
 static PyObject *redis_error(bb_status s, const char *msg) {
     if (s == BB_E_NOMEM) return PyErr_NoMemory();
-    PyErr_SetString(s == BB_E_INVAL ? PyExc_ValueError : RedisError,
+    PyErr_SetString(s == BB_E_INVAL     ? PyExc_ValueError
+                    : s == BB_E_TIMEOUT ? RedisTimeout
+                                        : RedisError,
                     msg && *msg ? msg : bb_strerror(s));
     return NULL;
 }
@@ -449,7 +452,16 @@ int bbpy_redis_register(PyObject *m) {
     RedisError = PyErr_NewExceptionWithDoc("blockbloom.redis.RedisError",
                                            "A Redis server or network error (the message names "
                                            "the node, HOST:PORT).", PyExc_OSError, NULL);
-    if (!RedisError || PyModule_AddObjectRef(m, "RedisError", RedisError) < 0 ||
+    if (!RedisError) return -1;
+    PyObject *bases = PyTuple_Pack(2, RedisError, PyExc_TimeoutError);
+    RedisTimeout = bases ? PyErr_NewExceptionWithDoc("blockbloom.redis.RedisTimeout",
+                                                     "A request's deadline (timeout) passed: "
+                                                     "connecting, resolving the host name or "
+                                                     "waiting for a reply.", bases, NULL)
+                         : NULL;
+    Py_XDECREF(bases);
+    if (!RedisTimeout || PyModule_AddObjectRef(m, "RedisTimeout", RedisTimeout) < 0 ||
+        PyModule_AddObjectRef(m, "RedisError", RedisError) < 0 ||
         PyModule_AddObjectRef(m, "RedisClient", (PyObject *)&bbpy_RedisType) < 0)
         return -1;
     return 0;

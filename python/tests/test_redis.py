@@ -155,3 +155,22 @@ def test_calls_release_the_gil(server):
     raw.close()
     admin.close()
     assert ticks[0] > 100, "the main thread ran %d times during a 0.6 s request" % ticks[0]
+
+
+def test_a_deadline_is_redis_timeout_a_timeout_error():
+    # A listening socket that never accepts: the kernel completes the handshake, so the
+    # client connects and then waits for AUTH's reply until its timeout. Was a plain
+    # RedisError (the library's BB_E_IO); a refused connection stays one.
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen(8)
+        port = s.getsockname()[1]
+        t0 = time.monotonic()
+        with pytest.raises(redis.RedisTimeout, match=r"127\.0\.0\.1:%d: timed out \(0\.3 s\) "
+                           r"waiting for the reply to AUTH" % port) as e:
+            redis.Client("redis://:pw@127.0.0.1:%d" % port, timeout=0.3)
+        assert time.monotonic() - t0 < 5
+    assert isinstance(e.value, redis.RedisError) and isinstance(e.value, TimeoutError)
+    with pytest.raises(redis.RedisError) as e:
+        redis.Client("redis://127.0.0.1:%d" % free_port(), timeout=0.3)
+    assert not isinstance(e.value, redis.RedisTimeout), e.value
