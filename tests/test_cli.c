@@ -301,13 +301,14 @@ Test(cli, info_json_classic_fields) {
     static const char *const names[] = {
         "kind", "bits", "bytes", "k", "blocks", "capacity", "fpr_target", "keys_added",
         "fill_ratio", "fpr_estimate", "cardinality_estimate", "seed", "seed_hex",
-        "format_version", "bits_set", "bits_per_key", "isa"};
+        "format_version", "bits_set", "bits_per_key", "isa", "isa_add"};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) json_get(fs, n, names[i]);
     static const char *const want[][2] = {
         {"kind", "\"classic\""}, {"bits", "9585059"},   {"bytes", "1198133"},
         {"k", "7"},              {"blocks", "0"},       {"capacity", "1000000"},
         {"keys_added", "3"},     {"seed", "42"},        {"seed_hex", "\"0x000000000000002a\""},
-        {"format_version", "1"}, {"fpr_target", "0.01"}};
+        {"format_version", "1"}, {"fpr_target", "0.01"},
+        {"isa", "\"scalar\""}, {"isa_add", "\"scalar\""}}; /* classic: portable code */
     json_expect_all(fs, n, want, sizeof want / sizeof *want);
     /* 3 keys x 7 probes set at most 21 bits and, with 21 probes spread over 9.6M bits, all
      * but never fewer than one key's 7 (fixed keys and seed: the count is reproducible). */

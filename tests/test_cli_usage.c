@@ -277,6 +277,41 @@ Test(usage, counts_in_the_obvious_forms) {
 
 /* ==== Global options ============================================================================== */
 
+/* info's isa and isa_add are the kernels that serve the file's kind, which need not be the
+ * blocked kind's: the facts of the library's ISA table, written out (a pair whose --isa this
+ * CPU lacks is skipped, and said so). */
+Test(usage, info_names_the_kernel_of_the_kind) {
+    static const struct {
+        const char *kind, *isa, *want;
+    } cases[] = {{"sectorized", "avx512gfni", "avx512"},  {"sectorized", "avx2", "avx2"},
+                 {"split", "avx512gfni", "avx2"},         {"split", "avx512", "avx2"},
+                 {"blocked", "avx512gfni", "avx512gfni"}, {"scalable", "avx2", "avx2"},
+                 {"counting", "avx2", "scalar"},          {"classic", "avx512", "scalar"},
+                 {"sectorized", "neon", "neon"},          {"split", "scalar", "scalar"}};
+    size_t ran = 0;
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        bb_isa isa;
+        cr_assert_eq(bb_isa_from_string(cases[i].isa, &isa), BB_OK);
+        if (!bb_isa_available(isa)) {
+            fprintf(stderr, "[SKIP] info of a %s filter on %s: not available here\n", cases[i].kind,
+                    cases[i].isa);
+            continue;
+        }
+        run_result r = RUN("a\nb\n", "build", "--kind", cases[i].kind, "-o", "k.bb");
+        expect_ok(&r, cases[i].kind);
+        run_free(&r);
+        r = RUN(NULL, "--isa", cases[i].isa, "info", "k.bb");
+        expect_ok(&r, "info");
+        char want[64];
+        snprintf(want, sizeof want, "\nisa: %s\nisa_add: %s\n", cases[i].want, cases[i].want);
+        cr_assert(strstr(r.out, want), "%s on %s: want %s in:\n%s", cases[i].kind, cases[i].isa,
+                  cases[i].want, r.out);
+        run_free(&r);
+        ran++;
+    }
+    cr_assert_geq(ran, 4, "scalar and the emulated neon run everywhere");
+}
+
 /* --isa KERNEL before the command runs every operation on that kernel, as BB_ISA does: the
  * build's summary and info name it. An unknown name is a usage error that lists the names. */
 Test(usage, isa_option_puts_the_run_on_one_kernel) {

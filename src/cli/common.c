@@ -202,6 +202,11 @@ void cli_check_isa_env(void) {
     cli_error("BB_ISA=%s not available, using %s", env, bb_isa_name());
 }
 
+const char *cli_kernel_name(bb_kind kind, bb_op op) {
+    bb_isa isa;
+    return bb_isa_kernel(bb_isa_selected(), kind, op, &isa) == BB_OK ? bb_isa_to_string(isa) : "-";
+}
+
 /* ---- Option values --------------------------------------------------------------------------- */
 
 bool cli_parse_u64(const char *text, uint64_t min, uint64_t max, bool allow_hex, uint64_t *out) {
