@@ -289,7 +289,7 @@ static void check_builds_agree(const size_run *r, bool concurrent) {
         const bb_filter *f[2] = {s->type == S_BLOCKED ? s->f : NULL, concurrent ? s->conc_f : NULL};
         for (int j = 0; j < 2 && !s->skip; j++) {
             if (!f[j]) continue;
-            bb_info info;
+            bb_info info = BB_INFO_INIT;
             bb_get_info(f[j], &info);
             if (!want) want = info.bits_set;
             else if (info.bits_set != want)

@@ -330,7 +330,7 @@ int main(int argc, char **argv) {
     char big_name[64];
     snprintf(big_name, sizeof big_name, "blockbloom, reserved %.0e", (double)cap);
     classic_ctx cc = {connect_raw(argv[1]), NULL, 0, 0};
-    bb_config z = {.kind = BB_BLOCKED, .bits = 512, .k = 1};
+    bb_config z = {.size = sizeof z, .kind = BB_BLOCKED, .bits = 512, .k = 1};
     if (bb_create(&cc.hasher, &z) != BB_OK ||
         bb_size(BB_CLASSIC, n, FPR, &cc.bits, &cc.k) != BB_OK)
         die("sizing", "bb_size");

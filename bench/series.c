@@ -47,7 +47,7 @@ static bool create_filter(series *s, bb_filter **f, bb_kind kind, uint64_t n, do
 
 static bool create_bb(series *s, bb_kind kind, uint64_t n, double fpr, uint64_t seed) {
     if (!create_filter(s, &s->f, kind, n, fpr, seed)) return false;
-    bb_info info;
+    bb_info info = BB_INFO_INIT;
     bb_get_info(s->f, &info);
     s->bytes = info.bytes;
     s->k = info.k;

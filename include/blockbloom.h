@@ -107,7 +107,8 @@ BB_API const char *bb_strerror(bb_status status);
  * "host bits set beyond the prefix", "column 'x' is nested (repeated)" or a Redis server's
  * reply with the node that sent it; "" when the failing call gave none. Calls that give
  * detail (the Arrow imports, bb_cidr_parse, every bb_pq_* and bb_redis_* call that returns a
- * bb_status) empty it on entry and fill it when they fail; other calls leave it alone.
+ * bb_status) empty it on entry and fill it when they fail; other calls leave it alone, except
+ * that one refusing the `size` of a caller's struct (BB_CONFIG_INIT) says so here.
  * Thread-safety: any thread, any time: each thread has its own text.
  *
  * @return a NUL-terminated string, never NULL, valid until this thread's next call that
@@ -230,7 +231,8 @@ BB_API bb_status bb_fpr_model(bb_kind kind, uint64_t n_keys, uint64_t bits, unsi
 typedef struct bb_filter bb_filter;
 
 /**
- * Parameters for bb_create. Zero-initialise, then set what you need:
+ * Parameters for bb_create. Start from BB_CONFIG_INIT (which sets `size` and zeroes the
+ * rest), then set what you need:
  *  - capacity + fpr: sized by bb_size (bits left 0; with k given, the fewest bits meeting p
  *    with that k);
  *  - capacity + bits_per_key: bits = ceil(capacity * bits_per_key), k by bb_best_k;
@@ -257,6 +259,7 @@ typedef struct bb_filter bb_filter;
  * model (bb_size picks the k with the fewest lines).
  */
 typedef struct bb_config {
+    size_t size;         /**< sizeof(bb_config) as the caller compiled it (BB_CONFIG_INIT) */
     bb_kind kind;        /**< BB_BLOCKED (0, default) or BB_CLASSIC */
     uint64_t capacity;   /**< n, expected number of distinct keys */
     double fpr;          /**< target p in (0, 1); 0 = not given */
@@ -270,7 +273,32 @@ typedef struct bb_config {
     double tightening;   /**< FPR factor r of each new sub-filter, 0 < r < 1;
                               0 = BB_DEFAULT_TIGHTENING */
     unsigned flags;      /**< 0, BB_NO_SCALE (scalable) or BB_POW2_BYTES (split, blocked) */
+    /* Later fields go here, appended (CONTRIBUTING.md, "A field of a public struct"). */
 } bb_config;
+
+/* Caller-allocated structs that may grow carry their size in a first member `size`: the
+ * caller sets it to the sizeof it was compiled with (the *_INIT macros do), and the library
+ * reads or writes only that many bytes, so a program built against an older header keeps
+ * working with a newer library. Fields are only ever appended. A size of 0, or one smaller
+ * than the struct's first published layout, is refused with BB_E_INVAL (bb_last_error names
+ * the struct and the macro). An input struct's fields past `size` take their defaults (0);
+ * an output struct gets its first min(size, sizeof) bytes written, `size` itself left as the
+ * caller set it and nothing past it touched. docs/DESIGN.md, "Struct sizes and the SOVERSION".
+ * The macros are initialisers for a declaration, in C and C++: bb_info in = BB_INFO_INIT;
+ * (in C++ they are calls of a function template that returns the zeroed, sized struct). */
+#ifdef __cplusplus
+} /* a value-initialised copy: no -Wmissing-field-initializers for an aggregate in C++ */
+template <class T> inline T bb_sized_init_() {
+    T v = T();
+    v.size = sizeof(T);
+    return v;
+}
+extern "C" {
+#define BB_SIZED_INIT(type) (bb_sized_init_<type>())
+#else
+#define BB_SIZED_INIT(type) {.size = sizeof(type)}
+#endif
+#define BB_CONFIG_INIT BB_SIZED_INIT(bb_config)
 
 /** Scalable defaults, as in RedisBloom (expansion 2) and Almeida et al. (r = 0.5). */
 #define BB_DEFAULT_GROWTH 2.0
@@ -290,14 +318,16 @@ typedef struct bb_config {
 
 /**
  * Create an empty filter from `cfg` (see bb_config). On success *out owns a filter that the
- * caller frees with bb_free; on error *out is NULL.
+ * caller frees with bb_free; on error *out is NULL. Only cfg->size bytes of *cfg are read;
+ * fields past them are 0 (their defaults).
  * Thread-safety: any thread, any time; the new filter is the caller's.
  *
  * @param out  receives the filter (NULL on error). Not NULL.
- * @param cfg  the parameters. Not NULL.
- * @return BB_OK; BB_E_INVAL (NULL, bad or contradictory parameters, k > BB_MAX_K, growth,
- *         tightening or flags out of range or given for a kind other than BB_SCALABLE);
- *         BB_E_TOO_LARGE (> BB_MAX_BITS or 64-bit overflow); BB_E_NOMEM.
+ * @param cfg  the parameters, from BB_CONFIG_INIT. Not NULL.
+ * @return BB_OK; BB_E_INVAL (NULL, cfg->size 0 or short of `seed`, the 0.1.0 fields, with
+ *         bb_last_error naming BB_CONFIG_INIT; bad or contradictory parameters, k > BB_MAX_K,
+ *         growth, tightening or flags out of range or given for a kind other than
+ *         BB_SCALABLE); BB_E_TOO_LARGE (> BB_MAX_BITS or 64-bit overflow); BB_E_NOMEM.
  */
 BB_API bb_status bb_create(bb_filter **out, const bb_config *cfg);
 
@@ -619,6 +649,7 @@ BB_API unsigned bb_threads(const bb_filter *f);
  * Information
  * ========================================================================================== */
 typedef struct bb_info {
+    size_t size;          /**< sizeof(bb_info) as the caller compiled it (BB_INFO_INIT) */
     bb_kind kind;
     uint64_t bits;        /**< m (counting: counters; scalable: sum over sub-filters) */
     uint64_t bytes;       /**< payload bytes: bits / 8 rounded up (counting: bits / 2) */
@@ -652,18 +683,24 @@ typedef struct bb_info {
     double growth;        /**< scalable: capacity factor of new sub-filters; else 0 */
     double tightening;    /**< scalable: FPR factor of new sub-filters; else 0 */
     unsigned flags;       /**< scalable: BB_NO_SCALE or 0; else 0 */
+    /* Later fields go here, appended (CONTRIBUTING.md, "A field of a public struct"). */
 } bb_info;
 
+/** Initialiser of a bb_info: its size set, every other field zero (see BB_CONFIG_INIT). */
+#define BB_INFO_INIT BB_SIZED_INIT(bb_info)
+
 /**
- * Describe a filter. Costs one pass over the filter (counts set bits).
+ * Describe a filter into the first out->size bytes of *out (out->size is left as it is, and
+ * nothing past it is written). Costs one pass over the filter (counts set bits).
  * A scalable filter reports sums over its sub-filters (bits, bytes, blocks, bits_set,
  * keys_added, cardinality_estimate), capacity = the sum of the sub-filters' capacities (keys
  * it holds before it next grows), fpr_target = p of the whole filter, k of the newest.
  * Thread-safety: reads f.
  *
  * @param f    the filter. Not NULL.
- * @param out  receives the description. Not NULL.
- * @return BB_OK; BB_E_INVAL (a NULL argument).
+ * @param out  receives the description; out->size set first (BB_INFO_INIT). Not NULL.
+ * @return BB_OK; BB_E_INVAL (a NULL argument, or out->size 0 or short of format_version, the
+ *         0.1.0 fields: bb_last_error names BB_INFO_INIT; nothing is written).
  */
 BB_API bb_status bb_get_info(const bb_filter *f, bb_info *out);
 
@@ -675,8 +712,9 @@ BB_API bb_status bb_get_info(const bb_filter *f, bb_info *out);
  *
  * @param f    the filter. Not NULL.
  * @param i    the sub-filter, 0 .. info.subfilters - 1.
- * @param out  receives its description. Not NULL.
- * @return BB_OK; BB_E_INVAL (NULL f or out, i >= info.subfilters).
+ * @param out  receives its description, as bb_get_info's. Not NULL.
+ * @return BB_OK; BB_E_INVAL (NULL f or out, i >= info.subfilters, out->size refused as by
+ *         bb_get_info).
  */
 BB_API bb_status bb_subfilter_info(const bb_filter *f, size_t i, bb_info *out);
 
@@ -1258,7 +1296,8 @@ BB_API bb_status bb_slice_split(uint64_t blocks, uint64_t n_slices, uint64_t *pe
  * Thread-safety: any thread, any time; the new slice is the caller's.
  *
  * @param out       receives the slice, for bb_slice_free (NULL on error). Not NULL.
- * @param cfg       the whole filter's parameters, kind BB_BLOCKED. Not NULL.
+ * @param cfg       the whole filter's parameters, kind BB_BLOCKED, read up to cfg->size as
+ *                  by bb_create. Not NULL.
  * @param index     this slice, 0 .. n_slices - 1.
  * @param n_slices  number of slices (a split bb_slice_split takes).
  * @return BB_OK; BB_E_INVAL (NULL, another kind, index >= n_slices, a split bb_slice_split
@@ -1292,6 +1331,7 @@ BB_API bb_status bb_slice_add_arrow64(bb_slice *s, const void *data, const int64
 BB_API bb_status bb_slice_add_hashes(bb_slice *s, const uint64_t *hashes, size_t n);
 
 typedef struct bb_slice_info {
+    size_t size;               /**< sizeof(bb_slice_info) as compiled (BB_SLICE_INFO_INIT) */
     uint64_t index, n_slices;  /**< this slice, of how many */
     uint64_t first_block;      /**< first block of the whole filter held here */
     uint64_t n_blocks;         /**< blocks held here (the last slice may hold fewer) */
@@ -1302,15 +1342,21 @@ typedef struct bb_slice_info {
     uint64_t seed, capacity;
     double fpr_target;
     uint64_t keys_added;       /**< keys streamed through this slice, kept or skipped */
+    /* Later fields go here, appended (CONTRIBUTING.md, "A field of a public struct"). */
 } bb_slice_info;
 
+/** Initialiser of a bb_slice_info: its size set, every other field zero. */
+#define BB_SLICE_INFO_INIT BB_SIZED_INIT(bb_slice_info)
+
 /**
- * Describe a slice and the whole filter it is part of.
+ * Describe a slice and the whole filter it is part of, into the first out->size bytes of
+ * *out.
  * Thread-safety: reads s.
  *
  * @param s    the slice. Not NULL.
- * @param out  receives the description. Not NULL.
- * @return BB_OK; BB_E_INVAL (a NULL argument).
+ * @param out  receives the description; out->size set first (BB_SLICE_INFO_INIT). Not NULL.
+ * @return BB_OK; BB_E_INVAL (a NULL argument, or out->size 0 or short of keys_added:
+ *         bb_last_error says which; nothing is written).
  */
 BB_API bb_status bb_slice_get_info(const bb_slice *s, bb_slice_info *out);
 

@@ -108,6 +108,7 @@ BB_API size_t bb_pq_columns(const bb_pq_file *pf);
 
 /** A leaf column of the schema. */
 typedef struct bb_pq_column_info {
+    size_t size;            /**< sizeof(bb_pq_column_info) (BB_PQ_COLUMN_INFO_INIT) */
     const char *name;       /**< dotted path ("a.b" for nested), valid until bb_pq_close */
     bb_pq_type type;        /**< physical type */
     int32_t type_length;    /**< FIXED_LEN_BYTE_ARRAY: bytes per value; else 0 */
@@ -116,16 +117,23 @@ typedef struct bb_pq_column_info {
     bool optional;          /**< may hold nulls (definition level 1) */
     bool flat;              /**< a direct, non-repeated child of the root (nested leaves
                                  are decoded too: this only describes the schema) */
+    /* Later fields go here, appended (CONTRIBUTING.md, "A field of a public struct"). */
 } bb_pq_column_info;
 
+/** Initialiser of a bb_pq_column_info: its size set, the rest zero (see BB_CONFIG_INIT). */
+#define BB_PQ_COLUMN_INFO_INIT BB_SIZED_INIT(bb_pq_column_info)
+
 /**
- * Describe a leaf column. Its strings stay valid until bb_pq_close.
+ * Describe a leaf column into the first out->size bytes of *out. Its strings stay valid until
+ * bb_pq_close.
  * Thread-safety: reads pf.
  *
  * @param pf   the file. Not NULL.
  * @param col  the column, < bb_pq_columns.
- * @param out  receives the description. Not NULL.
- * @return BB_OK; BB_E_INVAL (a NULL argument or col out of range; no message).
+ * @param out  receives the description; out->size set first (BB_PQ_COLUMN_INFO_INIT). Not
+ *             NULL.
+ * @return BB_OK; BB_E_INVAL (a NULL argument or col out of range; no message. out->size 0 or
+ *         short of `flat`: the message names BB_PQ_COLUMN_INFO_INIT).
  */
 BB_API bb_status bb_pq_column(const bb_pq_file *pf, size_t col, bb_pq_column_info *out);
 
@@ -142,24 +150,29 @@ BB_API bb_status bb_pq_find_column(const bb_pq_file *pf, const char *name, size_
 
 /** A column chunk (one column of one row group). */
 typedef struct bb_pq_chunk_info {
+    size_t size;              /**< sizeof(bb_pq_chunk_info) (BB_PQ_CHUNK_INFO_INIT) */
     int64_t num_values;       /**< values including nulls */
     int codec;                /**< parquet.thrift CompressionCodec */
     const char *codec_name;   /**< "UNCOMPRESSED", "SNAPPY", ... */
     bool has_bloom;           /**< bloom_filter_offset is set */
     int64_t bloom_offset;     /**< of the BloomFilterHeader; -1 without */
     int64_t bloom_length;     /**< header + bitset bytes as the footer says; -1 if not set */
+    /* Later fields go here, appended (CONTRIBUTING.md, "A field of a public struct"). */
 } bb_pq_chunk_info;
 
+/** Initialiser of a bb_pq_chunk_info: its size set, the rest zero. */
+#define BB_PQ_CHUNK_INFO_INIT BB_SIZED_INIT(bb_pq_chunk_info)
+
 /**
- * Describe the chunk of one column in one row group.
+ * Describe the chunk of one column in one row group, into the first out->size bytes of *out.
  * Thread-safety: reads pf.
  *
  * @param pf   the file. Not NULL.
  * @param rg   the row group, < bb_pq_row_groups.
  * @param col  the column, < bb_pq_columns.
- * @param out  receives the description. Not NULL.
- * @return BB_OK; BB_E_INVAL (a NULL argument or an index out of range); BB_E_UNSUPPORTED
- *         (an encrypted chunk, or one in another file).
+ * @param out  receives the description; out->size set first (BB_PQ_CHUNK_INFO_INIT). Not NULL.
+ * @return BB_OK; BB_E_INVAL (a NULL argument, an index out of range, or out->size 0 or short
+ *         of `bloom_length`); BB_E_UNSUPPORTED (an encrypted chunk, or one in another file).
  */
 BB_API bb_status bb_pq_chunk(const bb_pq_file *pf, size_t rg, size_t col,
                              bb_pq_chunk_info *out);
@@ -268,12 +281,17 @@ typedef bb_status (*bb_pq_value_fn)(void *ctx, const void *value, size_t len);
 BB_API bb_status bb_pq_chunk_values(const bb_pq_file *pf, size_t rg, size_t col,
                                     bb_pq_value_fn fn, void *ctx);
 
-/** Options of bb_pq_index. */
+/** Options of bb_pq_index. Start from BB_PQ_INDEX_OPTS_INIT. */
 typedef struct bb_pq_index_opts {
+    size_t size;                /**< sizeof(bb_pq_index_opts) as compiled */
     const char *const *columns; /**< names of the columns to index */
     size_t n_columns;
     double fpr;                 /**< target false-positive rate per chunk, 0 < fpr < 1 */
+    /* Later fields go here, appended (CONTRIBUTING.md, "A field of a public struct"). */
 } bb_pq_index_opts;
+
+/** Initialiser of a bb_pq_index_opts: its size set, the rest zero. */
+#define BB_PQ_INDEX_OPTS_INIT BB_SIZED_INIT(bb_pq_index_opts)
 
 /**
  * Write to `out_path` a copy of `in_path` with a fresh SBBF (BB_SPLIT, power-of-two size)
@@ -282,16 +300,18 @@ typedef struct bb_pq_index_opts {
  * them, then the footer re-encoded with bloom_filter_offset and bloom_filter_length set (all
  * its other fields, unknown ones included, kept). The output is written atomically (a
  * temporary file in the same directory, fsync, rename): on any error `out_path` is not
- * created or changed. `in_path` is only read.
+ * created or changed. `in_path` is only read. Only opts->size bytes of *opts are read.
  * Thread-safety: any thread, any time, with distinct out_paths.
  *
  * @param in_path   the Parquet file to read, NUL-terminated. Not NULL.
  * @param out_path  the file to write, NUL-terminated; not in_path. Not NULL.
- * @param opts      the columns and fpr; opts->columns not NULL, n_columns >= 1. Not NULL.
- * @return BB_OK; BB_E_INVAL (a NULL argument, no columns, no such column, out_path is
- *         in_path, fpr outside (0, 1)); bb_pq_open's and bb_pq_chunk_values' errors;
- *         BB_E_TOO_LARGE (a filter or the footer beyond what Parquet's 32-bit fields hold);
- *         BB_E_IO (writing out_path: the message names the file and errno); BB_E_NOMEM.
+ * @param opts      the columns and fpr, from BB_PQ_INDEX_OPTS_INIT; opts->columns not NULL,
+ *                  n_columns >= 1. Not NULL.
+ * @return BB_OK; BB_E_INVAL (a NULL argument, opts->size 0 or short of `fpr`, no columns, no
+ *         such column, out_path is in_path, fpr outside (0, 1)); bb_pq_open's and
+ *         bb_pq_chunk_values' errors; BB_E_TOO_LARGE (a filter or the footer beyond what
+ *         Parquet's 32-bit fields hold); BB_E_IO (writing out_path: the message names the
+ *         file and errno); BB_E_NOMEM.
  */
 BB_API bb_status bb_pq_index(const char *in_path, const char *out_path,
                              const bb_pq_index_opts *opts);

@@ -46,9 +46,9 @@ typedef struct bb_redis bb_redis;
 #define BB_REDIS_TIMEOUT_MS 10000u
 
 /**
- * How to connect (bb_redis_open). Zero every field you do not set: {sizeof opts} is a valid
- * value. Fields past `size` bytes are read as zero, so a caller built against an older
- * header keeps working.
+ * How to connect (bb_redis_open). Start from BB_REDIS_OPTIONS_INIT, then set what you need.
+ * Fields past `size` bytes are read as zero (their defaults), so a caller built against an
+ * older header keeps working; a size of 0 or short of wait_replicas is BB_E_INVAL.
  */
 typedef struct bb_redis_options {
     size_t size;            /**< sizeof (bb_redis_options) */
@@ -57,7 +57,11 @@ typedef struct bb_redis_options {
     const char *password;   /**< password for AUTH when the URLs carry none (NULL: none) */
     uint32_t timeout_ms;    /**< deadline of each request; 0: BB_REDIS_TIMEOUT_MS */
     unsigned wait_replicas; /**< after each batch of writes, WAIT for this many replicas */
+    /* Later fields go here, appended (CONTRIBUTING.md, "A field of a public struct"). */
 } bb_redis_options;
+
+/** Initialiser of a bb_redis_options: its size set, every option its default. */
+#define BB_REDIS_OPTIONS_INIT BB_SIZED_INIT(bb_redis_options)
 
 /**
  * Connect. urls[0 .. n_urls) are addresses: redis://[[USER]:PASSWORD@]HOST[:PORT][/DB]
@@ -93,9 +97,9 @@ typedef struct bb_redis_options {
  * @param out     receives the handle, for bb_redis_free. Not NULL.
  * @param urls    urls[n_urls], NUL-terminated addresses as above. Not NULL.
  * @param n_urls  1 for a standalone handle, >= 1 for a cluster.
- * @param opts    the options, size set; NULL takes the defaults.
- * @return BB_OK; BB_E_INVAL (out NULL, a bad or refused URL, a wrong number of URLs, seeds
- *         that disagree); the request errors (no node answered, AUTH or SELECT refused).
+ * @param opts    the options, from BB_REDIS_OPTIONS_INIT; NULL takes the defaults.
+ * @return BB_OK; BB_E_INVAL (out NULL, opts->size 0 or short of wait_replicas, a bad or
+ *         refused URL, a wrong number of URLs, seeds that disagree); the request errors (no node answered, AUTH or SELECT refused).
  */
 BB_API bb_status bb_redis_open(bb_redis **out, const char *const *urls, size_t n_urls,
                                const bb_redis_options *opts);
@@ -142,8 +146,9 @@ BB_API void bb_redis_free(bb_redis *r);
 #define BB_REDIS_MAX_ERROR_RATE 0.25
 
 /**
- * How to create a filter (BF.RESERVE's and BF.INSERT's options). Zero-initialise, set size =
- * sizeof(bb_redis_params), then what you need; 0 means RedisBloom's default.
+ * How to create a filter (BF.RESERVE's and BF.INSERT's options). Start from
+ * BB_REDIS_PARAMS_INIT, then set what you need; 0 means RedisBloom's default. Fields past
+ * `size` bytes are read as 0; a size of 0 or short of `shards` is BB_E_INVAL.
  */
 typedef struct bb_redis_params {
     size_t size;         /**< sizeof(bb_redis_params): later fields are added after these */
@@ -154,7 +159,11 @@ typedef struct bb_redis_params {
     bool nonscaling;     /**< NONSCALING: one sub-filter at p, full at capacity */
     bool nocreate;       /**< bb_redis_insert: BB_E_NOT_FOUND on a missing filter */
     uint64_t shards;     /**< shards per sub-filter (0 = at most BB_REDIS_SHARD_BYTES each) */
+    /* Later fields go here, appended (CONTRIBUTING.md, "A field of a public struct"). */
 } bb_redis_params;
+
+/** Initialiser of a bb_redis_params: its size set, every parameter RedisBloom's default. */
+#define BB_REDIS_PARAMS_INIT BB_SIZED_INIT(bb_redis_params)
 
 /**
  * BF.RESERVE: create the filter `name`, a chain of sub-filters as RedisBloom's scalable
@@ -291,6 +300,7 @@ BB_API bb_status bb_redis_mexists(bb_redis *r, const char *name, const void *con
                                   size_t *n_present);
 
 typedef struct bb_redis_info {
+    size_t size;              /**< sizeof(bb_redis_info) as compiled (BB_REDIS_INFO_INIT) */
     uint64_t capacity;        /**< sum of the sub-filters' capacities (RedisBloom's Capacity) */
     double error_rate;        /**< p it was reserved for */
     uint64_t size_bytes;      /**< bytes of all shards (the filters' payloads) */
@@ -304,18 +314,23 @@ typedef struct bb_redis_info {
     double cardinality;       /**< sum over sub-filters of -(m/k) ln(1 - X/m) (Swamidass-Baldi 2007) */
     uint64_t filters;         /**< Number of filters: sub-filters of the chain (1 if fixed) */
     uint64_t expansion;       /**< Expansion rate; 0 for NONSCALING and pushed filters */
+    /* Later fields go here, appended (CONTRIBUTING.md, "A field of a public struct"). */
 } bb_redis_info;
 
+/** Initialiser of a bb_redis_info: its size set, the rest zero. */
+#define BB_REDIS_INFO_INIT BB_SIZED_INIT(bb_redis_info)
+
 /**
- * BF.INFO: the filter's parameters and fill. Reads the meta key, the counter or state and one
- * BITCOUNT per shard.
+ * BF.INFO: the filter's parameters and fill, into the first out->size bytes of *out. Reads
+ * the meta key, the counter or state and one BITCOUNT per shard.
  * Thread-safety: changes r (its connections); reads the filter.
  *
  * @param r     the handle. Not NULL.
  * @param name  the filter's name, NUL-terminated. Not NULL.
- * @param out   receives the description. Not NULL.
- * @return BB_OK; BB_E_INVAL (name or out NULL); BB_E_NOT_FOUND; the name errors; the
- *         request errors.
+ * @param out   receives the description; out->size set first (BB_REDIS_INFO_INIT), at least
+ *              0.1.0's fields (up to cardinality). Not NULL.
+ * @return BB_OK; BB_E_INVAL (name or out NULL, out->size 0 or too short); BB_E_NOT_FOUND;
+ *         the name errors; the request errors.
  */
 BB_API bb_status bb_redis_info_get(bb_redis *r, const char *name, bb_redis_info *out);
 
@@ -376,7 +391,8 @@ BB_API bb_status bb_redis_push(bb_redis *r, const bb_filter *f, const char *name
                                uint64_t shards);
 
 /**
- * Publish slice info->index of info->n_slices (built with bb_slice, bytes[0 .. len)) as
+ * Publish slice info->index of info->n_slices (built with bb_slice, bytes[0 .. len); info
+ * from bb_slice_get_info, its size as there) as
  * shard index of `name`. The first slice pushed records the geometry; every slice must have
  * the same (BB_E_MISMATCH otherwise). The meta key is written only when every slice is there,
  * by whichever push completes the set, so readers never see a half-published filter.
@@ -384,15 +400,16 @@ BB_API bb_status bb_redis_push(bb_redis *r, const bb_filter *f, const char *name
  * once.
  *
  * @param r          the handle. Not NULL.
- * @param info       the slice's description from bb_slice. Not NULL.
+ * @param info       the slice's description from bb_slice_get_info (read up to
+ *                   info->size). Not NULL.
  * @param bytes      the slice, len bytes. Not NULL.
  * @param len        bytes of the slice: info->n_blocks * 64.
  * @param name       the filter's name, NUL-terminated. Not NULL.
  * @param published  receives whether this push completed the filter (false on error). May be
  *                   NULL.
- * @return BB_OK; BB_E_INVAL (a NULL argument); BB_E_MISMATCH (len, or a geometry unlike the
- *         slices pushed before); BB_E_EXISTS (the name is already a filter);
- *         BB_E_WRONGTYPE; the request errors.
+ * @return BB_OK; BB_E_INVAL (a NULL argument, info->size refused); BB_E_MISMATCH (len, or a
+ *         geometry unlike the slices pushed before); BB_E_EXISTS (the name is already a
+ *         filter); BB_E_WRONGTYPE; the request errors.
  */
 BB_API bb_status bb_redis_push_slice(bb_redis *r, const bb_slice_info *info,
                                      const void *bytes, uint64_t len, const char *name,

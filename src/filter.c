@@ -5,6 +5,7 @@
  * through the kind's row (internal.h, "The kinds table"); no kind is named here. The
  * bit-level work is in the rows (src/kinds/) and their kernels.
  */
+#include "abi.h"
 #include "internal.h"
 
 #include <math.h>
@@ -102,16 +103,25 @@ bb_status bb_config_geometry(const bb_config *cfg, uint64_t *bits, unsigned *k) 
     return config_geometry(row, cfg, bits, k);
 }
 
-bb_status bb_create(bb_filter **out, const bb_config *cfg) {
+bb_status bb_config_read(const bb_config *cfg, bb_config *c) {
+    return BB_ABI_READ(c, cfg, bb_config, seed, "BB_CONFIG_INIT");
+}
+
+bb_status bb_create(bb_filter **out, const bb_config *user_cfg) {
     if (!out) return BB_E_INVAL;
     *out = NULL;
-    const bb_kind_ops *row = cfg ? bb_kind_row(cfg->kind) : NULL;
+    if (!user_cfg) return BB_E_INVAL;
+    bb_config c;
+    bb_status s = bb_config_read(user_cfg, &c);
+    if (s != BB_OK) return s;
+    const bb_config *cfg = &c;
+    const bb_kind_ops *row = bb_kind_row(cfg->kind);
     if (!row) return BB_E_INVAL;
     if (row->create) return row->create(out, cfg);
     if (cfg->growth != 0.0 || cfg->tightening != 0.0) return BB_E_INVAL;
     uint64_t bits;
     unsigned k;
-    bb_status s = config_geometry(row, cfg, &bits, &k);
+    s = config_geometry(row, cfg, &bits, &k);
     if (s != BB_OK) return s;
     s = bb_filter_alloc(out, cfg->kind, bits, k, cfg->seed);
     if (s != BB_OK) return s;
@@ -122,7 +132,7 @@ bb_status bb_create(bb_filter **out, const bb_config *cfg) {
 
 bb_status bb_create_for(bb_filter **out, bb_kind kind, uint64_t capacity, double fpr,
                         uint64_t seed) {
-    bb_config c = {.kind = kind, .capacity = capacity, .fpr = fpr, .seed = seed};
+    bb_config c = {.size = sizeof c, .kind = kind, .capacity = capacity, .fpr = fpr, .seed = seed};
     if (!(fpr > 0.0)) { /* 0 or NaN must not read as "not given" */
         if (out) *out = NULL;
         return BB_E_INVAL;
@@ -199,18 +209,28 @@ bb_status bb_remove(bb_filter *f, const void *key, size_t len) {
 
 /* ---- Info ---------------------------------------------------------------------------------- */
 
+/* The 0.1.0 fields end at format_version: the smallest bb_info a caller may pass. */
+static bb_status info_out(const bb_filter *f, bb_info *out) {
+    bb_status s =
+        bb_abi_check(out->size, BB_END_OF(bb_info, format_version), "bb_info", "BB_INFO_INIT");
+    bb_info full;
+    if (s == BB_OK) s = bb_row(f)->info(f, &full);
+    if (s == BB_OK) bb_abi_write(out, out->size, &full, sizeof full);
+    return s;
+}
+
 bb_status bb_get_info(const bb_filter *f, bb_info *out) {
     if (!f || !out) return BB_E_INVAL;
-    return bb_row(f)->info(f, out);
+    return info_out(f, out);
 }
 
 bb_status bb_subfilter_info(const bb_filter *f, size_t i, bb_info *out) {
     if (!f || !out) return BB_E_INVAL;
     const bb_kind_ops *row = bb_row(f);
-    if (!row->subs) return i == 0 ? bb_get_info(f, out) : BB_E_INVAL;
-    bb_filter *const *subs;
-    size_t n = row->subs(f, &subs);
-    return i < n ? bb_get_info(subs[i], out) : BB_E_INVAL;
+    bb_filter *const *subs = NULL;
+    size_t n = row->subs ? row->subs(f, &subs) : 1;
+    if (i >= n) return BB_E_INVAL;
+    return info_out(subs ? subs[i] : f, out);
 }
 
 /* ---- Payload ------------------------------------------------------------------------------- */

@@ -64,7 +64,7 @@ bb_status bb_fold(bb_filter *f) {
  * 0 keys" would fold it to one block; an estimate above keys_added cannot happen for a filter
  * built here except by the estimate's noise, which only makes folding more cautious. */
 static double key_count(const bb_filter *f) {
-    bb_info in;
+    bb_info in = BB_INFO_INIT;
     double n = (double)f->keys_added;
     if (bb_row(f)->info(f, &in) == BB_OK && in.cardinality_estimate > n)
         n = in.cardinality_estimate; /* INFINITY for a saturated block: no fold */

@@ -358,6 +358,8 @@ static inline const bb_kind_ops *bb_row(const bb_filter *f) { return bb_kind_row
 /** Geometry (bits, k) that bb_create gives a flat kind's config (filter.c); also used by
  *  slice.c so that a slice is exactly a range of the filter bb_create would make. */
 bb_status bb_config_geometry(const bb_config *cfg, uint64_t *bits, unsigned *k);
+/** cfg->size checked, then its first cfg->size bytes into *c, zeros after (abi.h). */
+bb_status bb_config_read(const bb_config *cfg, bb_config *c);
 
 /* ---- Object helpers (object.c), for the generic files and the rows ---------------------- */
 /** Allocate a filter object with a zeroed, aligned payload for (kind, bits, k): BB_E_INVAL for

@@ -63,6 +63,7 @@ void bb_flat_clear(bb_filter *f) {
 
 void bb_info_fields(const bb_filter *f, bb_info *out) {
     memset(out, 0, sizeof *out);
+    out->size = sizeof *out;
     out->kind = f->kind;
     out->bits = f->bits;
     out->bytes = f->payload_bytes;

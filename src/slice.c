@@ -8,6 +8,7 @@
  * bytes are bytes [64 first, 64 (first + n)) of the whole filter's payload. bb_blocks_test
  * is the reading side of the same idea: the kernel's block test on blocks fetched elsewhere.
  */
+#include "abi.h"
 #include "internal.h"
 
 #include <stdlib.h>
@@ -28,20 +29,26 @@ bb_status bb_slice_split(uint64_t blocks, uint64_t n_slices, uint64_t *per_out) 
     return BB_OK;
 }
 
-bb_status bb_slice_create(bb_slice **out, const bb_config *cfg, uint64_t index,
+bb_status bb_slice_create(bb_slice **out, const bb_config *user_cfg, uint64_t index,
                           uint64_t n_slices) {
     if (!out) return BB_E_INVAL;
     *out = NULL;
-    if (!cfg || cfg->kind != BB_BLOCKED || index >= n_slices) return BB_E_INVAL;
+    if (!user_cfg) return BB_E_INVAL;
+    bb_config c;
+    bb_status s = bb_config_read(user_cfg, &c);
+    if (s != BB_OK) return s;
+    const bb_config *cfg = &c;
+    if (cfg->kind != BB_BLOCKED || index >= n_slices) return BB_E_INVAL;
     if (cfg->growth != 0.0 || cfg->tightening != 0.0) return BB_E_INVAL;
     uint64_t bits, per; /* flags (BB_POW2_BYTES) are checked by the geometry, as in bb_create */
     unsigned k;
-    bb_status s = bb_config_geometry(cfg, &bits, &k);
+    s = bb_config_geometry(cfg, &bits, &k);
     if (s == BB_OK) s = bb_slice_split(bits / BB_BLOCK_BITS, n_slices, &per);
     if (s != BB_OK) return s;
     bb_slice *sl = calloc(1, sizeof *sl);
     if (!sl) return BB_E_NOMEM;
     bb_slice_info *in = &sl->info;
+    in->size = sizeof *in;
     in->index = index;
     in->n_slices = n_slices;
     in->blocks = bits / BB_BLOCK_BITS;
@@ -93,10 +100,13 @@ bb_status bb_slice_add_arrow64(bb_slice *s, const void *data, const int64_t *off
     return BB_OK;
 }
 
+/* bb_slice_info is unchanged since 0.1.0, so every field up to keys_added is required. */
 bb_status bb_slice_get_info(const bb_slice *s, bb_slice_info *out) {
     if (!s || !out) return BB_E_INVAL;
-    *out = s->info;
-    return BB_OK;
+    bb_status st = bb_abi_check(out->size, BB_END_OF(bb_slice_info, keys_added), "bb_slice_info",
+                                "BB_SLICE_INFO_INIT");
+    if (st == BB_OK) bb_abi_write(out, out->size, &s->info, sizeof s->info);
+    return st;
 }
 
 const void *bb_slice_data(const bb_slice *s, uint64_t *len_bytes) {

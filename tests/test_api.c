@@ -24,7 +24,7 @@ static bb_filter *make(bb_kind kind, uint64_t capacity, double fpr, uint64_t see
 }
 
 static bb_info info_of(const bb_filter *f) {
-    bb_info i;
+    bb_info i = BB_INFO_INIT;
     cr_assert_eq(bb_get_info(f, &i), BB_OK);
     return i;
 }
@@ -51,46 +51,44 @@ Test(api, bad_parameters) {
             cr_assert_eq(bb_create_for(&f, kd, 1000, bad_p[j], 0), BB_E_INVAL, "p=%g", bad_p[j]);
             cr_assert_null(f);
             /* (fpr = 0 in a config means "not given", which leaves no size: also INVAL) */
-            expect_create(&(bb_config){.kind = kd, .capacity = 1000, .fpr = bad_p[j]},
-                          BB_E_INVAL, "config with bad p");
+            expect_create(TU_CFG(.kind = kd, .capacity = 1000, .fpr = bad_p[j]), BB_E_INVAL,
+                          "config with bad p");
         }
         bb_filter *f = not_null;
         cr_assert_eq(bb_create_for(&f, kd, 0, 0.01, 0), BB_E_INVAL, "n = 0 accepted");
         cr_assert_null(f);
-        expect_create(&(bb_config){.kind = kd, .capacity = 1000}, BB_E_INVAL, "no size at all");
-        expect_create(&(bb_config){.kind = kd, .k = 3}, BB_E_INVAL, "k alone, no capacity");
-        expect_create(&(bb_config){.kind = kd, .bits = 0, .k = 3, .capacity = 0}, BB_E_INVAL,
-                      "bits = 0");
-        expect_create(&(bb_config){.kind = kd, .bits = 4096, .k = BB_MAX_K + 1}, BB_E_INVAL,
-                      "k = 17");
-        expect_create(&(bb_config){.kind = kd, .capacity = 100, .fpr = 0.01, .k = 17},
-                      BB_E_INVAL, "k = 17 with fpr");
-        expect_create(&(bb_config){.kind = kd, .capacity = 100, .fpr = 0.01, .bits_per_key = 10},
+        expect_create(TU_CFG(.kind = kd, .capacity = 1000), BB_E_INVAL, "no size at all");
+        expect_create(TU_CFG(.kind = kd, .k = 3), BB_E_INVAL, "k alone, no capacity");
+        expect_create(TU_CFG(.kind = kd, .bits = 0, .k = 3, .capacity = 0), BB_E_INVAL, "bits = 0");
+        expect_create(TU_CFG(.kind = kd, .bits = 4096, .k = BB_MAX_K + 1), BB_E_INVAL, "k = 17");
+        expect_create(TU_CFG(.kind = kd, .capacity = 100, .fpr = 0.01, .k = 17), BB_E_INVAL,
+                      "k = 17 with fpr");
+        expect_create(TU_CFG(.kind = kd, .capacity = 100, .fpr = 0.01, .bits_per_key = 10),
                       BB_E_INVAL, "fpr and bits_per_key both");
-        expect_create(&(bb_config){.kind = kd, .capacity = 100, .fpr = 0.01, .bits = 4096},
-                      BB_E_INVAL, "fpr and bits both");
-        expect_create(&(bb_config){.kind = kd, .capacity = 100, .bits_per_key = 10, .bits = 4096},
+        expect_create(TU_CFG(.kind = kd, .capacity = 100, .fpr = 0.01, .bits = 4096), BB_E_INVAL,
+                      "fpr and bits both");
+        expect_create(TU_CFG(.kind = kd, .capacity = 100, .bits_per_key = 10, .bits = 4096),
                       BB_E_INVAL, "bits_per_key and bits both");
-        expect_create(&(bb_config){.kind = kd, .capacity = 100, .bits_per_key = -3},
-                      BB_E_INVAL, "negative bits_per_key");
-        expect_create(&(bb_config){.kind = kd, .capacity = 100, .bits_per_key = NAN},
-                      BB_E_INVAL, "NaN bits_per_key");
-        expect_create(&(bb_config){.kind = kd, .bits_per_key = 10}, BB_E_INVAL,
+        expect_create(TU_CFG(.kind = kd, .capacity = 100, .bits_per_key = -3), BB_E_INVAL,
+                      "negative bits_per_key");
+        expect_create(TU_CFG(.kind = kd, .capacity = 100, .bits_per_key = NAN), BB_E_INVAL,
+                      "NaN bits_per_key");
+        expect_create(TU_CFG(.kind = kd, .bits_per_key = 10), BB_E_INVAL,
                       "bits_per_key without capacity");
         /* Sizes past 64 bits or past BB_MAX_BITS (2^56): 2^64 keys at 1e-9 need ~2^70 bits. */
-        expect_create(&(bb_config){.kind = kd, .capacity = UINT64_MAX, .fpr = 1e-9},
-                      BB_E_TOO_LARGE, "capacity UINT64_MAX at 1e-9");
+        expect_create(TU_CFG(.kind = kd, .capacity = UINT64_MAX, .fpr = 1e-9), BB_E_TOO_LARGE,
+                      "capacity UINT64_MAX at 1e-9");
         f = not_null;
         cr_assert_eq(bb_create_for(&f, kd, UINT64_MAX, 1e-9, 0), BB_E_TOO_LARGE);
         cr_assert_null(f);
-        expect_create(&(bb_config){.kind = kd, .capacity = UINT64_C(1) << 40, .bits_per_key = 1e6},
+        expect_create(TU_CFG(.kind = kd, .capacity = UINT64_C(1) << 40, .bits_per_key = 1e6),
                       BB_E_TOO_LARGE, "capacity x bits_per_key = 2^60");
-        expect_create(&(bb_config){.kind = kd, .bits = BB_MAX_BITS + 1, .k = 3},
-                      BB_E_TOO_LARGE, "bits = 2^56 + 1");
-        expect_create(&(bb_config){.kind = kd, .bits = UINT64_MAX, .k = 3}, BB_E_TOO_LARGE,
+        expect_create(TU_CFG(.kind = kd, .bits = BB_MAX_BITS + 1, .k = 3), BB_E_TOO_LARGE,
+                      "bits = 2^56 + 1");
+        expect_create(TU_CFG(.kind = kd, .bits = UINT64_MAX, .k = 3), BB_E_TOO_LARGE,
                       "bits = UINT64_MAX (must not wrap when rounded up to blocks)");
     }
-    expect_create(&(bb_config){.kind = (bb_kind)77, .capacity = 100, .fpr = 0.01}, BB_E_INVAL,
+    expect_create(TU_CFG(.kind = (bb_kind)77, .capacity = 100, .fpr = 0.01), BB_E_INVAL,
                   "unknown kind");
     expect_create(NULL, BB_E_INVAL, "NULL config");
 }
@@ -98,7 +96,7 @@ Test(api, bad_parameters) {
 /* ---- NULL arguments ------------------------------------------------------------------------ */
 Test(api, null_arguments) {
     bb_filter *f = make(BB_BLOCKED, 100, 0.01, 0), *c = not_null;
-    bb_config cfg = {.capacity = 100, .fpr = 0.01};
+    bb_config cfg = {.size = sizeof cfg, .capacity = 100, .fpr = 0.01};
     uint8_t out[4] = {7, 7, 7, 7};
     size_t hits;
     const void *keys[1] = {"a"};
@@ -106,7 +104,7 @@ Test(api, null_arguments) {
     int32_t off32[2] = {0, 1};
     int64_t off64[2] = {0, 1};
     uint64_t h = 1;
-    bb_info info;
+    bb_info info = BB_INFO_INIT;
 
     cr_assert_eq(bb_create(NULL, &cfg), BB_E_INVAL);
     cr_assert_eq(bb_create_for(NULL, BB_BLOCKED, 100, 0.01, 0), BB_E_INVAL);
@@ -505,8 +503,8 @@ Test(api, info_fields_and_estimates) {
 
 /* Every bit set: cardinality is infinite and the estimate exactly 1, never NaN. */
 Test(api, saturated_filter_info) {
-    const bb_config cfgs[] = {{.kind = BB_BLOCKED, .bits = 512, .k = 7},
-                              {.kind = BB_CLASSIC, .bits = 64, .k = 3}};
+    const bb_config cfgs[] = {{.size = sizeof(bb_config), .kind = BB_BLOCKED, .bits = 512, .k = 7},
+                              {.size = sizeof(bb_config), .kind = BB_CLASSIC, .bits = 64, .k = 3}};
     uint8_t *keys = tu_keys(3, 20000);
     for (size_t i = 0; i < 2; i++) {
         bb_filter *f = NULL;

@@ -202,7 +202,8 @@ Test(batch_threads, partitioned_kinds_every_kernel) {
         }
         cr_assert_eq(bb_set_isa(isas[i]), BB_OK);
         for (size_t j = 0; j < sizeof kinds / sizeof *kinds; j++) {
-            bb_config cfg = {.kind = kinds[j], .capacity = N_ADD, .fpr = 0.01, .seed = 99};
+            bb_config cfg = {
+                .size = sizeof cfg, .kind = kinds[j], .capacity = N_ADD, .fpr = 0.01, .seed = 99};
             char what[64];
             snprintf(what, sizeof what, "%s/%s", bb_kind_name(kinds[j]),
                      bb_isa_to_string(isas[i]));
@@ -216,9 +217,15 @@ Test(batch_threads, partitioned_kinds_every_kernel) {
 /* The other kinds add on one thread and split only their contains batches. */
 Test(batch_threads, other_kinds) {
     keys *k = keys_make();
-    bb_config classic = {.kind = BB_CLASSIC, .capacity = N_ADD, .fpr = 0.01, .seed = 5};
-    bb_config counting = {.kind = BB_COUNTING, .capacity = N_ADD, .fpr = 0.01, .seed = 5};
-    bb_config scalable = {.kind = BB_SCALABLE, .capacity = N_ADD / 8, .fpr = 0.01, .seed = 5};
+    bb_config classic = {
+        .size = sizeof classic, .kind = BB_CLASSIC, .capacity = N_ADD, .fpr = 0.01, .seed = 5};
+    bb_config counting = {
+        .size = sizeof counting, .kind = BB_COUNTING, .capacity = N_ADD, .fpr = 0.01, .seed = 5};
+    bb_config scalable = {.size = sizeof scalable,
+                          .kind = BB_SCALABLE,
+                          .capacity = N_ADD / 8,
+                          .fpr = 0.01,
+                          .seed = 5};
     compare(&classic, k, 2, "classic");
     if (ALL_KERNELS) {
         compare(&counting, k, 2, "counting");
@@ -231,12 +238,18 @@ Test(batch_threads, other_kinds) {
  * payload that ends inside a 64-byte line, and more threads than keys justify. */
 Test(batch_threads, partition_edges) {
     keys *k = keys_make();
-    bb_config two_lines = {.kind = BB_BLOCKED, .bits = 1024, .k = 6, .seed = 1};
-    bb_config split_odd = {.kind = BB_SPLIT, .bits = 5 * 256, .k = 8, .seed = 2};
-    bb_config split_big = {.kind = BB_SPLIT, .bits = 1001 * 256, .k = 8, .seed = 3};
-    bb_config pow2 = {.kind = BB_BLOCKED, .capacity = N_ADD, .fpr = 0.02,
+    bb_config two_lines = {
+        .size = sizeof two_lines, .kind = BB_BLOCKED, .bits = 1024, .k = 6, .seed = 1};
+    bb_config split_odd = {
+        .size = sizeof split_odd, .kind = BB_SPLIT, .bits = 5 * 256, .k = 8, .seed = 2};
+    bb_config split_big = {
+        .size = sizeof split_big, .kind = BB_SPLIT, .bits = 1001 * 256, .k = 8, .seed = 3};
+    bb_config pow2 = {.size = sizeof pow2,
+                      .kind = BB_BLOCKED,
+                      .capacity = N_ADD,
+                      .fpr = 0.02,
                       .flags = BB_POW2_BYTES};
-    bb_config sect = {.kind = BB_SECTORIZED, .bits = 3 * 512, .k = 8};
+    bb_config sect = {.size = sizeof sect, .kind = BB_SECTORIZED, .bits = 3 * 512, .k = 8};
     compare(&two_lines, k, 8, "blocked, 2 lines");
     compare(&split_odd, k, 4, "split, 5 blocks");
     compare(&split_big, k, 7, "split, 1001 blocks");

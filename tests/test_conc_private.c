@@ -166,7 +166,8 @@ static unsigned long race_once(uint64_t blocks, unsigned k, unsigned n_writers, 
                                uint64_t tag) {
     size_t big = 4 * blocks, per_writer = CYCLES * CYCLE_KEYS(big);
     size_t distinct = blocks < HOLD_KEYS ? blocks : HOLD_KEYS;
-    bb_config cfg = {.kind = BB_BLOCKED, .bits = blocks * 512, .k = k, .seed = tag};
+    bb_config cfg = {
+        .size = sizeof(bb_config), .kind = BB_BLOCKED, .bits = blocks * 512, .k = k, .seed = tag};
     bb_filter *f = NULL, *ref = NULL;
     cr_assert_eq(bb_create(&f, &cfg), BB_OK);
     cr_assert_eq(bb_create(&ref, &cfg), BB_OK);
@@ -225,7 +226,7 @@ static unsigned long race_once(uint64_t blocks, unsigned k, unsigned n_writers, 
     cr_assert(vf.blocks == blocks && memcmp(vf.data, vr.data, blocks * 64) == 0,
               "%s, %llu blocks, %u writers%s: bytes differ from a single-thread build", isa,
               (unsigned long long)blocks, n_writers, fail ? ", private copies failing" : "");
-    bb_info in;
+    bb_info in = BB_INFO_INIT;
     cr_assert_eq(bb_get_info(f, &in), BB_OK);
     cr_assert_eq(in.keys_added, 1 + n_writers * per_writer + HOLD_KEYS * atomic_load(&r->held_calls));
     /* A full filter would hide lost keys: keep at least a fifth of the bits clear. */
@@ -329,7 +330,8 @@ static void wait_past_second_chunk(joined *j) {
 /* One try: true if the batch asked for a private copy; the bytes must equal a single-thread
  * build either way. */
 static bool join_once(const uint64_t *h, const bb_filter *ref, uint64_t tag) {
-    bb_config cfg = {.kind = BB_BLOCKED, .bits = JOIN_BLOCKS * 512, .k = 7, .seed = tag};
+    bb_config cfg = {
+        .size = sizeof cfg, .kind = BB_BLOCKED, .bits = JOIN_BLOCKS * 512, .k = 7, .seed = tag};
     bb_filter *f = NULL;
     cr_assert_eq(bb_create(&f, &cfg), BB_OK);
     cr_assert_eq(bb_add_hash_concurrent(f, h[0], NULL), BB_OK); /* stripe locks, before the watch */
@@ -364,7 +366,11 @@ Test(conc_private, a_batch_that_began_alone_switches_when_joined) {
         h[i] = mix(UINT64_C(0x70696e) << 32 ^ (i % JOIN_DISTINCT));
     bool switched = false;
     for (unsigned i = 0; i < JOIN_TRIES && !switched; i++) {
-        bb_config cfg = {.kind = BB_BLOCKED, .bits = JOIN_BLOCKS * 512, .k = 7, .seed = 77 + i};
+        bb_config cfg = {.size = sizeof cfg,
+                         .kind = BB_BLOCKED,
+                         .bits = JOIN_BLOCKS * 512,
+                         .k = 7,
+                         .seed = 77 + i};
         bb_filter *ref = NULL;
         cr_assert_eq(bb_create(&ref, &cfg), BB_OK);
         cr_assert_eq(bb_add_hashes(ref, h, JOIN_DISTINCT), BB_OK);

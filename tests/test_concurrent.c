@@ -60,7 +60,8 @@ static keyset *make_keys(uint64_t tag) {
 }
 
 static bb_filter *make(bb_kind kind, uint64_t bits, unsigned k) {
-    bb_config cfg = {.kind = kind, .bits = bits, .k = k, .capacity = N_KEYS, .seed = 1234};
+    bb_config cfg = {
+        .size = sizeof cfg, .kind = kind, .bits = bits, .k = k, .capacity = N_KEYS, .seed = 1234};
     bb_filter *f = NULL;
     cr_assert_eq(bb_create(&f, &cfg), BB_OK);
     return f;
@@ -174,7 +175,7 @@ static void check_build_counted(bb_kind kind, uint64_t bits, unsigned k, unsigne
         cr_assert(bb_contains(par, ks->bytes[i], KEY_W), "false negative: key %zu", i);
         cr_assert(bb_contains_concurrent(par, ks->bytes[i], KEY_W), "false negative: key %zu", i);
     }
-    bb_info in;
+    bb_info in = BB_INFO_INIT;
     cr_assert_eq(bb_get_info(par, &in), BB_OK);
     cr_assert_eq(in.keys_added, (uint64_t)N_KEYS * (same ? n_threads : 1));
     cr_assert(n_new <= in.bits_set && (!count || n_new * k >= in.bits_set) && n_new <= N_KEYS,
@@ -410,7 +411,7 @@ Test(concurrent, was_new_is_not_possibly_present_before) {
 Test(concurrent, refused_kinds_and_arguments) {
     bb_filter *c = NULL, *s = NULL, *b = make(BB_BLOCKED, 4096, 4), *m = NULL;
     cr_assert_eq(bb_create_for(&c, BB_COUNTING, 100, 0.01, 1), BB_OK);
-    bb_config sc = {.kind = BB_SCALABLE, .capacity = 100, .fpr = 0.01};
+    bb_config sc = {.size = sizeof sc, .kind = BB_SCALABLE, .capacity = 100, .fpr = 0.01};
     cr_assert_eq(bb_create(&s, &sc), BB_OK);
     bool was_new = true;
     size_t n_new = 7;
@@ -427,7 +428,7 @@ Test(concurrent, refused_kinds_and_arguments) {
     size_t lens[2] = {2, 5};
     cr_assert_eq(bb_add_batch_concurrent(b, keys, lens, 2, &n_new), BB_E_INVAL);
     cr_assert(!bb_contains(b, "ab", 2), "a refused batch must add nothing");
-    bb_info in;
+    bb_info in = BB_INFO_INIT;
     cr_assert_eq(bb_get_info(b, &in), BB_OK);
     cr_assert_eq(in.keys_added, 0);
     /* Counting and scalable answer through their plain path. */

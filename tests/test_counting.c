@@ -47,7 +47,7 @@ Test(counting, geometry_is_the_blocked_filters) {
     const double fprs[] = {0.1, 0.01, 0.0001};
     for (size_t i = 0; i < 3; i++) {
         bb_filter *c = make(BB_COUNTING, caps[i], fprs[i]), *b = make(BB_BLOCKED, caps[i], fprs[i]);
-        bb_info ci, bi;
+        bb_info ci = BB_INFO_INIT, bi = BB_INFO_INIT;
         cr_assert_eq(bb_get_info(c, &ci), BB_OK);
         cr_assert_eq(bb_get_info(b, &bi), BB_OK);
         cr_assert_eq(ci.kind, BB_COUNTING);
@@ -97,7 +97,8 @@ Test(counting, answers_equal_blocked) {
  * two probes coincide; everything else is 0. Read from the serialized payload (its last
  * info.bytes bytes, FORMAT.md). */
 Test(counting, counter_layout_is_pinned) {
-    bb_config cfg = {.kind = BB_COUNTING, .bits = 4 * 512, .k = 16, .seed = 5};
+    bb_config cfg = {
+        .size = sizeof(bb_config), .kind = BB_COUNTING, .bits = 4 * 512, .k = 16, .seed = 5};
     bb_filter *f = NULL;
     cr_assert_eq(bb_create(&f, &cfg), BB_OK);
     bool saw_duplicate = false;
@@ -138,7 +139,7 @@ Test(counting, add_then_remove_restores_empty) {
     cr_assert_not(bb_contains(f, key, sizeof key));
     tu_assert_same_bytes(f, empty, "3 adds and 3 removes");
     cr_assert_eq(bb_remove(f, key, sizeof key), BB_E_ABSENT);
-    bb_info in;
+    bb_info in = BB_INFO_INIT;
     cr_assert_eq(bb_get_info(f, &in), BB_OK);
     cr_assert_eq(in.keys_added, 0);
     cr_assert_eq(in.bits_set, 0);
@@ -153,7 +154,7 @@ Test(counting, saturation_is_sticky) {
     uint8_t key[TU_KEY_BYTES];
     tu_key(key, 5, 1);
     for (int i = 0; i < 20; i++) cr_assert_eq(bb_add(f, key, sizeof key), BB_OK);
-    bb_info in;
+    bb_info in = BB_INFO_INIT;
     cr_assert_eq(bb_get_info(f, &in), BB_OK);
     uint64_t pos[BB_MAX_K];
     unsigned n = distinct_positions(f, in.bits, in.k, 5, 1, pos);
@@ -185,7 +186,7 @@ Test(counting, remove_of_absent_key_changes_nothing) {
     }
     cr_assert(refused > 450, "only %zu of 500 keys were definitely absent", refused);
     tu_assert_same_bytes(f, before, "after refused removes");
-    bb_info a, b;
+    bb_info a = BB_INFO_INIT, b = BB_INFO_INIT;
     cr_assert_eq(bb_get_info(f, &a), BB_OK);
     cr_assert_eq(bb_get_info(before, &b), BB_OK);
     cr_assert_eq(a.keys_added, 2000);
@@ -198,7 +199,8 @@ Test(counting, remove_of_absent_key_changes_nothing) {
  * added, some many times, and only keys held are removed. Every key held must stay present. */
 Test(counting, random_workload_has_no_false_negative) {
     enum { POOL = 300, OPS = 20000 };
-    bb_config cfg = {.kind = BB_COUNTING, .bits = 2 * 512, .k = 4, .seed = 11};
+    bb_config cfg = {
+        .size = sizeof(bb_config), .kind = BB_COUNTING, .bits = 2 * 512, .k = 4, .seed = 11};
     bb_filter *f = NULL;
     cr_assert_eq(bb_create(&f, &cfg), BB_OK);
     unsigned held[POOL] = {0};
@@ -224,7 +226,7 @@ Test(counting, random_workload_has_no_false_negative) {
                           "op %d: key %u held %u times is missing", op, j, held[j]);
             }
     }
-    bb_info in;
+    bb_info in = BB_INFO_INIT;
     cr_assert_eq(bb_get_info(f, &in), BB_OK);
     cr_assert(in.saturated_counters > 0, "workload meant to saturate did not");
     cr_assert_eq(in.keys_added, live, "keys_added = adds - removes");
@@ -243,12 +245,12 @@ Test(counting, export_is_the_blocked_filter_of_current_keys) {
         tu_key(key, 10, i);
         cr_assert_eq(bb_remove(c, key, sizeof key), BB_OK);
     }
-    bb_info ci;
+    bb_info ci = BB_INFO_INIT;
     cr_assert_eq(bb_get_info(c, &ci), BB_OK);
     cr_assert_eq(ci.saturated_counters, 0);
     bb_filter *e = NULL;
     cr_assert_eq(bb_counting_to_blocked(c, &e), BB_OK);
-    bb_info ei;
+    bb_info ei = BB_INFO_INIT;
     cr_assert_eq(bb_get_info(e, &ei), BB_OK);
     cr_assert_eq(ei.kind, BB_BLOCKED);
     cr_assert_eq(ei.bits_set, ci.bits_set, "a bit per non-zero counter");
@@ -273,7 +275,7 @@ Test(counting, export_with_saturation_is_a_superset) {
     cr_assert(bb_contains(e, key, sizeof key), "saturated counters must export as set bits");
     size_t le, lb;
     uint8_t *be = tu_serialize(e, &le), *bbytes = tu_serialize(b, &lb);
-    bb_info bi;
+    bb_info bi = BB_INFO_INIT;
     cr_assert_eq(bb_get_info(b, &bi), BB_OK);
     cr_assert_eq(le, lb);
     for (size_t i = le - bi.bytes; i < le; i++)
@@ -296,7 +298,8 @@ Test(counting, errors) {
     cr_assert_null(out);
     cr_assert_eq(bb_counting_to_blocked(NULL, &out), BB_E_INVAL);
     cr_assert_eq(bb_counting_to_blocked(c, NULL), BB_E_INVAL);
-    bb_config bad = {.kind = BB_COUNTING, .capacity = 10, .fpr = 0.01, .growth = 2};
+    bb_config bad = {
+        .size = sizeof(bb_config), .kind = BB_COUNTING, .capacity = 10, .fpr = 0.01, .growth = 2};
     cr_assert_eq(bb_create(&out, &bad), BB_E_INVAL, "growth is for scalable filters only");
     bb_free(b);
     bb_free(c);

@@ -853,7 +853,7 @@ Test(faults, many_empty_lines_are_one_key_added_many_times) {
     free(lines);
     cr_assert_eq(RUN(NULL, "build", "-o", "f.bb", "empty.txt"), 0);
     bb_filter *f = load("f.bb");
-    bb_info info;
+    bb_info info = BB_INFO_INIT;
     cr_assert_eq(bb_get_info(f, &info), BB_OK);
     cr_expect_eq(info.keys_added, N);
     cr_expect_eq(info.capacity, N);
@@ -875,7 +875,7 @@ Test(faults, nul_and_non_utf8_bytes_are_key_bytes_in_line_mode) {
     static const struct { const char *k; size_t len; } keys[] = {
         {"\xff\xfe\xfd", 3}, {"a\0b", 3}, {"\0", 1}, {"\xc3\x28", 2}, {"\x80", 1}};
     for (size_t i = 0; i < 5; i++) cr_expect(bb_contains(f, keys[i].k, keys[i].len), "key %zu", i);
-    bb_info info;
+    bb_info info = BB_INFO_INIT;
     cr_assert_eq(bb_get_info(f, &info), BB_OK);
     cr_expect_eq(info.keys_added, 5);
     /* The pieces a NUL or the CR would give if mishandled are (almost surely) absent. */
@@ -897,7 +897,7 @@ Test(faults, four_mib_single_line_key) {
     bb_filter *f = load("f.bb");
     bool ends_cr = key[LEN - 1] == '\r'; /* a final CR would be stripped */
     cr_expect(bb_contains(f, key, ends_cr ? LEN - 1 : LEN));
-    bb_info info;
+    bb_info info = BB_INFO_INIT;
     cr_assert_eq(bb_get_info(f, &info), BB_OK);
     cr_expect_eq(info.keys_added, 1);
     bb_free(f);

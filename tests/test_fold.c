@@ -13,8 +13,8 @@
 static bb_filter *built(bb_kind kind, uint64_t blocks, const uint8_t *keys, size_t n) {
     uint64_t block_bits = kind == BB_SPLIT ? 256 : 512;
     bb_filter *f = NULL;
-    cr_assert_eq(bb_create(&f, &(bb_config){.kind = kind, .bits = blocks * block_bits,
-                                             .k = kind == BB_SPLIT ? 8 : 6, .seed = 21}),
+    cr_assert_eq(bb_create(&f, TU_CFG(.kind = kind, .bits = blocks * block_bits,
+                                      .k = kind == BB_SPLIT ? 8 : 6, .seed = 21)),
                  BB_OK);
     cr_assert_eq(bb_add_fixed(f, keys, TU_KEY_BYTES, 0, n), BB_OK);
     return f;
@@ -83,10 +83,11 @@ Test(fold, refusals_leave_the_filter_unchanged) {
 static void check_fold_to_fpr(bb_kind kind, double p) {
     uint8_t *keys = tu_keys(33, N_KEYS);
     bb_filter *f = NULL;
-    cr_assert_eq(bb_create(&f, &(bb_config){.kind = kind, .capacity = 64 * N_KEYS, .fpr = p,
-                                             .seed = 21, .flags = BB_POW2_BYTES}), BB_OK);
+    cr_assert_eq(bb_create(&f, TU_CFG(.kind = kind, .capacity = 64 * N_KEYS, .fpr = p, .seed = 21,
+                                      .flags = BB_POW2_BYTES)),
+                 BB_OK);
     cr_assert_eq(bb_add_fixed(f, keys, TU_KEY_BYTES, 0, N_KEYS), BB_OK);
-    bb_info before, after;
+    bb_info before = BB_INFO_INIT, after = BB_INFO_INIT;
     cr_assert_eq(bb_get_info(f, &before), BB_OK);
     cr_assert_eq(bb_fold_to_fpr(f, p), BB_OK);
     cr_assert_eq(bb_get_info(f, &after), BB_OK);
@@ -104,8 +105,9 @@ static void check_fold_to_fpr(bb_kind kind, double p) {
                   next);
     }
     bb_filter *direct = NULL;
-    cr_assert_eq(bb_create(&direct, &(bb_config){.kind = kind, .bits = after.bits, .k = after.k,
-                                                  .seed = 21}), BB_OK);
+    cr_assert_eq(
+        bb_create(&direct, TU_CFG(.kind = kind, .bits = after.bits, .k = after.k, .seed = 21)),
+        BB_OK);
     cr_assert_eq(bb_add_fixed(direct, keys, TU_KEY_BYTES, 0, N_KEYS), BB_OK);
     const void *a, *b;
     size_t la, lb;
@@ -139,15 +141,16 @@ Test(fold, to_fpr_split) {
 Test(fold, to_fpr_of_a_bitset_uses_the_fill) {
     uint8_t *keys = tu_keys(34, N_KEYS);
     bb_filter *built_f = NULL, *f = NULL;
-    cr_assert_eq(bb_create(&built_f, &(bb_config){.kind = BB_SPLIT, .capacity = 64 * N_KEYS,
-                                                   .fpr = 0.01, .flags = BB_POW2_BYTES}), BB_OK);
+    cr_assert_eq(bb_create(&built_f, TU_CFG(.kind = BB_SPLIT, .capacity = 64 * N_KEYS, .fpr = 0.01,
+                                            .flags = BB_POW2_BYTES)),
+                 BB_OK);
     cr_assert_eq(bb_add_fixed(built_f, keys, TU_KEY_BYTES, 0, N_KEYS), BB_OK);
     const void *bits;
     size_t len;
     cr_assert_eq(bb_payload(built_f, &bits, &len), BB_OK);
     cr_assert_eq(bb_split_from_bitset(&f, bits, len), BB_OK);
     cr_assert_eq(bb_fold_to_fpr(f, 0.01), BB_OK);
-    bb_info in;
+    bb_info in = BB_INFO_INIT;
     cr_assert_eq(bb_get_info(f, &in), BB_OK);
     double m = 1.0;
     cr_assert_eq(bb_fpr_model(BB_SPLIT, N_KEYS, in.bits, 8, &m), BB_OK);

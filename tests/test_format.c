@@ -140,8 +140,14 @@ static uint64_t small_payload(bb_kind kind) {
 }
 
 static bb_filter *small_filter(bb_kind kind) {
-    bb_config c = {.kind = kind, .capacity = 20, .bits = kind == BB_CLASSIC ? 203 : 1024,
-                   .k = kind == BB_SPLIT ? 8 : kind == BB_SECTORIZED ? 4 : 3, .seed = 99};
+    bb_config c = {.size = sizeof c,
+                   .kind = kind,
+                   .capacity = 20,
+                   .bits = kind == BB_CLASSIC ? 203 : 1024,
+                   .k = kind == BB_SPLIT        ? 8
+                        : kind == BB_SECTORIZED ? 4
+                                                : 3,
+                   .seed = 99};
     bb_filter *f = NULL;
     cr_assert_eq(bb_create(&f, &c), BB_OK);
     uint8_t *keys = tu_keys(3, 20);
@@ -177,7 +183,7 @@ static void free_sample(sample *s) {
 #define FOR_EACH_KIND(check) for (size_t kind_i = 0; kind_i < N_KINDS; kind_i++) check(kinds[kind_i])
 
 static void assert_same_info(const bb_filter *a, const bb_filter *b, bool b_read_only) {
-    bb_info x, y;
+    bb_info x = BB_INFO_INIT, y = BB_INFO_INIT;
     cr_assert_eq(bb_get_info(a, &x), BB_OK);
     cr_assert_eq(bb_get_info(b, &y), BB_OK);
     cr_assert_eq(x.kind, y.kind);
@@ -264,7 +270,7 @@ static void roundtrip_mmap(bb_kind kind) {
     tu_key(other, 8, 0);
     cr_assert_eq(bb_add(c, other, sizeof other), BB_OK);
     cr_assert(bb_contains(c, other, sizeof other));
-    bb_info ic;
+    bb_info ic = BB_INFO_INIT;
     cr_assert_eq(bb_get_info(c, &ic), BB_OK);
     cr_assert_eq(ic.keys_added, N_KEYS + 1);
     bb_free(c);
@@ -288,7 +294,7 @@ Test(format, save_replaces_and_sets_mode) {
     cr_assert_eq(stat(path, &st), 0);
     cr_assert_eq(st.st_mode & 0777, 0640, "mode %o", (unsigned)(st.st_mode & 0777));
     cr_assert_eq(bb_load(&g, path), BB_OK);
-    bb_info info;
+    bb_info info = BB_INFO_INIT;
     cr_assert_eq(bb_get_info(g, &info), BB_OK);
     cr_assert_eq(info.kind, BB_CLASSIC, "the second save replaced the first");
     umask(077);
@@ -351,7 +357,11 @@ static const uint8_t golden_classic[131] = {
 };
 
 Test(format, golden_blocked_bytes) {
-    bb_config c = {.kind = BB_BLOCKED, .capacity = 7, .bits = 512, .k = 3,
+    bb_config c = {.size = sizeof c,
+                   .kind = BB_BLOCKED,
+                   .capacity = 7,
+                   .bits = 512,
+                   .k = 3,
                    .seed = UINT64_C(0x0123456789abcdef)};
     bb_filter *f = NULL, *g = NULL;
     cr_assert_eq(bb_create(&f, &c), BB_OK);
@@ -377,7 +387,7 @@ Test(format, golden_blocked_bytes) {
 Test(format, golden_classic_decode) {
     bb_filter *g = NULL, *f = NULL;
     cr_assert_eq(bb_deserialize(&g, golden_classic, sizeof golden_classic), BB_OK);
-    bb_info info;
+    bb_info info = BB_INFO_INIT;
     cr_assert_eq(bb_get_info(g, &info), BB_OK);
     cr_assert_eq(info.kind, BB_CLASSIC);
     cr_assert_eq(info.bits, 20);
@@ -394,7 +404,8 @@ Test(format, golden_classic_decode) {
     cr_assert_eq(len, sizeof golden_classic);
     cr_assert_arr_eq(b, golden_classic, len, "decode + encode changed the bytes");
     /* The library's own classic filter with that hash has the same payload. */
-    bb_config c = {.kind = BB_CLASSIC, .capacity = 50, .bits = 20, .k = 2, .seed = 42};
+    bb_config c = {
+        .size = sizeof c, .kind = BB_CLASSIC, .capacity = 50, .bits = 20, .k = 2, .seed = 42};
     cr_assert_eq(bb_create(&f, &c), BB_OK);
     cr_assert_eq(bb_add_hash(f, UINT64_C(0x9e3779b97f4a7c15)), BB_OK);
     free(b);
@@ -430,7 +441,11 @@ static const uint8_t golden_counting_payload[256] = {
 };
 
 Test(format, golden_counting_bytes) {
-    bb_config c = {.kind = BB_COUNTING, .capacity = 7, .bits = 512, .k = 3,
+    bb_config c = {.size = sizeof c,
+                   .kind = BB_COUNTING,
+                   .capacity = 7,
+                   .bits = 512,
+                   .k = 3,
                    .seed = UINT64_C(0x0123456789abcdef)};
     bb_filter *f = NULL, *g = NULL;
     cr_assert_eq(bb_create(&f, &c), BB_OK);
@@ -740,7 +755,7 @@ Test(format, save_follows_symlinks_and_refuses_special_files) {
     cr_assert(S_ISLNK(st.st_mode), "the symlink was replaced by a regular file");
     bb_filter *g = NULL;
     cr_assert_eq(bb_load(&g, target), BB_OK);
-    bb_info gi, fi;
+    bb_info gi = BB_INFO_INIT, fi = BB_INFO_INIT;
     bb_get_info(g, &gi);
     bb_get_info(f, &fi);
     cr_assert_eq(gi.kind, fi.kind, "the link's target does not hold the new filter");

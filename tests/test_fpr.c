@@ -33,7 +33,7 @@ static measured measure(bb_filter *f, const char *what) {
     cr_assert_eq(hits, N_KEYS, "%s: %zu of %u inserted keys found", what, hits, N_KEYS);
     measured m = {0};
     cr_assert_eq(bb_contains_fixed(f, out, TU_KEY_BYTES, 0, N_PROBES, ans, &m.fp), BB_OK);
-    bb_info info;
+    bb_info info = BB_INFO_INIT;
     cr_assert_eq(bb_get_info(f, &info), BB_OK);
     m.k = info.k;
     m.bits = info.bits;
@@ -71,7 +71,10 @@ static void check_bits_per_key(double bpk, bool penalty_significant) {
     for (int kind = 0; kind <= 1; kind++) {
         char what[64];
         snprintf(what, sizeof what, "%s at %.0f bits/key", bb_kind_name((bb_kind)kind), bpk);
-        bb_config c = {.kind = (bb_kind)kind, .capacity = N_KEYS, .bits_per_key = bpk,
+        bb_config c = {.size = sizeof c,
+                       .kind = (bb_kind)kind,
+                       .capacity = N_KEYS,
+                       .bits_per_key = bpk,
                        .seed = 0xF00D + (uint64_t)bpk};
         m[kind] = measure_config(&c, what);
         tu_assert_rate_near(what, m[kind].fp, N_PROBES, m[kind].model);
@@ -105,7 +108,8 @@ static void check_sized(double p) {
     for (int kind = 0; kind <= 1; kind++) {
         char what[64];
         snprintf(what, sizeof what, "%s sized for p=%g", bb_kind_name((bb_kind)kind), p);
-        bb_config c = {.kind = (bb_kind)kind, .capacity = N_KEYS, .fpr = p, .seed = 0xBEEF};
+        bb_config c = {
+            .size = sizeof c, .kind = (bb_kind)kind, .capacity = N_KEYS, .fpr = p, .seed = 0xBEEF};
         measured m = measure_config(&c, what);
         tu_assert_rate_near(what, m.fp, N_PROBES, m.model);
         double rate = (double)m.fp / N_PROBES, bound = p + TU_Z999 * tu_sigma(p, N_PROBES);
@@ -126,7 +130,8 @@ static void check_at_most_p(double p) {
     for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++) {
         char what[64];
         snprintf(what, sizeof what, "%s sized for p=%g", bb_kind_name(kinds[i]), p);
-        bb_config c = {.kind = kinds[i], .capacity = N_KEYS, .fpr = p, .seed = 0xBEEF};
+        bb_config c = {
+            .size = sizeof c, .kind = kinds[i], .capacity = N_KEYS, .fpr = p, .seed = 0xBEEF};
         measured m = measure_config(&c, what);
         double rate = (double)m.fp / N_PROBES, bound = p + TU_Z999 * tu_sigma(p, N_PROBES);
         cr_assert(rate <= bound, "%s: measured %.6f above p + 3.29 sigma = %.6f", what, rate,
@@ -166,7 +171,7 @@ static void check_no_false_negatives(bb_kind kind, const char *what) {
         cr_assert(bb_contains(f, keys + i * TU_KEY_BYTES, TU_KEY_BYTES), "%s: key %zu missing",
                   what, i);
     if (kind == BB_SCALABLE) {
-        bb_info info;
+        bb_info info = BB_INFO_INIT;
         cr_assert_eq(bb_get_info(f, &info), BB_OK);
         cr_assert_geq(info.subfilters, 3, "%s: only %llu sub-filters for 10x its capacity", what,
                       (unsigned long long)info.subfilters);
@@ -205,7 +210,10 @@ Test(fpr, split_bits_per_key) {
     for (size_t i = 0; i < sizeof bpk / sizeof *bpk; i++) {
         char what[64];
         snprintf(what, sizeof what, "split at %.2f bits/key", bpk[i]);
-        bb_config c = {.kind = BB_SPLIT, .capacity = N_KEYS, .bits_per_key = bpk[i],
+        bb_config c = {.size = sizeof c,
+                       .kind = BB_SPLIT,
+                       .capacity = N_KEYS,
+                       .bits_per_key = bpk[i],
                        .seed = 0xC0DE + i};
         measured m = measure_config(&c, what);
         tu_assert_rate_near(what, m.fp, N_PROBES, m.model);
@@ -217,7 +225,11 @@ Test(fpr, split_sized_for_p_sweep) {
     for (size_t i = 0; i < sizeof ps / sizeof *ps; i++) {
         char what[64];
         snprintf(what, sizeof what, "split sized for p=%g", ps[i]);
-        bb_config c = {.kind = BB_SPLIT, .capacity = N_KEYS, .fpr = ps[i], .seed = 0xBEEF + i};
+        bb_config c = {.size = sizeof c,
+                       .kind = BB_SPLIT,
+                       .capacity = N_KEYS,
+                       .fpr = ps[i],
+                       .seed = 0xBEEF + i};
         measured m = measure_config(&c, what);
         cr_assert(m.model <= ps[i], "%s: model %g above p", what, m.model);
         tu_assert_rate_near(what, m.fp, N_PROBES, m.model);
@@ -299,7 +311,7 @@ static void check_rarely_full(bb_kind kind, unsigned n, double p) {
     uint8_t *in = tu_keys(TAG_IN, (size_t)n * FULL_FILTERS);
     for (unsigned s = 0; s < FULL_FILTERS; s++) {
         bb_filter *f = NULL;
-        bb_info info;
+        bb_info info = BB_INFO_INIT;
         cr_assert_eq(bb_create_for(&f, kind, n, p, 0xF011 + s), BB_OK);
         cr_assert_eq(bb_add_fixed(f, in + (size_t)s * n * TU_KEY_BYTES, TU_KEY_BYTES, 0, n),
                      BB_OK);

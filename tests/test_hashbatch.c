@@ -90,7 +90,7 @@ static void assert_payload(const bb_filter *f, const uint8_t *want, const char *
 
 static bb_filter *golden_filter(uint64_t seed) {
     bb_filter *f = NULL;
-    cr_assert_eq(bb_create(&f, &(bb_config){.bits = G_BITS, .k = G_K, .seed = seed}), BB_OK);
+    cr_assert_eq(bb_create(&f, TU_CFG(.bits = G_BITS, .k = G_K, .seed = seed)), BB_OK);
     return f;
 }
 

@@ -80,8 +80,9 @@ static void probes_init(probes *p, bb_kind kind, size_t n_in, size_t n_out, uint
     p->want = malloc(p->n);
     cr_assert(p->keys && p->ptrs && p->lens && p->off32 && p->off64 && p->hashes && p->want);
     bb_filter *h = NULL; /* only for bb_hash with this seed (and the kind's hash) */
-    cr_assert_eq(bb_create(&h, &(bb_config){.kind = kind, .bits = 512, .k = kind == BB_SPLIT ? 8 : 1,
-                                             .seed = seed}), BB_OK);
+    cr_assert_eq(bb_create(&h, TU_CFG(.kind = kind, .bits = 512, .k = kind == BB_SPLIT ? 8 : 1,
+                                      .seed = seed)),
+                 BB_OK);
     for (size_t i = 0; i < p->n; i++) {
         uint8_t *k = p->keys + i * TU_KEY_BYTES;
         tu_key(k, i < n_in ? 1 : 2, i < n_in ? i : i - n_in);
@@ -145,8 +146,7 @@ static void check_geometry(bb_kind kind, uint64_t blocks, unsigned k, const prob
              (unsigned long long)blocks, k);
     uint64_t bits = blocks * block_bits(kind);
     bb_filter *f = NULL;
-    cr_assert_eq(bb_create(&f, &(bb_config){.kind = kind, .bits = bits, .k = k, .seed = SEED}),
-                 BB_OK);
+    cr_assert_eq(bb_create(&f, TU_CFG(.kind = kind, .bits = bits, .k = k, .seed = SEED)), BB_OK);
     /* Insert the n_in keys of set 1: the first half by the kernel's batch add, the rest one
      * at a time (bb_add). The probes hold a prefix of them and absent keys of set 2. */
     uint8_t *in = tu_keys(1, n_in);
@@ -187,8 +187,8 @@ static void check_kind_blocks(bb_kind kind, uint64_t blocks, unsigned k_first, u
     cr_assert(in_h && ref);
     { /* hashed as the kind hashes (XXH3; XXH64 for split), like the probes */
         bb_filter *h = NULL;
-        cr_assert_eq(bb_create(&h, &(bb_config){.kind = kind, .bits = 512,
-                                                 .k = kind == BB_SPLIT ? 8 : 1, .seed = SEED}),
+        cr_assert_eq(bb_create(&h, TU_CFG(.kind = kind, .bits = 512, .k = kind == BB_SPLIT ? 8 : 1,
+                                          .seed = SEED)),
                      BB_OK);
         for (size_t i = 0; i < n_in; i++) in_h[i] = bb_hash(h, in + i * TU_KEY_BYTES, TU_KEY_BYTES);
         bb_free(h);
@@ -261,7 +261,7 @@ Test(kernels, keys_with_repeated_positions_set_every_bit) {
                 if (!repeats_position(h, k)) continue;
                 found++;
                 bb_filter *f = NULL;
-                cr_assert_eq(bb_create(&f, &(bb_config){.bits = 512, .k = k}), BB_OK);
+                cr_assert_eq(bb_create(&f, TU_CFG(.bits = 512, .k = k)), BB_OK);
                 cr_assert_eq(bb_add_hashes(f, &h, 1), BB_OK);
                 uint8_t want[64] = {0};
                 tu_ref_add(want, BB_BLOCKED, 512, k, h);
@@ -313,7 +313,7 @@ static void check_concurrent_adds(uint64_t blocks, unsigned k_step) {
             snprintf(what, sizeof what, "%s concurrent k=%u, %llu blocks",
                      bb_isa_to_string(bb_isa_at(i)), k, (unsigned long long)blocks);
             bb_filter *f = NULL;
-            cr_assert_eq(bb_create(&f, &(bb_config){.bits = bits, .k = k}), BB_OK);
+            cr_assert_eq(bb_create(&f, TU_CFG(.bits = bits, .k = k)), BB_OK);
             for (size_t r = 0, at = 0; r < n_runs; at += run[r++]) {
                 size_t got = 0;
                 cr_assert_eq(bb_add_hashes_concurrent(f, h + at, run[r], &got), BB_OK);
@@ -400,7 +400,7 @@ static void check_mixed_adds(uint64_t blocks) {
     uint8_t *ref = malloc(bits / 8);
     cr_assert(h && ref);
     bb_filter *hf = NULL;
-    cr_assert_eq(bb_create(&hf, &(bb_config){.bits = 512, .k = 1, .seed = SEED}), BB_OK);
+    cr_assert_eq(bb_create(&hf, TU_CFG(.bits = 512, .k = 1, .seed = SEED)), BB_OK);
     for (size_t i = 0; i < MIXED_KEYS; i++) h[i] = bb_hash(hf, m.ptrs[i], m.lens[i]);
     bb_free(hf);
     for (size_t ki = 0; ki < sizeof ks / sizeof *ks; ki++) {
@@ -414,15 +414,14 @@ static void check_mixed_adds(uint64_t blocks) {
                          bb_isa_to_string(bb_isa_at(i)), shape_names[s], (unsigned long long)blocks,
                          ks[ki]);
                 bb_filter *f = NULL;
-                cr_assert_eq(bb_create(&f, &(bb_config){.bits = bits, .k = ks[ki], .seed = SEED}),
-                             BB_OK);
+                cr_assert_eq(bb_create(&f, TU_CFG(.bits = bits, .k = ks[ki], .seed = SEED)), BB_OK);
                 size_t done = 0;
                 for (size_t c = 0; c <= sizeof calls / sizeof *calls; c++) {
                     size_t n = c < sizeof calls / sizeof *calls ? calls[c] : MIXED_KEYS - done;
                     cr_assert_eq(mixed_add(f, &m, (enum shape)s, done, n), BB_OK, "%s", what);
                     done += n;
                 }
-                bb_info info;
+                bb_info info = BB_INFO_INIT;
                 cr_assert_eq(bb_get_info(f, &info), BB_OK);
                 cr_assert_eq(info.keys_added, MIXED_KEYS, "%s: keys_added %llu", what,
                              (unsigned long long)info.keys_added);
@@ -470,8 +469,8 @@ Test(kernels, golden_xxh3_published_vectors) {
         gen *= PRIME64;
     }
     bb_filter *f[2] = {NULL, NULL};
-    cr_assert_eq(bb_create(&f[0], &(bb_config){.bits = 512, .k = 1, .seed = 0}), BB_OK);
-    cr_assert_eq(bb_create(&f[1], &(bb_config){.bits = 512, .k = 1, .seed = PRIME64}), BB_OK);
+    cr_assert_eq(bb_create(&f[0], TU_CFG(.bits = 512, .k = 1, .seed = 0)), BB_OK);
+    cr_assert_eq(bb_create(&f[1], TU_CFG(.bits = 512, .k = 1, .seed = PRIME64)), BB_OK);
     for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
         uint64_t got = bb_hash(f[v[i].seed != 0], v[i].len ? buf : NULL, v[i].len);
         cr_assert_eq(got, v[i].want, "XXH3(len %zu, seed %llu) = 0x%016llx, published 0x%016llx",
@@ -493,7 +492,7 @@ Test(kernels, golden_xxh3_published_vectors) {
 
 static void golden(bb_kind kind, uint64_t bits, uint64_t want_sum, bool every_kernel) {
     bb_filter *f = NULL, *h = NULL;
-    cr_assert_eq(bb_create(&h, &(bb_config){.bits = 512, .k = 1, .seed = 0}), BB_OK);
+    cr_assert_eq(bb_create(&h, TU_CFG(.bits = 512, .k = 1, .seed = 0)), BB_OK);
     size_t bytes = (size_t)((bits + 7) / 8);
     uint8_t *ref = calloc(bytes, 1);
     cr_assert_not_null(ref);
@@ -508,12 +507,12 @@ static void golden(bb_kind kind, uint64_t bits, uint64_t want_sum, bool every_ke
     /* The classic filter has no kernels: it is built once. */
     for (size_t i = 0; i < (every_kernel ? bb_isa_count() : 1); i++) {
         if (every_kernel && !tu_use_isa(bb_isa_at(i))) continue;
-        cr_assert_eq(bb_create(&f, &(bb_config){.kind = kind, .bits = bits, .k = 7}), BB_OK);
+        cr_assert_eq(bb_create(&f, TU_CFG(.kind = kind, .bits = bits, .k = 7)), BB_OK);
         for (int j = 0; j < 100; j++) {
             int len = snprintf(key, sizeof key, "k%d", j);
             cr_assert_eq(bb_add(f, key, (size_t)len), BB_OK);
         }
-        bb_info info;
+        bb_info info = BB_INFO_INIT;
         cr_assert_eq(bb_get_info(f, &info), BB_OK);
         cr_assert_eq(info.bits_set, popcount(ref, bytes), "bits_set %llu, spec %llu",
                      (unsigned long long)info.bits_set, (unsigned long long)popcount(ref, bytes));

@@ -47,7 +47,11 @@ static const uint8_t golden_v2[256] = {
 };
 
 static bb_filter *golden_filter(void) {
-    bb_config c = {.kind = BB_BLOCKED, .capacity = 7, .bits = 512, .k = 3,
+    bb_config c = {.size = sizeof c,
+                   .kind = BB_BLOCKED,
+                   .capacity = 7,
+                   .bits = 512,
+                   .k = 3,
                    .seed = UINT64_C(0x0123456789abcdef)};
     bb_filter *f;
     cr_assert_eq(bb_create(&f, &c), BB_OK);
@@ -75,7 +79,7 @@ Test(keyscheme, golden_bytes) {
     cr_assert_eq(len, sizeof golden_v2);
     for (size_t i = 0; i < len; i++)
         cr_assert_eq(b[i], golden_v2[i], "byte %zu is %02x, expected %02x", i, b[i], golden_v2[i]);
-    bb_info in;
+    bb_info in = BB_INFO_INIT;
     cr_assert_eq(bb_get_info(f, &in), BB_OK);
     cr_expect_eq(in.format_version, 2);
     bb_filter *g;

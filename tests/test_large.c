@@ -17,11 +17,12 @@
 
 static bb_filter *make_big(bb_kind kind, unsigned k) {
     bb_filter *f = NULL;
-    bb_config c = {.kind = kind, .bits = BIG_BITS, .k = k, .capacity = N_KEYS, .seed = 2024};
+    bb_config c = {
+        .size = sizeof c, .kind = kind, .bits = BIG_BITS, .k = k, .capacity = N_KEYS, .seed = 2024};
     bb_status s = bb_create(&f, &c);
     cr_assert_eq(s, BB_OK, "%s of %llu bits: %s", bb_kind_name(kind),
                  (unsigned long long)BIG_BITS, bb_strerror(s));
-    bb_info in;
+    bb_info in = BB_INFO_INIT;
     cr_assert_eq(bb_get_info(f, &in), BB_OK);
     cr_assert_eq(in.bits, BIG_BITS, "bits %llu", (unsigned long long)in.bits);
     cr_assert_eq(in.bytes, BIG_BITS / 8);
@@ -86,7 +87,7 @@ Test(large, classic_bits_beyond_2_32_are_not_aliased) {
         cr_assert_not(bb_contains_hash(f, hash_for(pos - 1, BIG_BITS)), "bit %llu - 1 set",
                       (unsigned long long)pos);
     }
-    bb_info in;
+    bb_info in = BB_INFO_INIT;
     cr_assert_eq(bb_get_info(f, &in), BB_OK);
     cr_assert_eq(in.bits_set, sizeof ds / sizeof *ds, "%llu bits set",
                  (unsigned long long)in.bits_set);
@@ -147,7 +148,7 @@ static void check_many_keys(bb_kind kind, unsigned k) {
     uint8_t *probes = tu_keys(2, N_PROBES);
     size_t fp = 0;
     double model = -1;
-    bb_info info;
+    bb_info info = BB_INFO_INIT;
     cr_assert_eq(bb_fpr_model(kind, N_KEYS, BIG_BITS, k, &model), BB_OK);
     cr_assert(model < 1e-12, "%s: model FPR %g at 2M keys", bb_kind_name(kind), model);
     cr_assert_eq(bb_contains_fixed(f, probes, TU_KEY_BYTES, 0, N_PROBES, ans, &fp), BB_OK);

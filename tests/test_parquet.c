@@ -212,11 +212,30 @@ Test(values, schema_and_plain_encodings) {
     uint8_t file[sizeof footer + 12];
     bb_pq_file *pf = open_sample(file);
     cr_assert_eq(bb_pq_columns(pf), 4);
-    bb_pq_column_info ci;
+    bb_pq_column_info ci = BB_PQ_COLUMN_INFO_INIT;
     cr_assert_eq(bb_pq_column(pf, 1, &ci), BB_OK);
     cr_assert_str_eq(ci.name, "dec");
     cr_assert_str_eq(ci.logical, "DECIMAL");
     cr_assert(ci.optional && ci.flat && ci.scale == 2);
+    /* The size member: 0 is refused and nothing written; bytes past the struct are left. */
+    struct {
+        bb_pq_column_info ci;
+        unsigned char after[32];
+    } big;
+    memset(&big, 0xA5, sizeof big);
+    big.ci.size = 0;
+    cr_assert_eq(bb_pq_column(pf, 1, &big.ci), BB_E_INVAL);
+    cr_assert(strstr(bb_last_error(), "BB_PQ_COLUMN_INFO_INIT"), "%s", bb_last_error());
+    for (size_t i = sizeof(size_t); i < sizeof big; i++)
+        cr_assert_eq(((const unsigned char *)&big)[i], 0xA5, "byte %zu written", i);
+    big.ci.size = sizeof big;
+    cr_assert_eq(bb_pq_column(pf, 1, &big.ci), BB_OK);
+    cr_assert_str_eq(big.ci.name, "dec");
+    cr_assert_eq(big.ci.size, sizeof big);
+    for (size_t i = 0; i < sizeof big.after; i++) cr_assert_eq(big.after[i], 0xA5);
+    bb_pq_chunk_info ch = {0};
+    cr_assert_eq(bb_pq_chunk(pf, 0, 1, &ch), BB_E_INVAL);
+    cr_assert(strstr(bb_last_error(), "BB_PQ_CHUNK_INFO_INIT"), "%s", bb_last_error());
     expect(pf, "i", "-1", (const uint8_t[]){0xff, 0xff, 0xff, 0xff}, 4);
     expect(pf, "i", "2147483647", (const uint8_t[]){0xff, 0xff, 0xff, 0x7f}, 4);
     expect(pf, "i", "-2147483648", (const uint8_t[]){0x00, 0x00, 0x00, 0x80}, 4);
@@ -349,7 +368,7 @@ Test(hostile, physical_type_minus_one_is_named_by_its_number) {
     keep("hostile_type_minus_one", file, len);
     bb_pq_file *pf;
     cr_assert_eq(bb_pq_open_buffer(&pf, file, len), BB_OK, "%s", bb_last_error());
-    bb_pq_column_info ci;
+    bb_pq_column_info ci = BB_PQ_COLUMN_INFO_INIT;
     cr_assert_eq(bb_pq_column(pf, 0, &ci), BB_OK);
     cr_assert_str_eq(bb_pq_type_name(ci.type), "UNKNOWN(-1)");
     uint8_t buf[16];
@@ -498,7 +517,7 @@ static int temp_files(void) {
 
 static bb_status index_to(const char *out) {
     static const char *const cols[] = {"i"};
-    bb_pq_index_opts o = {.columns = cols, .n_columns = 1, .fpr = 0.01};
+    bb_pq_index_opts o = {.size = sizeof o, .columns = cols, .n_columns = 1, .fpr = 0.01};
     return bb_pq_index("in.parquet", out, &o);
 }
 

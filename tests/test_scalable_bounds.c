@@ -29,8 +29,13 @@
  * a margin for that scatter, growth 2 and tightening 0.5 measured 1.05-1.08% here. */
 static void fill_and_probe(double growth, double tightening, const uint64_t *probes, uint8_t *ans) {
     const double p = 0.01;
-    bb_config c = {.kind = BB_SCALABLE, .capacity = 1000, .fpr = p, .growth = growth,
-                   .tightening = tightening, .seed = 7};
+    bb_config c = {.size = sizeof c,
+                   .kind = BB_SCALABLE,
+                   .capacity = 1000,
+                   .fpr = p,
+                   .growth = growth,
+                   .tightening = tightening,
+                   .seed = 7};
     bb_filter *f = NULL;
     cr_assert_eq(bb_create(&f, &c), BB_OK, "growth %g tightening %g", growth, tightening);
     uint64_t state = 0x1234 + (uint64_t)(growth * 10) + (uint64_t)(tightening * 100), added = 0;
@@ -38,14 +43,14 @@ static void fill_and_probe(double growth, double tightening, const uint64_t *pro
     for (size_t subs = 1; subs <= 8 && added < 600000; subs++) {
         /* Fill the newest sub-filter exactly: add its shortfall (keys that are false positives
          * of the filter are skipped, so that can take a few rounds), never one key more. */
-        bb_info in;
+        bb_info in = BB_INFO_INIT;
         for (;;) {
             cr_assert_eq(bb_subfilter_info(f, subs - 1, &in), BB_OK);
             if (in.keys_added == in.capacity) break;
             for (uint64_t i = in.keys_added; i < in.capacity; i++, added++)
                 cr_assert_eq(bb_add_hash(f, tu_splitmix64(&state)), BB_OK);
         }
-        bb_info all;
+        bb_info all = BB_INFO_INIT;
         cr_assert_eq(bb_get_info(f, &all), BB_OK);
         cr_assert_eq(all.subfilters, subs, "the filter grew before its newest sub-filter was full");
         /* Each full sub-filter's own FPR, exact from its bits (the mean over its blocks of
@@ -53,7 +58,7 @@ static void fill_and_probe(double growth, double tightening, const uint64_t *pro
          * what keeps the sum below p. Sized on the model alone, about half of them were
          * above (their FPR scatters around the model, and the model sat at p_i). */
         for (size_t i = 0; i < subs; i++) {
-            bb_info si;
+            bb_info si = BB_INFO_INIT;
             cr_assert_eq(bb_subfilter_info(f, i, &si), BB_OK);
             cr_assert(si.fpr_estimate <= si.fpr_target,
                       "growth %g tightening %g: sub-filter %zu of %zu (%llu keys, %llu bits, "
@@ -122,11 +127,12 @@ static void reseal(uint8_t *b, size_t len, size_t sub_off) {
 
 /* A filter of growth 2 and tightening 0.5 with three sub-filters (c = 100, 200, 400). */
 static uint8_t *three_subs(size_t *len) {
-    bb_config c = {.kind = BB_SCALABLE, .capacity = 100, .fpr = 0.01, .seed = 3};
+    bb_config c = {
+        .size = sizeof(bb_config), .kind = BB_SCALABLE, .capacity = 100, .fpr = 0.01, .seed = 3};
     bb_filter *f = NULL;
     cr_assert_eq(bb_create(&f, &c), BB_OK);
     uint64_t state = 99;
-    bb_info in;
+    bb_info in = BB_INFO_INIT;
     do {
         cr_assert_eq(bb_add_hash(f, tu_splitmix64(&state)), BB_OK);
         cr_assert_eq(bb_get_info(f, &in), BB_OK);
@@ -194,14 +200,19 @@ Test(scalable_bounds, loaded_sub_filters_must_follow_growth_and_tightening) {
  * record recounted all the earlier ones: an 80k-sub-filter file took 40 s to query). A
  * header announcing more than 1024 is refused before any record is read. */
 Test(scalable_bounds, at_most_1024_sub_filters, .timeout = 60) {
-    bb_config c = {.kind = BB_SCALABLE, .capacity = 1, .fpr = 0.5, .growth = 1.0,
-                   .tightening = 0.999, .seed = 5};
+    bb_config c = {.size = sizeof c,
+                   .kind = BB_SCALABLE,
+                   .capacity = 1,
+                   .fpr = 0.5,
+                   .growth = 1.0,
+                   .tightening = 0.999,
+                   .seed = 5};
     bb_filter *f = NULL;
     cr_assert_eq(bb_create(&f, &c), BB_OK);
     uint64_t state = 42;
     bb_status s = BB_OK;
     size_t adds = 0;
-    bb_info in = {0};
+    bb_info in = BB_INFO_INIT;
     while (s == BB_OK && adds < 5000) {
         s = bb_add_hash(f, tu_splitmix64(&state));
         adds++;
@@ -229,7 +240,8 @@ Test(scalable_bounds, at_most_1024_sub_filters, .timeout = 60) {
  * already uses. (ASan reserves terabytes of address space, so not under ASan.) */
 #if !defined(__SANITIZE_ADDRESS__)
 Test(scalable_bounds, save_out_of_memory_is_nomem) {
-    bb_config c = {.kind = BB_SCALABLE, .capacity = 60000000, .fpr = 0.01, .seed = 1};
+    bb_config c = {
+        .size = sizeof c, .kind = BB_SCALABLE, .capacity = 60000000, .fpr = 0.01, .seed = 1};
     bb_filter *f = NULL;
     cr_assert_eq(bb_create(&f, &c), BB_OK);
     char path[] = "/tmp/bb_nomem_XXXXXX";

@@ -17,7 +17,7 @@ static const unsigned ks[5] = {1, 2, 4, 8, 16};
 
 static bb_filter *sect_filter(uint64_t bits, unsigned k) {
     bb_filter *f = NULL;
-    cr_assert_eq(bb_create(&f, &(bb_config){.kind = BB_SECTORIZED, .bits = bits, .k = k}), BB_OK,
+    cr_assert_eq(bb_create(&f, TU_CFG(.kind = BB_SECTORIZED, .bits = bits, .k = k)), BB_OK,
                  "create sectorized bits %llu k %u", (unsigned long long)bits, k);
     return f;
 }
@@ -159,20 +159,21 @@ Test(sectorized, k_and_size_rules) {
     bb_filter *f = NULL;
     for (unsigned k = 1; k <= 17; k++) {
         bool ok = k == 1 || k == 2 || k == 4 || k == 8 || k == 16;
-        bb_status s = bb_create(&f, &(bb_config){.kind = BB_SECTORIZED, .bits = 1024, .k = k});
+        bb_status s = bb_create(&f, TU_CFG(.kind = BB_SECTORIZED, .bits = 1024, .k = k));
         cr_assert_eq(s, ok ? BB_OK : BB_E_INVAL, "k=%u: %s", k, bb_strerror(s));
         bb_free(f);
         f = NULL;
         double m;
         cr_assert_eq(bb_fpr_model(BB_SECTORIZED, 10, 1024, k, &m), ok ? BB_OK : BB_E_INVAL, "k=%u", k);
-        s = bb_create(&f, &(bb_config){.kind = BB_SECTORIZED, .capacity = 1000, .fpr = 0.01, .k = k});
+        s = bb_create(&f, TU_CFG(.kind = BB_SECTORIZED, .capacity = 1000, .fpr = 0.01, .k = k));
         cr_assert_eq(s, ok ? BB_OK : BB_E_INVAL, "k=%u with p: %s", k, bb_strerror(s));
         bb_free(f);
         f = NULL;
     }
     /* Bits round up to whole lines; the best k for 1,000 keys in 10,112 bits is 8. */
-    cr_assert_eq(bb_create(&f, &(bb_config){.kind = BB_SECTORIZED, .capacity = 1000, .bits = 10000}), BB_OK);
-    bb_info in;
+    cr_assert_eq(bb_create(&f, TU_CFG(.kind = BB_SECTORIZED, .capacity = 1000, .bits = 10000)),
+                 BB_OK);
+    bb_info in = BB_INFO_INIT;
     cr_assert_eq(bb_get_info(f, &in), BB_OK);
     cr_assert_eq(in.bits, 10240);
     cr_assert_eq(in.blocks, 20);
@@ -254,7 +255,7 @@ Test(sectorized, measured_fpr_matches_model) {
     for (size_t c = 0; c < 4; c++) {
         bb_filter *f = NULL;
         cr_assert_eq(bb_create_for(&f, BB_SECTORIZED, n, cases[c].p, 7), BB_OK);
-        bb_info in;
+        bb_info in = BB_INFO_INIT;
         cr_assert_eq(bb_get_info(f, &in), BB_OK);
         cr_assert_eq(in.k, cases[c].k, "p=%g: k %u", cases[c].p, in.k);
         for (size_t i = 0; i < n; i++) ptr[i] = keys + i * TU_KEY_BYTES, lens[i] = TU_KEY_BYTES;
@@ -314,7 +315,7 @@ Test(sectorized, format_round_trip_and_k_check) {
     bb_filter *g = NULL;
     cr_assert_eq(bb_deserialize(&g, buf, len), BB_OK);
     tu_assert_same_bytes(f, g, "round trip");
-    bb_info in;
+    bb_info in = BB_INFO_INIT;
     cr_assert_eq(bb_get_info(g, &in), BB_OK);
     cr_assert_eq(in.kind, BB_SECTORIZED);
     cr_assert_eq(in.k, 16);
@@ -347,8 +348,10 @@ Test(sectorized, info_estimates) {
     for (size_t i = 0; i < n; i++) h[i] = tu_splitmix64(&st);
     for (unsigned ki = 0; ki < 5; ki++) {
         bb_filter *f = NULL;
-        cr_assert_eq(bb_create(&f, &(bb_config){.kind = BB_SECTORIZED, .capacity = n, .fpr = 0.01, .k = ks[ki]}), BB_OK);
-        bb_info in;
+        cr_assert_eq(
+            bb_create(&f, TU_CFG(.kind = BB_SECTORIZED, .capacity = n, .fpr = 0.01, .k = ks[ki])),
+            BB_OK);
+        bb_info in = BB_INFO_INIT;
         cr_assert_eq(bb_get_info(f, &in), BB_OK);
         cr_assert_eq(in.bits_set, 0);
         cr_assert_eq(in.cardinality_estimate, 0.0);

@@ -309,7 +309,11 @@ static double sweep_sigma(double f, double units) {
 }
 
 static void sweep_one(bb_kind kind, double p, const uint8_t *in, const uint8_t *out, uint8_t *ans) {
-    bb_config c = {.kind = kind, .capacity = N_SWEEP, .fpr = p, .seed = 0x5EEDu + (uint64_t)kind};
+    bb_config c = {.size = sizeof c,
+                   .kind = kind,
+                   .capacity = N_SWEEP,
+                   .fpr = p,
+                   .seed = 0x5EEDu + (uint64_t)kind};
     bb_filter *f = NULL;
     const char *name = bb_kind_name(kind);
     cr_assert_eq(bb_create(&f, &c), BB_OK, "%s p=%g: bb_create", name, p);
@@ -319,7 +323,7 @@ static void sweep_one(bb_kind kind, double p, const uint8_t *in, const uint8_t *
     cr_assert_eq(hits, N_SWEEP, "%s p=%g: a false negative", name, p);
     cr_assert_eq(bb_contains_fixed(f, out, TU_KEY_BYTES, 0, N_SWEEP_PROBES, ans, &hits), BB_OK);
     double rate = (double)hits / N_SWEEP_PROBES;
-    bb_info fi;
+    bb_info fi = BB_INFO_INIT;
     cr_assert_eq(bb_get_info(f, &fi), BB_OK);
     /* The classic kind is the textbook design: below p = 0.5 its model may exceed p by up to
      * 4.7% (classic_textbook_price_is_bounded); it is held to that instead of p itself. */

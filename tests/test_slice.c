@@ -26,7 +26,11 @@ static void check_concat(uint64_t capacity, double fpr, uint64_t n_slices, unsig
     uint8_t *keys = tu_keys(7, n);
     int64_t *off = malloc((n + 1) * sizeof *off);
     for (size_t i = 0; i <= n; i++) off[i] = (int64_t)(i * TU_KEY_BYTES);
-    bb_config cfg = {.kind = BB_BLOCKED, .capacity = capacity, .fpr = fpr, .seed = 99,
+    bb_config cfg = {.size = sizeof cfg,
+                     .kind = BB_BLOCKED,
+                     .capacity = capacity,
+                     .fpr = fpr,
+                     .seed = 99,
                      .flags = flags};
     size_t len;
     uint8_t *whole = whole_bytes(&cfg, keys, n, &len);
@@ -37,7 +41,7 @@ static void check_concat(uint64_t capacity, double fpr, uint64_t n_slices, unsig
                      (unsigned long long)i, (unsigned long long)n_slices);
         cr_assert_eq(bb_slice_add_arrow64(s, keys, off, n / 2), BB_OK); /* two calls, as streamed */
         cr_assert_eq(bb_slice_add_arrow64(s, keys, off + n / 2, n - n / 2), BB_OK);
-        bb_slice_info in;
+        bb_slice_info in = BB_SLICE_INFO_INIT;
         cr_assert_eq(bb_slice_get_info(s, &in), BB_OK);
         cr_assert_eq(in.keys_added, n);
         cr_assert_eq(in.first_block * 64 + 128, at, "slices are contiguous");
@@ -72,10 +76,12 @@ Test(slice, split_rule_and_refusals) {
     cr_assert_eq(bb_slice_split(0, 1, &per), BB_E_INVAL);
     cr_assert_eq(bb_slice_split(5, 0, &per), BB_E_INVAL);
     bb_slice *s = (bb_slice *)1;
-    bb_config classic = {.kind = BB_CLASSIC, .capacity = 100, .fpr = 0.01};
+    bb_config classic = {
+        .size = sizeof(bb_config), .kind = BB_CLASSIC, .capacity = 100, .fpr = 0.01};
     cr_assert_eq(bb_slice_create(&s, &classic, 0, 1), BB_E_INVAL);
     cr_assert_null(s);
-    bb_config blocked = {.kind = BB_BLOCKED, .capacity = 100, .fpr = 0.01};
+    bb_config blocked = {
+        .size = sizeof(bb_config), .kind = BB_BLOCKED, .capacity = 100, .fpr = 0.01};
     cr_assert_eq(bb_slice_create(&s, &blocked, 2, 2), BB_E_INVAL);
     cr_assert_eq(bb_slice_create(&s, &blocked, 0, 1000), BB_E_INVAL);
     cr_assert_eq(bb_slice_add_hashes(NULL, NULL, 0), BB_E_INVAL);
@@ -95,7 +101,7 @@ Test(slice, blocks_test_matches_contains_with_every_kernel) {
     uint8_t *file = malloc(size), *mem = aligned_alloc(64, (size_t)N * 64 + 64), *out = malloc(N);
     uint8_t *blocks = mem + 1;
     cr_assert_eq(bb_serialize(f, file, size, NULL), BB_OK);
-    bb_info in;
+    bb_info in = BB_INFO_INIT;
     cr_assert_eq(bb_get_info(f, &in), BB_OK);
     for (size_t i = 0; i < N; i++) { /* block floor(h * blocks / 2^64), as documented */
         uint64_t b = (uint64_t)(((unsigned __int128)h[i] * in.blocks) >> 64);

@@ -15,7 +15,7 @@
 
 static bb_filter *split_filter(uint64_t bits, uint64_t seed) {
     bb_filter *f = NULL;
-    cr_assert_eq(bb_create(&f, &(bb_config){.kind = BB_SPLIT, .bits = bits, .k = 8, .seed = seed}),
+    cr_assert_eq(bb_create(&f, TU_CFG(.kind = BB_SPLIT, .bits = bits, .k = 8, .seed = seed)),
                  BB_OK);
     return f;
 }
@@ -32,7 +32,7 @@ Test(split, xxh64_published_vectors) {
     }
     /* The other kinds keep XXH3: XXH3("", 0) = 0x2D06800538D394C2. */
     bb_filter *b = NULL;
-    cr_assert_eq(bb_create(&b, &(bb_config){.bits = 512, .k = 1}), BB_OK);
+    cr_assert_eq(bb_create(&b, TU_CFG(.bits = 512, .k = 1)), BB_OK);
     cr_assert_eq(bb_hash(b, "", 0), UINT64_C(0x2D06800538D394C2));
     bb_free(b);
 }
@@ -76,7 +76,7 @@ Test(split, spec_bits_every_kernel) {
             size_t hits = 0;
             cr_assert_eq(bb_contains_batch(f, keys, lens, N_SPEC, out, &hits), BB_OK);
             cr_assert_eq(hits, N_SPEC, "%s: %zu of %zu keys found", what, hits, N_SPEC);
-            bb_info info;
+            bb_info info = BB_INFO_INIT;
             cr_assert_eq(bb_get_info(f, &info), BB_OK);
             cr_assert_eq(info.keys_added, N_SPEC);
             bb_free(f);
@@ -115,7 +115,7 @@ Test(split, from_bitset_and_payload) {
     for (size_t i = 0; i < sizeof bits; i++) bits[i] = (uint8_t)(i * 37 + 1);
     bb_filter *f = NULL;
     cr_assert_eq(bb_split_from_bitset(&f, bits, sizeof bits), BB_OK);
-    bb_info in;
+    bb_info in = BB_INFO_INIT;
     cr_assert_eq(bb_get_info(f, &in), BB_OK);
     cr_assert_eq(in.kind, BB_SPLIT);
     cr_assert_eq(in.bits, 768);
@@ -158,7 +158,7 @@ Test(split, payload_of_other_kinds) {
     cr_assert_eq(bb_payload(b, &data, &len), BB_OK);
     size_t ser_len;
     uint8_t *ser = tu_serialize(b, &ser_len);
-    bb_info in;
+    bb_info in = BB_INFO_INIT;
     cr_assert_eq(bb_get_info(b, &in), BB_OK);
     cr_assert_eq(len, in.bytes);
     cr_assert(memcmp(data, ser + 128, len) == 0, "payload is the file's bytes after the header");
@@ -182,7 +182,7 @@ Test(split, info_from_hand_made_bitset) {
     for (unsigned w = 0; w < 8; w++) bits[4 * w] = bits[4 * w + 1] = 0xFF; /* little-endian */
     bb_filter *f = NULL;
     cr_assert_eq(bb_split_from_bitset(&f, bits, sizeof bits), BB_OK);
-    bb_info in;
+    bb_info in = BB_INFO_INIT;
     cr_assert_eq(bb_get_info(f, &in), BB_OK);
     cr_assert_eq(in.bits_set, 128);
     cr_assert_float_eq(in.fill_ratio, 0.25, 1e-15);
@@ -202,20 +202,20 @@ Test(split, info_from_hand_made_bitset) {
 Test(split, config_rules) {
     bb_filter *f = NULL;
     cr_assert_str_eq(bb_kind_name(BB_SPLIT), "split");
-    cr_assert_eq(bb_create(&f, &(bb_config){.kind = BB_SPLIT, .bits = 512, .k = 7}), BB_E_INVAL);
-    cr_assert_eq(bb_create(&f, &(bb_config){.kind = BB_SPLIT, .bits = 512, .k = 16}), BB_E_INVAL);
-    cr_assert_eq(bb_create(&f, &(bb_config){.kind = BB_SPLIT, .capacity = 10, .fpr = 0.01, .k = 3}),
+    cr_assert_eq(bb_create(&f, TU_CFG(.kind = BB_SPLIT, .bits = 512, .k = 7)), BB_E_INVAL);
+    cr_assert_eq(bb_create(&f, TU_CFG(.kind = BB_SPLIT, .bits = 512, .k = 16)), BB_E_INVAL);
+    cr_assert_eq(bb_create(&f, TU_CFG(.kind = BB_SPLIT, .capacity = 10, .fpr = 0.01, .k = 3)),
                  BB_E_INVAL);
-    cr_assert_eq(bb_create(&f, &(bb_config){.kind = BB_SPLIT, .capacity = 10, .fpr = 0.01,
-                                             .growth = 2}), BB_E_INVAL);
-    cr_assert_eq(bb_create(&f, &(bb_config){.kind = BB_SPLIT, .capacity = 10, .fpr = 0.01,
-                                             .flags = BB_NO_SCALE}), BB_E_INVAL);
-    cr_assert_eq(bb_create(&f, &(bb_config){.kind = BB_SPLIT,
-                                             .bits = (UINT64_C(1) << 40) + 256, .k = 8}),
+    cr_assert_eq(bb_create(&f, TU_CFG(.kind = BB_SPLIT, .capacity = 10, .fpr = 0.01, .growth = 2)),
+                 BB_E_INVAL);
+    cr_assert_eq(
+        bb_create(&f, TU_CFG(.kind = BB_SPLIT, .capacity = 10, .fpr = 0.01, .flags = BB_NO_SCALE)),
+        BB_E_INVAL);
+    cr_assert_eq(bb_create(&f, TU_CFG(.kind = BB_SPLIT, .bits = (UINT64_C(1) << 40) + 256, .k = 8)),
                  BB_E_TOO_LARGE);
     /* bits round up to whole 256-bit blocks; k 0 means 8 */
-    cr_assert_eq(bb_create(&f, &(bb_config){.kind = BB_SPLIT, .bits = 300, .capacity = 5}), BB_OK);
-    bb_info in;
+    cr_assert_eq(bb_create(&f, TU_CFG(.kind = BB_SPLIT, .bits = 300, .capacity = 5)), BB_OK);
+    bb_info in = BB_INFO_INIT;
     cr_assert_eq(bb_get_info(f, &in), BB_OK);
     cr_assert_eq(in.bits, 512);
     cr_assert_eq(in.blocks, 2);
@@ -294,7 +294,8 @@ static uint64_t payload_of(const bb_config *c) {
 Test(split, pow2_bytes) {
     static const uint64_t ns[] = {1, 100, 5000, 100000, 1000000};
     for (size_t i = 0; i < sizeof ns / sizeof *ns; i++) {
-        bb_config plain = {.kind = BB_SPLIT, .capacity = ns[i], .fpr = 0.01};
+        bb_config plain = {
+            .size = sizeof(bb_config), .kind = BB_SPLIT, .capacity = ns[i], .fpr = 0.01};
         bb_config pow2 = plain;
         pow2.flags = BB_POW2_BYTES;
         uint64_t a = payload_of(&plain), b = payload_of(&pow2);
@@ -304,24 +305,26 @@ Test(split, pow2_bytes) {
                   (unsigned long long)ns[i], (unsigned long long)b, (unsigned long long)a);
     }
     /* explicit size: 1000 bytes -> 1024; blocked: at least one 64-byte block */
-    cr_assert_eq(payload_of(&(bb_config){.kind = BB_SPLIT, .bits = 8000, .k = 8,
-                                         .flags = BB_POW2_BYTES}), 1024);
-    cr_assert_eq(payload_of(&(bb_config){.kind = BB_SPLIT, .bits = 8, .k = 8,
-                                         .flags = BB_POW2_BYTES}), 32);
-    cr_assert_eq(payload_of(&(bb_config){.kind = BB_BLOCKED, .capacity = 1, .fpr = 0.5,
-                                         .flags = BB_POW2_BYTES}), 64);
-    cr_assert_eq(payload_of(&(bb_config){.kind = BB_BLOCKED, .capacity = 100000, .fpr = 0.01,
-                                         .flags = BB_POW2_BYTES}), 131072);
+    cr_assert_eq(payload_of(TU_CFG(.kind = BB_SPLIT, .bits = 8000, .k = 8, .flags = BB_POW2_BYTES)),
+                 1024);
+    cr_assert_eq(payload_of(TU_CFG(.kind = BB_SPLIT, .bits = 8, .k = 8, .flags = BB_POW2_BYTES)),
+                 32);
+    cr_assert_eq(
+        payload_of(TU_CFG(.kind = BB_BLOCKED, .capacity = 1, .fpr = 0.5, .flags = BB_POW2_BYTES)),
+        64);
+    cr_assert_eq(payload_of(TU_CFG(.kind = BB_BLOCKED, .capacity = 100000, .fpr = 0.01,
+                                   .flags = BB_POW2_BYTES)),
+                 131072);
     /* the writers' cap: 128 MiB, even when p would need more (the FPR then misses p) */
-    cr_assert_eq(payload_of(&(bb_config){.kind = BB_SPLIT, .capacity = UINT64_C(300000000),
-                                         .fpr = 0.001, .flags = BB_POW2_BYTES}),
+    cr_assert_eq(payload_of(TU_CFG(.kind = BB_SPLIT, .capacity = UINT64_C(300000000), .fpr = 0.001,
+                                   .flags = BB_POW2_BYTES)),
                  BB_POW2_MAX_BYTES);
     bb_filter *f = NULL;
     static const bb_kind others[] = {BB_CLASSIC, BB_COUNTING, BB_SCALABLE};
     for (size_t i = 0; i < 3; i++)
-        cr_assert_eq(bb_create(&f, &(bb_config){.kind = others[i], .capacity = 100, .fpr = 0.01,
-                                                 .flags = BB_POW2_BYTES}), BB_E_INVAL,
-                     "%s accepted BB_POW2_BYTES", bb_kind_name(others[i]));
+        cr_assert_eq(bb_create(&f, TU_CFG(.kind = others[i], .capacity = 100, .fpr = 0.01,
+                                          .flags = BB_POW2_BYTES)),
+                     BB_E_INVAL, "%s accepted BB_POW2_BYTES", bb_kind_name(others[i]));
 }
 
 /* ---- Union and concurrent adds ---------------------------------------------------------------- */

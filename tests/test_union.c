@@ -51,8 +51,9 @@ Test(union, mismatch_is_named_and_leaves_dst_unchanged) {
     add_range(dst, 41, 0, 2000);
     size_t len0;
     uint8_t *before = tu_serialize(dst, &len0);
-    bb_config k_cfg = {.kind = BB_BLOCKED, .bits = 0, .capacity = 5000, .seed = 1};
-    bb_info di;
+    bb_config k_cfg = {
+        .size = sizeof(bb_config), .kind = BB_BLOCKED, .bits = 0, .capacity = 5000, .seed = 1};
+    bb_info di = BB_INFO_INIT;
     cr_assert_eq(bb_get_info(dst, &di), BB_OK);
     k_cfg.bits = di.bits;
     k_cfg.k = di.k + 1;
@@ -98,7 +99,7 @@ Test(union, counting_adds_counters_with_saturation) {
         cr_assert_eq(bb_add(a, key, sizeof key), BB_OK);
         cr_assert_eq(bb_add(b, key, sizeof key), BB_OK);
     }
-    bb_info ia;
+    bb_info ia = BB_INFO_INIT;
     cr_assert_eq(bb_get_info(a, &ia), BB_OK);
     cr_assert_eq(ia.saturated_counters, 0);
     cr_assert_eq(bb_union(a, b), BB_OK);
@@ -126,7 +127,7 @@ Test(union, counting_adds_counters_with_saturation) {
 Test(union, keys_added_is_the_sum) {
     bb_filter *f = make(BB_BLOCKED, 4000, 0.01, 5);
     add_range(f, 44, 0, 3000);
-    bb_info a, b;
+    bb_info a = BB_INFO_INIT, b = BB_INFO_INIT;
     cr_assert_eq(bb_get_info(f, &a), BB_OK);
     cr_assert_eq(bb_union(f, f), BB_OK);
     cr_assert_eq(bb_get_info(f, &b), BB_OK);
@@ -140,7 +141,8 @@ Test(union, keys_added_is_the_sum) {
 /* Scalable filters merge when their stacks have the same shape; every key of both is then
  * present and keys_added is the sum. A different number of sub-filters is a layout mismatch. */
 Test(union, scalable_merges_matching_layouts) {
-    bb_config cfg = {.kind = BB_SCALABLE, .capacity = 100, .fpr = 0.01, .seed = 6};
+    bb_config cfg = {
+        .size = sizeof(bb_config), .kind = BB_SCALABLE, .capacity = 100, .fpr = 0.01, .seed = 6};
     bb_filter *a = NULL, *b = NULL, *small = NULL;
     cr_assert_eq(bb_create(&a, &cfg), BB_OK);
     cr_assert_eq(bb_create(&b, &cfg), BB_OK);
@@ -148,7 +150,7 @@ Test(union, scalable_merges_matching_layouts) {
     add_range(a, 45, 0, 1000);
     add_range(b, 46, 0, 1000);
     add_range(small, 46, 0, 10);
-    bb_info ia, ib;
+    bb_info ia = BB_INFO_INIT, ib = BB_INFO_INIT;
     cr_assert_eq(bb_get_info(a, &ia), BB_OK);
     cr_assert_eq(bb_get_info(b, &ib), BB_OK);
     cr_assert_eq(ia.subfilters, ib.subfilters);
@@ -156,7 +158,7 @@ Test(union, scalable_merges_matching_layouts) {
     cr_assert_eq(bb_union_check(a, small, &what), BB_E_MISMATCH);
     cr_assert_eq(what, BB_MISMATCH_LAYOUT);
     cr_assert_eq(bb_union(a, b), BB_OK);
-    bb_info u;
+    bb_info u = BB_INFO_INIT;
     cr_assert_eq(bb_get_info(a, &u), BB_OK);
     cr_assert_eq(u.keys_added, ia.keys_added + ib.keys_added);
     for (uint64_t i = 0; i < 1000; i++) {

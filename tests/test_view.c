@@ -73,7 +73,8 @@ static void check_view(const bb_filter *f, unsigned k, uint64_t seed, const char
 }
 
 static bb_filter *fill(unsigned k, uint64_t seed) {
-    bb_config cfg = {.kind = BB_BLOCKED, .capacity = N_KEYS, .fpr = 0.01, .k = k, .seed = 7};
+    bb_config cfg = {
+        .size = sizeof cfg, .kind = BB_BLOCKED, .capacity = N_KEYS, .fpr = 0.01, .k = k, .seed = 7};
     bb_filter *f;
     cr_assert_eq(bb_create(&f, &cfg), BB_OK);
     uint64_t st = seed ^ 0xadd;

@@ -32,6 +32,10 @@
  * share no key, so "absent" probes are absent by construction, not by luck. */
 #define TU_KEY_BYTES 16u
 
+/* A pointer to a bb_config literal of the given fields with its size set (BB_CONFIG_INIT's
+ * rule), e.g. bb_create(&f, TU_CFG(.bits = 512, .k = 1)). */
+#define TU_CFG(...) (&(bb_config){.size = sizeof(bb_config), __VA_ARGS__})
+
 static inline void tu_key(uint8_t *out, uint64_t tag, uint64_t i) {
     for (unsigned b = 0; b < 8; b++) {
         out[b] = (uint8_t)(tag >> (8 * b));

@@ -120,8 +120,7 @@ static PyObject *Filter_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
     if (!PyArg_ParseTupleAndKeywords(args, kw, "|OOsO$OOOOOpp", kwlist, &capacity, &fpr, &kind,
                                      &seed, &bits, &k, &bpk, &growth, &tightening, &scale, &pow2))
         return NULL;
-    bb_config c;
-    memset(&c, 0, sizeof c);
+    bb_config c = BB_CONFIG_INIT;
     uint64_t k64;
     if (kind_from_name(kind, &c.kind) < 0 || opt_u64(capacity, &c.capacity, "capacity", 1) < 0 ||
         opt_double(fpr, &c.fpr) < 0 || opt_u64(seed, &c.seed, "seed", 0) < 0 ||
@@ -160,8 +159,7 @@ static PyObject *Filter_with_bits(PyObject *type, PyObject *args, PyObject *kw) 
     const char *kind = "blocked";
     if (!PyArg_ParseTupleAndKeywords(args, kw, "KI|sK", kwlist, &bits, &k, &kind, &seed))
         return NULL;
-    bb_config c;
-    memset(&c, 0, sizeof c);
+    bb_config c = BB_CONFIG_INIT;
     if (kind_from_name(kind, &c.kind) < 0) return NULL;
     c.bits = bits;
     c.k = k;
@@ -370,7 +368,7 @@ static PyObject *info_dict(const bb_info *i) {
 
 static PyObject *Filter_info(FilterObject *self, PyObject *unused) {
     (void)unused;
-    bb_info i;
+    bb_info i = BB_INFO_INIT;
     bbpy_lock_read_gil(self);
     bb_status s = bb_get_info(self->f, &i);
     bbpy_unlock(self);
@@ -387,11 +385,11 @@ static bool get_info(FilterObject *self, bb_info *i) {
     return s == BB_OK;
 }
 
-#define INFO_GETTER(name, make)                                                             \
-    static PyObject *get_##name(FilterObject *self, void *closure) {                        \
-        (void)closure;                                                                      \
-        bb_info i;                                                                          \
-        return get_info(self, &i) ? make : NULL;                                            \
+#define INFO_GETTER(name, make)                                                                    \
+    static PyObject *get_##name(FilterObject *self, void *closure) {                               \
+        (void)closure;                                                                             \
+        bb_info i = BB_INFO_INIT;                                                                  \
+        return get_info(self, &i) ? make : NULL;                                                   \
     }
 INFO_GETTER(kind, PyUnicode_FromString(bb_kind_name(i.kind)))
 INFO_GETTER(bits, PyLong_FromUnsignedLongLong(i.bits))
@@ -465,13 +463,13 @@ static PyGetSetDef getset[] = {
 };
 
 static Py_ssize_t Filter_len(FilterObject *self) {
-    bb_info i;
+    bb_info i = BB_INFO_INIT;
     if (!get_info(self, &i)) return -1;
     return i.keys_added > (uint64_t)PY_SSIZE_T_MAX ? PY_SSIZE_T_MAX : (Py_ssize_t)i.keys_added;
 }
 
 static PyObject *Filter_repr(FilterObject *self) {
-    bb_info i;
+    bb_info i = BB_INFO_INIT;
     bbpy_lock_read_gil(self);
     bb_status s = bb_get_info(self->f, &i);
     bbpy_unlock(self);

@@ -306,7 +306,7 @@ static PyObject *Redis_delete(RedisObject *self, PyObject *args) {
 static PyObject *Redis_info(RedisObject *self, PyObject *args) {
     const char *name;
     if (!PyArg_ParseTuple(args, "s:info", &name) || !open_client(self)) return NULL;
-    bb_redis_info in;
+    bb_redis_info in = BB_REDIS_INFO_INIT;
     bb_status s;
     char msg[512] = "";
     LOCKED(self, s, msg, bb_redis_info_get(self->r, name, &in));

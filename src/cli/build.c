@@ -130,7 +130,7 @@ int cli_add_stream(bb_filter *f, cli_keyreader *r, cli_keybuf *kb) {
  * used when it is clearly below keys_added (by more than 10%, far beyond the estimate's noise
  * of well under 1% at these sizes); keys_added itself is reported unchanged. */
 static void print_summary(const bb_filter *f, const char *path) {
-    bb_info in;
+    bb_info in = BB_INFO_INIT;
     if (bb_get_info(f, &in) != BB_OK) return;
     uint64_t n = in.keys_added;
     char distinct[48] = "", capacity[48] = "", per_key[128];
@@ -202,7 +202,7 @@ int cli_save_output(const bb_filter *f, const char *path) {
     int lock = -1;
     int st = cli_lock_output(path, &lock);
     if (st == BB_EXIT_OK) st = cli_save_and_report(f, path);
-    bb_info in;
+    bb_info in = BB_INFO_INIT;
     if (st == BB_EXIT_OK && bb_get_info(f, &in) == BB_OK && in.keys_added == 0)
         cli_error("warning: no keys were read, so the filter is empty (was the input empty, or "
                   "did the command feeding it fail?)");
@@ -308,6 +308,7 @@ static int parse_value(int c, const char *arg, build_opts *o) {
 
 static int parse_args(int argc, char **argv, build_opts *o) {
     memset(o, 0, sizeof *o);
+    o->cfg.size = sizeof o->cfg;
     int c;
     while ((c = getopt_long(argc, argv, "o:n:p:0hj:", long_opts, NULL)) != -1) {
         int st = BB_EXIT_OK;
@@ -389,13 +390,17 @@ static uint64_t round_for_folding(uint64_t blocks) {
 
 static int create_foldable(const bb_config *cfg, bb_filter **f) {
     int st = create(cfg, f);
-    bb_info in;
+    bb_info in = BB_INFO_INIT;
     if (st != BB_EXIT_OK || (cfg->flags & BB_POW2_BYTES)) return st;
     if (bb_get_info(*f, &in) != BB_OK || !in.blocks) return st;
     uint64_t blocks = round_for_folding(in.blocks);
     if (blocks == in.blocks) return st;
-    bb_config c = {.kind = cfg->kind, .capacity = cfg->capacity, .seed = cfg->seed,
-                   .bits = in.bits / in.blocks * blocks, .k = in.k};
+    bb_config c = {.size = sizeof c,
+                   .kind = cfg->kind,
+                   .capacity = cfg->capacity,
+                   .seed = cfg->seed,
+                   .bits = in.bits / in.blocks * blocks,
+                   .k = in.k};
     bb_free(*f);
     *f = NULL;
     return create(&c, f);

@@ -268,7 +268,7 @@ static bb_status measure(bb_filter *f, const trial *t, uint8_t *out, row *r) {
     s = time_batch(f, t->probes, out, &r->query_ns);
     if (s != BB_OK) return s;
     score_probes(t, out, r);
-    bb_info info;
+    bb_info info = BB_INFO_INIT;
     s = bb_get_info(f, &info);
     if (s == BB_OK) s = bb_fpr_model(t->kind, t->ins.n, info.bits, info.k, &r->model);
     r->bits = info.bits;

@@ -27,7 +27,7 @@ static int export_file(const char *path, const char *out) {
     bb_filter *f, *b = NULL;
     bb_status s = bb_open_mmap(&f, path);
     if (s != BB_OK) return cli_lib_error("cannot open filter", path, s, errno);
-    bb_info in;
+    bb_info in = BB_INFO_INIT;
     s = bb_get_info(f, &in);
     if (s == BB_OK) s = bb_counting_to_blocked(f, &b);
     bb_free(f);

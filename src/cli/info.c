@@ -78,7 +78,7 @@ static void print_fields(const field *fs, size_t n, bool json, const char *prefi
 static bb_status print_subfilters(const bb_filter *f, uint64_t count, bool json) {
     if (json) fputs(",\"subfilter_list\":[", stdout);
     for (uint64_t i = 0; i < count; i++) {
-        bb_info si;
+        bb_info si = BB_INFO_INIT;
         bb_status s = bb_subfilter_info(f, (size_t)i, &si);
         if (s != BB_OK) return s;
         const field fs[] = {
@@ -102,7 +102,7 @@ static int describe(const char *path, bool json) {
     bb_filter *f;
     bb_status s = bb_open_mmap(&f, path);
     if (s != BB_OK) return cli_lib_error("cannot open filter", path, s, errno);
-    bb_info in;
+    bb_info in = BB_INFO_INIT;
     s = bb_get_info(f, &in);
     if (s != BB_OK) {
         bb_free(f);

@@ -61,7 +61,7 @@ static int merge_one(bb_filter *dst, const char *dst_path, const char *path) {
     s = bb_union_check(dst, src, &what);
     if (s == BB_OK) s = bb_union(dst, src);
     if (s == BB_E_MISMATCH) {
-        bb_info a, b;
+        bb_info a = BB_INFO_INIT, b = BB_INFO_INIT;
         char why[160] = "";
         if (bb_get_info(dst, &a) == BB_OK && bb_get_info(src, &b) == BB_OK)
             describe_mismatch(what, dst, src, &a, &b, why, sizeof why);

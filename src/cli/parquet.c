@@ -77,8 +77,8 @@ int cli_pq_chunk_filter(const char *path, const bb_pq_file *pf, size_t rg, size_
         return BB_EXIT_RUNTIME;
     }
     if (!pow2) {
-        bb_pq_column_info ci;
-        bb_info in;
+        bb_pq_column_info ci = BB_PQ_COLUMN_INFO_INIT;
+        bb_info in = BB_INFO_INIT;
         bb_pq_column(pf, col, &ci);
         bb_get_info(*out, &in);
         cli_error("note: '%s': row group %zu, column '%s': filter of %" PRIu64
@@ -155,7 +155,7 @@ static int describe(const char *path, bool json) {
         json_string(path);
         printf(",\"row_groups\":%zu,\"columns\":[", n_rg);
         for (size_t c = 0; c < n_col; c++) {
-            bb_pq_column_info ci;
+            bb_pq_column_info ci = BB_PQ_COLUMN_INFO_INIT;
             bb_pq_column(pf, c, &ci);
             fputs(c ? ",{\"name\":" : "{\"name\":", stdout);
             json_string(ci.name);
@@ -171,8 +171,8 @@ static int describe(const char *path, bool json) {
     }
     for (size_t rg = 0; rg < n_rg && st == BB_EXIT_OK; rg++)
         for (size_t c = 0; c < n_col && st == BB_EXIT_OK; c++) {
-            chunk_row row = {.rg = rg};
-            bb_pq_column_info ci;
+            chunk_row row = {.rg = rg, .ci = BB_PQ_CHUNK_INFO_INIT, .fi = BB_INFO_INIT};
+            bb_pq_column_info ci = BB_PQ_COLUMN_INFO_INIT;
             bb_pq_column(pf, c, &ci);
             row.column = ci.name;
             bb_filter *f = NULL;

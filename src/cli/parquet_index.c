@@ -109,7 +109,7 @@ static uint64_t index_worst_case(const char *path, const bb_pq_index_opts *o) {
         size_t col;
         if (bb_pq_find_column(pf, o->columns[j], &col) != BB_OK) continue;
         for (size_t rg = 0; rg < bb_pq_row_groups(pf); rg++) {
-            bb_pq_chunk_info ci;
+            bb_pq_chunk_info ci = BB_PQ_CHUNK_INFO_INIT;
             uint64_t bits = 0, bytes = 32;
             unsigned k;
             if (bb_pq_chunk(pf, rg, col, &ci) != BB_OK || ci.num_values <= 0) continue;
@@ -299,7 +299,7 @@ int cli_parquet_index(int argc, char **argv) {
         cli_error("out of memory");
         return BB_EXIT_RUNTIME;
     }
-    bb_pq_index_opts o = {.columns = columns, .fpr = 0.01};
+    bb_pq_index_opts o = {.size = sizeof o, .columns = columns, .fpr = 0.01};
     const char *out = NULL;
     int c, st = -1;
     unsigned threads = 1;

@@ -348,7 +348,7 @@ int cli_parquet_extract(int argc, char **argv) {
     }
     if (st == BB_EXIT_OK) {
         bb_status s = bb_save(f, out);
-        bb_info in;
+        bb_info in = BB_INFO_INIT;
         if (s != BB_OK)
             st = cli_lib_error("cannot write filter", out, s, errno);
         else if (bb_get_info(f, &in) == BB_OK) /* the line build prints, for this filter */

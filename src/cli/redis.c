@@ -240,6 +240,7 @@ static bool negative_number(const char *a) {
 static int parse_args(int argc, char **argv, redis_opts *o) {
     memset(o, 0, sizeof *o);
     o->conn.size = sizeof o->conn;
+    o->cfg.size = sizeof o->cfg;
     optind = 0; /* glibc: start afresh, so that "+" (stop at operands) takes effect */
     for (bool first = true; first || optind < argc; first = false) {
         const char *a = first ? NULL : argv[optind];
@@ -397,7 +398,7 @@ static int run_info(bb_redis *r, const redis_opts *o, const char *name, const ch
     for (int i = 0; field && i < 5; i++)
         if (strcasecmp(field, fields[i]) == 0) want = i;
     if (field && want < 0) return redis_error("Invalid information value");
-    bb_redis_info in;
+    bb_redis_info in = BB_REDIS_INFO_INIT;
     bb_status s = bb_redis_info_get(r, name, &in);
     if (s != BB_OK) return fail(r, s);
     char expansion[24] = "(nil)";
@@ -517,7 +518,7 @@ static int run_push_slice(bb_redis *r, redis_opts *o, const char *path, const ch
     bb_slice *geo;
     bb_status bs = bb_slice_create(&geo, &o->cfg, o->slice_i, o->slice_n);
     if (bs != BB_OK) return cli_lib_error("cannot make slice geometry for", path, bs, 0);
-    bb_slice_info in;
+    bb_slice_info in = BB_SLICE_INFO_INIT;
     bb_slice_get_info(geo, &in);
     bb_slice_free(geo);
     in.keys_added = o->keys;

@@ -65,7 +65,7 @@ static int remove_keys(const char *path, char *const *files, size_t n_files, boo
     bb_filter *f;
     bb_status s = bb_load(&f, path);
     if (s != BB_OK) return cli_lib_error("cannot load filter", path, s, errno);
-    bb_info in;
+    bb_info in = BB_INFO_INIT;
     if (bb_get_info(f, &in) == BB_OK && in.kind != BB_COUNTING) {
         cli_error("cannot remove from '%s': it is a %s filter; only counting filters "
                   "(build --kind counting) support remove", path, bb_kind_name(in.kind));

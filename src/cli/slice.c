@@ -60,7 +60,7 @@ int cli_build_slice(const bb_config *cfg, uint64_t index, uint64_t n, cli_keyrea
     const void *data = bb_slice_data(s, &len);
     if (st == BB_EXIT_OK) st = cli_write_atomic(path, data, len);
     if (st == BB_EXIT_OK) {
-        bb_slice_info in;
+        bb_slice_info in = BB_SLICE_INFO_INIT;
         bb_slice_get_info(s, &in);
         fprintf(stderr,
                 "blockbloom: wrote %s: slice %" PRIu64 "/%" PRIu64 ", blocks %" PRIu64

@@ -15,6 +15,7 @@
  * bb_write_file_atomically (a temporary file in the target's directory, fsynced and renamed
  * over the target), so an error leaves no partial file, and the input is only ever read.
  */
+#include "../abi.h"
 #include "pq.h"
 
 #include <errno.h>
@@ -93,7 +94,10 @@ static bb_status chunk_filter(const bb_pq_file *pf, size_t rg, size_t col, doubl
     if (s == BB_OK) {
         size_t n = set_drain(&hs);
         uint64_t distinct = n + hs.has_zero;
-        bb_config cfg = {.kind = BB_SPLIT, .capacity = distinct ? distinct : 1, .fpr = fpr,
+        bb_config cfg = {.size = sizeof cfg,
+                         .kind = BB_SPLIT,
+                         .capacity = distinct ? distinct : 1,
+                         .fpr = fpr,
                          .flags = BB_POW2_BYTES};
         s = bb_create(out, &cfg);
         if (s == BB_OK) s = bb_add_hashes(*out, hs.slots, n);
@@ -208,13 +212,19 @@ static bb_status make_filters(bb_pq_file *pf, const bb_pq_index_opts *o, size_t 
     return s;
 }
 
-bb_status bb_pq_index(const char *in_path, const char *out_path, const bb_pq_index_opts *opts) {
+bb_status bb_pq_index(const char *in_path, const char *out_path,
+                      const bb_pq_index_opts *user_opts) {
     bb_error_clear();
-    if (!in_path || !out_path || !opts || !opts->columns || !opts->n_columns)
+    if (!user_opts) return pq_fail(BB_E_INVAL, "invalid argument");
+    bb_pq_index_opts o;
+    bb_status s = BB_ABI_READ(&o, user_opts, bb_pq_index_opts, fpr, "BB_PQ_INDEX_OPTS_INIT");
+    if (s != BB_OK) return s;
+    const bb_pq_index_opts *opts = &o;
+    if (!in_path || !out_path || !opts->columns || !opts->n_columns)
         return pq_fail(BB_E_INVAL, "invalid argument");
     if (!(opts->fpr > 0 && opts->fpr < 1))
         return pq_fail(BB_E_INVAL, "the false-positive rate must be in (0, 1)");
-    bb_status s = same_file(in_path, out_path);
+    s = same_file(in_path, out_path);
     if (s != BB_OK) return s;
     bb_pq_file *pf;
     if ((s = bb_pq_open(&pf, in_path)) != BB_OK) return s;

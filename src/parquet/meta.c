@@ -13,6 +13,7 @@
  * 2 algorithm (union: 1 BLOCK), 3 hash (1 XXHASH), 4 compression (1 UNCOMPRESSED).
  * Everything read from the file is checked before use: no offset is trusted.
  */
+#include "../abi.h"
 #include "pq.h"
 
 #include <errno.h>
@@ -342,9 +343,13 @@ size_t bb_pq_columns(const bb_pq_file *pf) { return pf ? pf->n_cols : 0; }
 bb_status bb_pq_column(const bb_pq_file *pf, size_t col, bb_pq_column_info *out) {
     bb_error_clear();
     if (!pf || !out || col >= pf->n_cols) return BB_E_INVAL;
+    bb_status s = bb_abi_check(out->size, BB_END_OF(bb_pq_column_info, flat), "bb_pq_column_info",
+                               "BB_PQ_COLUMN_INFO_INIT");
+    if (s != BB_OK) return s;
     const pq_column *c = &pf->cols[col];
-    *out = (bb_pq_column_info){c->name, c->type, c->type_length, c->logical, c->scale,
-                               c->optional, c->flat};
+    bb_pq_column_info full = {sizeof full, c->name,  c->type,     c->type_length,
+                              c->logical,  c->scale, c->optional, c->flat};
+    bb_abi_write(out, out->size, &full, sizeof full);
     return BB_OK;
 }
 
@@ -363,18 +368,21 @@ bb_status bb_pq_chunk(const bb_pq_file *pf, size_t rg, size_t col, bb_pq_chunk_i
     bb_error_clear();
     tc_node *m;
     if (!out) return BB_E_INVAL;
-    bb_status s = pq_chunk_meta(pf, rg, col, &m);
+    bb_status s = bb_abi_check(out->size, BB_END_OF(bb_pq_chunk_info, bloom_length),
+                               "bb_pq_chunk_info", "BB_PQ_CHUNK_INFO_INIT");
+    if (s == BB_OK) s = pq_chunk_meta(pf, rg, col, &m);
     if (s != BB_OK) return s;
     int64_t v = 0;
-    memset(out, 0, sizeof *out);
-    tc_int(m, 5, &out->num_values);
+    bb_pq_chunk_info full = BB_PQ_CHUNK_INFO_INIT;
+    tc_int(m, 5, &full.num_values);
     tc_int(m, 4, &v);
-    out->codec = (int)v;
-    out->codec_name = pq_codec_name(v);
-    out->bloom_offset = out->bloom_length = -1;
-    out->has_bloom = tc_int(m, 14, &out->bloom_offset);
-    if (!out->has_bloom) out->bloom_offset = -1;
-    if (!tc_int(m, 15, &out->bloom_length)) out->bloom_length = -1;
+    full.codec = (int)v;
+    full.codec_name = pq_codec_name(v);
+    full.bloom_offset = full.bloom_length = -1;
+    full.has_bloom = tc_int(m, 14, &full.bloom_offset);
+    if (!full.has_bloom) full.bloom_offset = -1;
+    if (!tc_int(m, 15, &full.bloom_length)) full.bloom_length = -1;
+    bb_abi_write(out, out->size, &full, sizeof full);
     return BB_OK;
 }
 
@@ -397,7 +405,7 @@ static bool union_is(const tc_node *hdr, int16_t id, int16_t want, bool *incompl
 bb_status pq_chunk_bitset(const bb_pq_file *pf, size_t rg, size_t col, const void **bitset,
                           size_t *len_bytes, bool *pow2, bool *incomplete) {
     bb_error_clear();
-    bb_pq_chunk_info ci;
+    bb_pq_chunk_info ci = BB_PQ_CHUNK_INFO_INIT;
     tc_node *m;
     if (!bitset || !len_bytes) return pq_fail(BB_E_INVAL, "invalid argument");
     bb_status s = pq_chunk_meta(pf, rg, col, &m);

@@ -23,6 +23,7 @@
  * - After a broken connection, a command whose reply was not read is resent only if running
  *   it twice is harmless (resend_safe); otherwise the call fails naming it.
  */
+#include "../abi.h"
 #include "redis_internal.h"
 
 #include <errno.h>
@@ -443,7 +444,7 @@ static bb_status slots_refresh(bb_redis *r) {
 static bb_status handle_new(bb_redis **out) {
     bb_redis *r = calloc(1, sizeof *r);
     if (!r) return BB_E_NOMEM;
-    bb_config z = {.kind = BB_BLOCKED, .bits = BB_BLOCK_BITS, .k = 1};
+    bb_config z = {.size = sizeof z, .kind = BB_BLOCKED, .bits = BB_BLOCK_BITS, .k = 1};
     if (bb_create(&r->zero, &z) != BB_OK) {
         free(r);
         return BB_E_NOMEM;
@@ -484,17 +485,13 @@ static bb_status set_secret(bb_redis *r, char **dst, const char *v) {
     return *dst ? BB_OK : bbr_fail(r, BB_E_NOMEM, "redis: out of memory");
 }
 
-/* The options' fields that fit in the caller's struct (opts->size). */
-static bool opt_has(const bb_redis_options *o, size_t end) { return o && o->size >= end; }
-#define OPT(o, field) \
-    (opt_has(o, offsetof(bb_redis_options, field) + sizeof((o)->field)) ? (o)->field : 0)
-
+/* o: the caller's options read up to their size, defaults (zeros) past it (abi.h). */
 static bb_status open_handle(bb_redis *r, const char *const *urls, size_t n,
                              const bb_redis_options *o) {
-    r->cluster = OPT(o, cluster);
+    r->cluster = o->cluster;
     for (size_t s = 0; s < BBR_SLOTS; s++) r->slot_node[s] = r->cluster ? BBR_NO_NODE : 0;
-    if (OPT(o, timeout_ms)) r->timeout_ms = OPT(o, timeout_ms);
-    r->wait_replicas = OPT(o, wait_replicas);
+    if (o->timeout_ms) r->timeout_ms = o->timeout_ms;
+    r->wait_replicas = o->wait_replicas;
     if (!urls || n == 0) return bbr_fail(r, BB_E_INVAL, "redis: no address");
     if (!r->cluster && n != 1)
         return bbr_fail(r, BB_E_INVAL, "redis: a standalone server takes one address, "
@@ -509,9 +506,8 @@ static bb_status open_handle(bb_redis *r, const char *const *urls, size_t n,
             s = bbr_fail(r, BB_E_NOMEM, "redis: out of memory");
         bbr_url_free(&u);
     }
-    if (s == BB_OK && !r->user && OPT(o, user)) s = set_secret(r, &r->user, OPT(o, user));
-    if (s == BB_OK && !r->password && OPT(o, password))
-        s = set_secret(r, &r->password, OPT(o, password));
+    if (s == BB_OK && !r->user && o->user) s = set_secret(r, &r->user, o->user);
+    if (s == BB_OK && !r->password && o->password) s = set_secret(r, &r->password, o->password);
     if (s != BB_OK) return s;
     r->deadline_ns = now_ns() + (uint64_t)r->timeout_ms * 1000000u;
     if (r->cluster) return slots_refresh(r);
@@ -529,7 +525,10 @@ bb_status bb_redis_open(bb_redis **out, const char *const *urls, size_t n_urls,
     if (!out) return BB_E_INVAL;
     *out = NULL;
     bb_status s = handle_new(out);
-    return s == BB_OK ? open_handle(*out, urls, n_urls, opts) : s;
+    if (s != BB_OK) return s;
+    bb_redis_options o = BB_REDIS_OPTIONS_INIT;
+    if (opts) s = BB_ABI_READ(&o, opts, bb_redis_options, wait_replicas, "BB_REDIS_OPTIONS_INIT");
+    return s == BB_OK ? open_handle(*out, urls, n_urls, &o) : s;
 }
 
 bb_status bb_redis_connect(bb_redis **out, const char *url) {

@@ -19,6 +19,7 @@
  * never passes c_i, every writer grows at the same count, and no key goes to a sub-filter
  * before its shards exist.
  */
+#include "../abi.h"
 #include "../internal.h"
 #include "redis_internal.h"
 
@@ -86,7 +87,8 @@ bb_status bbr_sub_names(bb_redis *r, const char *name, size_t i, bbr_sub *sub) {
 
 /* Key names and the hasher of a decoded filter (of its sub-filters known so far). */
 bb_status bbr_filter_names(bb_redis *r, bbr_filter *f, const char *name) {
-    bb_config hc = {.kind = BB_BLOCKED, .bits = BB_BLOCK_BITS, .k = 1, .seed = f->seed};
+    bb_config hc = {
+        .size = sizeof hc, .kind = BB_BLOCKED, .bits = BB_BLOCK_BITS, .k = 1, .seed = f->seed};
     f->name = strdup(name);
     f->count_key = bbr_aux_key(name, 'n');
     if (!f->name || !f->count_key || bb_create(&f->hasher, &hc) != BB_OK)
@@ -620,10 +622,9 @@ static bb_status chain_madd(bb_redis *r, bbr_filter *f, const uint64_t *h, size_
 /* Parameters with RedisBloom's defaults and checks; the texts are RedisBloom v8's. */
 bb_status bbr_params(bb_redis *r, const bb_redis_params *in, bool reserve, bb_redis_params *p) {
     memset(p, 0, sizeof *p);
-    if (in) memcpy(p, in, in->size < sizeof *p ? in->size : sizeof *p);
+    bb_status s = in ? BB_ABI_READ(p, in, bb_redis_params, shards, "BB_REDIS_PARAMS_INIT") : BB_OK;
+    if (s != BB_OK) return s;
     p->size = sizeof *p;
-    if (in && in->size < offsetof(bb_redis_params, shards) + sizeof p->shards)
-        return bbr_fail(r, BB_E_INVAL, "redis: bb_redis_params.size %zu is too small", in->size);
     if (p->error_rate == 0.0) p->error_rate = BB_REDIS_DEFAULT_ERROR_RATE;
     if (p->capacity == 0) p->capacity = BB_REDIS_DEFAULT_CAPACITY;
     if (!(p->error_rate > 0.0 && p->error_rate < 1.0))
@@ -797,13 +798,25 @@ static bb_status read_count(bb_redis *r, bbr_filter *f, uint64_t *count) {
     return s;
 }
 
-bb_status bb_redis_info_get(bb_redis *r, const char *name, bb_redis_info *out) {
+/* The 0.1.0 fields end at cardinality: the smallest bb_redis_info a caller may pass. */
+static bb_status info_get(bb_redis *r, const char *name, bb_redis_info *out);
+
+bb_status bb_redis_info_get(bb_redis *r, const char *name, bb_redis_info *user_out) {
     bb_error_clear();
+    if (!r) return BB_E_INVAL;
+    if (!user_out) return bbr_fail(r, BB_E_INVAL, "redis: NULL info");
+    bb_status s = bb_abi_check(user_out->size, BB_END_OF(bb_redis_info, cardinality),
+                               "bb_redis_info", "BB_REDIS_INFO_INIT");
+    bb_redis_info full = BB_REDIS_INFO_INIT;
+    if (s == BB_OK) s = info_get(r, name, &full);
+    if (s == BB_OK) bb_abi_write(user_out, user_out->size, &full, sizeof full);
+    return s;
+}
+
+static bb_status info_get(bb_redis *r, const char *name, bb_redis_info *out) {
     bbr_filter *f;
     bb_status s = bbr_open_filter(r, name, &f);
     if (s != BB_OK) return s;
-    if (!out) return bbr_fail(r, BB_E_INVAL, "redis: NULL info");
-    memset(out, 0, sizeof *out);
     s = read_count(r, f, &out->keys_added);
     uint64_t n = 0;
     for (size_t i = 0; i < f->n_subs; i++) n += f->subs[i].shards;

@@ -7,6 +7,7 @@
  * written last and with SET NX: a reader never sees a filter whose shards are not all in
  * place, and two creators of one name cannot both succeed.
  */
+#include "../abi.h"
 #include "redis_internal.h"
 
 #include <stdlib.h>
@@ -204,7 +205,7 @@ static bb_status set_counter(bb_redis *r, const bbr_filter *f, uint64_t v) {
 bb_status bb_redis_push(bb_redis *r, const bb_filter *lf, const char *name, uint64_t shards) {
     bb_error_clear();
     if (!r) return BB_E_INVAL;
-    bb_info in;
+    bb_info in = BB_INFO_INIT;
     if (!name || !lf || bb_get_info(lf, &in) != BB_OK)
         return bbr_fail(r, BB_E_INVAL, "redis: no filter or name");
     if (in.kind != BB_BLOCKED)
@@ -298,12 +299,16 @@ static bb_status publish_slice(bb_redis *r, const bb_slice_info *in, const void 
     return s;
 }
 
-bb_status bb_redis_push_slice(bb_redis *r, const bb_slice_info *in, const void *bytes,
+bb_status bb_redis_push_slice(bb_redis *r, const bb_slice_info *user_in, const void *bytes,
                               uint64_t len, const char *name, bool *published) {
     bb_error_clear();
     if (published) *published = false;
     if (!r) return BB_E_INVAL;
-    if (!in || !bytes || !name) return bbr_fail(r, BB_E_INVAL, "redis: NULL argument");
+    if (!user_in || !bytes || !name) return bbr_fail(r, BB_E_INVAL, "redis: NULL argument");
+    bb_slice_info info;
+    bb_status st = BB_ABI_READ(&info, user_in, bb_slice_info, keys_added, "BB_SLICE_INFO_INIT");
+    if (st != BB_OK) return st;
+    const bb_slice_info *in = &info;
     if (len != in->n_blocks * BBR_BLOCK_BYTES)
         return bbr_fail(r, BB_E_MISMATCH, "redis: slice %llu/%llu must be %llu bytes, got %llu",
                         (unsigned long long)in->index, (unsigned long long)in->n_slices,

@@ -206,7 +206,9 @@ static const spec specs[] = {
  * batch). */
 static bb_filter *build(const spec *sp, const keyset *ks) {
     bb_filter *f = NULL;
-    if (bb_create(&f, &sp->cfg) != BB_OK) return NULL;
+    bb_config cfg = sp->cfg; /* the table leaves size out, for short rows */
+    cfg.size = sizeof cfg;
+    if (bb_create(&f, &cfg) != BB_OK) return NULL;
     const size_t q = N_ADD / 4;
     int ok = 1;
     for (size_t j = 0; j < q; j++) ok &= bb_add(f, ks->ptrs[j], ks->lens[j]) == BB_OK;
@@ -312,7 +314,8 @@ static void check_concurrent_counts(void) {
         int ok = 1;
         for (unsigned k = 1; k <= BB_MAX_K; k++) {
             bb_filter *f = NULL, *one = NULL;
-            bb_config cfg = {.kind = BB_BLOCKED, .bits = 64 * 512, .k = k};
+            bb_config cfg = {
+                .size = sizeof(bb_config), .kind = BB_BLOCKED, .bits = 64 * 512, .k = k};
             if (bb_create(&f, &cfg) != BB_OK || bb_create(&one, &cfg) != BB_OK) ok = 0;
             for (size_t at = 0, r = 0; ok && at < N; at += lens[r++ % 4]) {
                 size_t len = lens[r % 4] < N - at ? lens[r % 4] : N - at, want = 0, got = 0;
@@ -403,7 +406,8 @@ static void check_sectorized_vectors(void) {
                     want[bit / 8] |= (uint8_t)(1u << (bit % 8));
                 }
             bb_filter *f = NULL;
-            bb_config c = {.kind = BB_SECTORIZED, .bits = SECT_REF_LINES * 512, .k = ks[ki]};
+            bb_config c = {
+                .size = sizeof c, .kind = BB_SECTORIZED, .bits = SECT_REF_LINES * 512, .k = ks[ki]};
             const void *data = NULL;
             size_t len = 0, hits = 0;
             uint8_t out[SECT_REF_N];
@@ -429,7 +433,8 @@ static void check_split_vectors(void) {
     char d[200];
     for (size_t i = 0; i < N_XXH64_VECTORS; i++) {
         bb_filter *f = NULL;
-        bb_config c = {.kind = BB_SPLIT, .bits = 256, .k = 8, .seed = xxh64_vectors[i].seed};
+        bb_config c = {
+            .size = sizeof c, .kind = BB_SPLIT, .bits = 256, .k = 8, .seed = xxh64_vectors[i].seed};
         check(bb_create(&f, &c) == BB_OK, "create split", NULL);
         if (!f) continue;
         uint64_t h = bb_hash(f, xxh64_vectors[i].key, strlen(xxh64_vectors[i].key));
@@ -444,7 +449,8 @@ static void check_split_vectors(void) {
         if (!bb_isa_available(bb_isa_at(i))) continue;
         bb_set_isa(bb_isa_at(i));
         bb_filter *f = NULL;
-        bb_config c = {.kind = BB_SPLIT, .bits = SPEC_BLOCKS * 256, .k = 8};
+        bb_config c = {
+            .size = sizeof(bb_config), .kind = BB_SPLIT, .bits = SPEC_BLOCKS * 256, .k = 8};
         const void *keys[N_SPEC], *data = NULL;
         size_t lens[N_SPEC], len = 0;
         for (size_t j = 0; j < N_SPEC; j++) {

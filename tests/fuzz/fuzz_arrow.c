@@ -241,7 +241,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (!b.valid) CHECK(out[0] == 0xAA);
     s = bb_add_arrow_array(f, &b.a, &b.s);
     CHECK(s == (b.valid ? BB_OK : BB_E_INVAL));
-    bb_info info;
+    bb_info info = BB_INFO_INIT;
     CHECK(bb_get_info(f, &info) == BB_OK);
     if (!b.valid) CHECK(info.bits_set == 0 && info.keys_added == 0);
     if (b.valid) {

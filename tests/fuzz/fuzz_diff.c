@@ -85,7 +85,7 @@ static bool serializable(const bb_filter *f) {
 
 static void check_same_bytes(const bb_filter *a, const bb_filter *b) {
     if (!serializable(a) || !serializable(b)) {
-        bb_info x, y;
+        bb_info x = BB_INFO_INIT, y = BB_INFO_INIT;
         CHECK(!serializable(a) && !serializable(b));
         CHECK(bb_get_info(a, &x) == BB_OK && bb_get_info(b, &y) == BB_OK);
         CHECK(x.bits == y.bits && x.bits_set == y.bits_set && x.keys_added == y.keys_added &&
@@ -253,7 +253,9 @@ static void round_trip(state *s, bool via_file) {
 static bool create(state *s, cursor *c) {
     static const double fprs[] = {0.5, 0.1, 0.01, 0.001};
     uint8_t b0 = next_byte(c), b1 = next_byte(c), b2 = next_byte(c);
-    bb_config cfg = {.kind = (bb_kind)(b0 & 0x40 ? BB_SPLIT : b0 % 4), .capacity = 1 + b1,
+    bb_config cfg = {.size = sizeof cfg,
+                     .kind = (bb_kind)(b0 & 0x40 ? BB_SPLIT : b0 % 4),
+                     .capacity = 1 + b1,
                      .seed = b2};
     if ((b0 & 4) && (cfg.kind == BB_BLOCKED || cfg.kind == BB_CLASSIC || cfg.kind == BB_SPLIT)) {
         cfg.bits = 1 + (uint64_t)b1 * 37; /* classic: any size, not only whole bytes */

@@ -48,7 +48,7 @@ static void check_canonical(const bb_filter *f, const uint8_t *data, size_t size
     if (!buf || bb_serialize(f, buf, size, &written) != BB_OK || written != size) abort();
     if (memcmp(buf, data, size) != 0) abort();
     free(buf);
-    bb_info info;
+    bb_info info = BB_INFO_INIT;
     if (bb_get_info(f, &info) != BB_OK) abort();
     /* Queries must run on whatever geometry was accepted; answers are not known here. */
     uint64_t hashes[4] = {0, UINT64_MAX, size, 0x9E3779B97F4A7C15u};

@@ -54,12 +54,12 @@ static void walk_file(const uint8_t *data, size_t size) {
     bb_pq_file *pf;
     if (bb_pq_open_buffer(&pf, data, size) != BB_OK) return;
     for (size_t c = 0; c < bb_pq_columns(pf); c++) {
-        bb_pq_column_info ci;
+        bb_pq_column_info ci = BB_PQ_COLUMN_INFO_INIT;
         if (bb_pq_column(pf, c, &ci) != BB_OK || !ci.name || !ci.logical) abort();
     }
     for (size_t rg = 0; rg < bb_pq_row_groups(pf); rg++)
         for (size_t c = 0; c < bb_pq_columns(pf); c++) {
-            bb_pq_chunk_info ch;
+            bb_pq_chunk_info ch = BB_PQ_CHUNK_INFO_INIT;
             bb_pq_chunk(pf, rg, c, &ch);
             const void *bits;
             size_t len;

@@ -58,7 +58,7 @@ int main(int argc, char **argv) {
     }
     bb_pq_file *pf;
     size_t col;
-    bb_pq_column_info ci;
+    bb_pq_column_info ci = BB_PQ_COLUMN_INFO_INIT;
     bb_status s = bb_pq_open(&pf, argv[1]);
     if (s == BB_OK && (s = bb_pq_find_column(pf, argv[2], &col)) == BB_OK) {
         bb_pq_column(pf, col, &ci);

@@ -159,7 +159,8 @@ static void assert_pull_equals_local(bb_redis *r, const char *name, const keyset
  * what pull of a chain must give byte for byte. */
 static void assert_pull_equals_scalable(bb_redis *r, const char *name, const keyset *ks,
                                         uint64_t cap, double p, double growth) {
-    bb_config cfg = {.kind = BB_SCALABLE, .capacity = cap, .fpr = p, .growth = growth};
+    bb_config cfg = {
+        .size = sizeof cfg, .kind = BB_SCALABLE, .capacity = cap, .fpr = p, .growth = growth};
     bb_filter *f;
     cr_assert_eq(bb_create(&f, &cfg), BB_OK);
     for (size_t i = 0; i < ks->n; i++) cr_assert_eq(bb_add(f, ks->keys[i], ks->lens[i]), BB_OK);
@@ -211,13 +212,31 @@ Test(standalone, reserve_add_exists_semantics) {
     cr_assert(present);
     must(bb_redis_exists(r, "sem", "pear", 4, &present), "exists");
     cr_assert(!present, "a never-added key in an almost empty filter");
-    bb_redis_info in;
+    bb_redis_info in = BB_REDIS_INFO_INIT;
     must(bb_redis_info_get(r, "sem", &in), "info");
     cr_assert_eq(in.capacity, 1000);
     cr_assert_eq(in.keys_added, 1, "apple twice: one add answered 1");
     cr_assert_eq(in.error_rate, 0.01);
     cr_assert_eq(in.filters, 1);
     cr_assert_eq(in.expansion, 2);
+    /* A caller of 0.1.0's bb_redis_info (up to cardinality) gets those fields, not more. */
+    struct {
+        bb_redis_info in;
+        unsigned char after[16];
+    } old;
+    const size_t v1 = offsetof(bb_redis_info, cardinality) + sizeof(double);
+    memset(&old, 0xA5, sizeof old);
+    old.in.size = v1;
+    must(bb_redis_info_get(r, "sem", &old.in), "info of the 0.1.0 size");
+    cr_assert_eq(old.in.size, v1);
+    cr_assert_eq(old.in.capacity, in.capacity);
+    cr_assert_eq(old.in.keys_added, in.keys_added);
+    cr_assert_eq(old.in.cardinality, in.cardinality);
+    for (size_t i = v1; i < sizeof old; i++)
+        cr_assert_eq(((const unsigned char *)&old)[i], 0xA5, "byte %zu past the 0.1.0 fields", i);
+    old.in.size = v1 - 1;
+    cr_assert_eq(bb_redis_info_get(r, "sem", &old.in), BB_E_INVAL);
+    cr_assert(strstr(bb_last_error(), "BB_REDIS_INFO_INIT"), "%s", bb_last_error());
     uint64_t bits, card;
     unsigned k;
     cr_assert_eq(bb_size(BB_SCALABLE, 1000, 0.005, &bits, &k), BB_OK); /* p_0 = p / 2 */
@@ -367,7 +386,7 @@ static void any_capacity(bb_redis *r, const char *name) {
         keyset part = ks;
         part.n = n;
         assert_all_present(r, name, &part);
-        bb_redis_info in;
+        bb_redis_info in = BB_REDIS_INFO_INIT;
         must(bb_redis_info_get(r, name, &in), "info");
         if (in.filters == 1) {
             uint64_t want = cases[i].shards ? cases[i].shards : (in.blocks + 65535) / 65536;
@@ -483,7 +502,7 @@ static redisReply *bitfield(redisContext *c, const char *name, uint64_t shard, u
 Test(standalone, documented_bit_offsets) {
     keyset ks;
     bb_redis *r = filled("doc", 0.01, 3000, 3, 200, &ks);
-    bb_redis_info in;
+    bb_redis_info in = BB_REDIS_INFO_INIT;
     must(bb_redis_info_get(r, "doc", &in), "info");
     bb_filter *hasher;
     cr_assert_eq(bb_create_for(&hasher, BB_BLOCKED, 1, 0.5, in.seed), BB_OK);
@@ -645,7 +664,7 @@ Test(standalone, push_refuses_key_schemes) {
     bool found = true;
     must(bb_redis_exists(r, "ranges", "x", 1, &found), "exists of a filter never pushed");
     cr_assert(!found, "a missing filter answers 0");
-    bb_redis_info in;
+    bb_redis_info in = BB_REDIS_INFO_INIT;
     cr_assert_eq(bb_redis_info_get(r, "ranges", &in), BB_E_NOT_FOUND, "nothing was pushed");
     bb_free(f);
     bb_redis_free(r);
@@ -664,7 +683,7 @@ Test(standalone, deep_chain) {
     must(bb_redis_madd(r, "deep", ks.keys, ks.lens, ks.n, nw), "madd");
     size_t fresh_keys = 0;
     for (size_t i = 0; i < ks.n; i++) fresh_keys += nw[i];
-    bb_redis_info in;
+    bb_redis_info in = BB_REDIS_INFO_INIT;
     must(bb_redis_info_get(r, "deep", &in), "info");
     cr_assert(in.filters >= 19 && in.keys_added == fresh_keys && in.expansion == 1,
               "%llu sub-filters, count %llu of %zu new", (unsigned long long)in.filters,
@@ -689,7 +708,7 @@ Test(standalone, damaged_counter) {
     must(bb_redis_push(r, L, "cnt", 1), "push");
     bb_free(L);
     const char *bad[] = {"-5", "99999999999999999999", " 7", "7x", ""};
-    bb_redis_info in;
+    bb_redis_info in = BB_REDIS_INFO_INIT;
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         freeReplyObject(redisCommand(c, "SET bb:{n:cnt} %s", bad[i]));
         cr_assert_eq(bb_redis_info_get(r, "cnt", &in), BB_E_SERVER, "counter '%s' read as %llu",
@@ -758,7 +777,7 @@ static void concurrent_writers(bb_redis *(*connect)(void), const char *name, boo
         assert_all_present(r, name, &ks);
         keys_free(&ks);
     }
-    bb_redis_info in;
+    bb_redis_info in = BB_REDIS_INFO_INIT;
     must(bb_redis_info_get(r, name, &in), "info");
     cr_assert_eq(in.keys_added, answered_1, "count %llu, adds that answered 1 %llu",
                  (unsigned long long)in.keys_added, (unsigned long long)answered_1);
@@ -768,7 +787,7 @@ static void concurrent_writers(bb_redis *(*connect)(void), const char *name, boo
     bb_filter *f;
     must(bb_redis_pull(r, name, &f), "pull");
     for (size_t i = 0; i < in.filters; i++) {
-        bb_info si;
+        bb_info si = BB_INFO_INIT;
         cr_assert_eq(bb_subfilter_info(f, i, &si), BB_OK);
         cr_assert(si.keys_added <= si.capacity, "sub-filter %zu holds %llu keys, capacity %llu", i,
                   (unsigned long long)si.keys_added, (unsigned long long)si.capacity);
@@ -858,7 +877,8 @@ Test(standalone, push_then_pull_and_slices) {
     /* Slices 0..3 of the same filter, pushed in a scrambled order: the filter appears only
      * with the last one, and then equals the local build. */
     fresh(r, "sliced");
-    bb_config cfg = {.kind = BB_BLOCKED, .capacity = 30000, .fpr = 0.001};
+    bb_config cfg = {
+        .size = sizeof(bb_config), .kind = BB_BLOCKED, .capacity = 30000, .fpr = 0.001};
     const uint64_t order[4] = {2, 0, 3, 1};
     for (int j = 0; j < 4; j++) {
         bb_slice *s;
@@ -871,9 +891,9 @@ Test(standalone, push_then_pull_and_slices) {
             off[i + 1] = off[i] + (int64_t)ks.lens[i];
         }
         cr_assert_eq(bb_slice_add_arrow64(s, data, off, ks.n), BB_OK);
-        bb_slice_info in;
+        bb_slice_info in = BB_SLICE_INFO_INIT;
         bb_slice_get_info(s, &in);
-        bb_info fi;
+        bb_info fi = BB_INFO_INIT;
         bb_get_info(f, &fi);
         in.keys_added = fi.keys_added; /* the adds that were new, as --keys N says it */
         uint64_t bytes;

@@ -112,11 +112,17 @@ Test(auth, options_fill_in_and_old_sizes) {
     cr_assert(strstr(bb_last_error(), "WRONGPASS"), "%s", bb_last_error());
     cr_assert(!strstr(bb_last_error(), "wrong"), "the password is quoted: %s", bb_last_error());
     bb_redis_free(r);
-    /* An old caller's struct ends before the password: read as none (NOAUTH). */
-    o.password = pw;
+    /* Shorter than the first published layout (0.2.0's): refused before connecting, and
+     * the handle is still returned, as for any other error. */
     o.size = offsetof(bb_redis_options, user);
-    cr_assert_eq(bb_redis_open(&r, &b, 1, &o), BB_E_SERVER);
-    cr_assert(strstr(bb_last_error(), "NOAUTH"), "%s", bb_last_error());
+    cr_assert_eq(bb_redis_open(&r, &b, 1, &o), BB_E_INVAL);
+    cr_assert_not_null(r);
+    cr_assert(strstr(bb_last_error(), "bb_redis_options.size") &&
+                  strstr(bb_last_error(), "BB_REDIS_OPTIONS_INIT"),
+              "%s", bb_last_error());
+    bb_redis_free(r);
+    o.size = 0;
+    cr_assert_eq(bb_redis_open(&r, &b, 1, &o), BB_E_INVAL);
     bb_redis_free(r);
 }
 
