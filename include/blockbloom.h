@@ -443,8 +443,9 @@ BB_API bool bb_contains_hash(const bb_filter *f, uint64_t hash);
 /* ============================================================================================
  * Batches. Every contains_* writes out[i] = 1 (possibly present) or 0 (definitely absent)
  * for i < n and stores the number of 1s in *n_present (which may be NULL). n = 0 is valid
- * and every array may then be NULL (the filter may not). Batches are hashed and prefetched in groups, so they are
- * much faster per key than loops over the single-key calls on filters beyond the cache.
+ * and every array may then be NULL (the filter may not). Batches are hashed and prefetched
+ * in groups, so they are much faster per key than loops over the single-key calls on
+ * filters beyond the cache.
  * Errors (BB_E_INVAL on NULL arrays with n > 0, or bad offsets) are detected before anything
  * is added or written. Every kind accepts every batch; an add batch on a scalable filter
  * behaves as bb_add_hash key by key, and if one fails (BB_E_FULL, BB_E_NOMEM, ...) the keys
@@ -459,7 +460,8 @@ BB_API bool bb_contains_hash(const bb_filter *f, uint64_t hash);
  * @param keys  keys[n]; keys[i] may be NULL when lens[i] is 0.
  * @param lens  lens[n], bytes of each key.
  * @param n     number of keys.
- * @return BB_OK; BB_E_INVAL (NULL f, a NULL array with n > 0, keys[i] NULL with lens[i] > 0: nothing added);
+ * @return BB_OK; BB_E_INVAL (NULL f, a NULL array with n > 0, keys[i] NULL with lens[i] > 0:
+ *         nothing added);
  *         BB_E_READONLY; scalable also bb_add's BB_E_FULL, BB_E_NOMEM, BB_E_TOO_LARGE (the
  *         keys before the failing one stay added).
  */
@@ -475,7 +477,8 @@ BB_API bb_status bb_add_batch(bb_filter *f, const void *const *keys, const size_
  * @param n          number of keys.
  * @param out        out[n] answers. NULL allowed when n is 0.
  * @param n_present  receives the number of 1s (untouched on error). May be NULL.
- * @return BB_OK; BB_E_INVAL (NULL f, a NULL array with n > 0, keys[i] NULL with lens[i] > 0: nothing written).
+ * @return BB_OK; BB_E_INVAL (NULL f, a NULL array with n > 0, keys[i] NULL with lens[i] > 0:
+ *         nothing written).
  */
 BB_API bb_status bb_contains_batch(const bb_filter *f, const void *const *keys,
                                    const size_t *lens, size_t n, uint8_t *out,
@@ -552,7 +555,8 @@ BB_API bb_status bb_contains_arrow64(const bb_filter *f, const void *data,
  * @param width   bytes per key (0: every key is empty).
  * @param stride  bytes from one key to the next, >= width; 0 means width.
  * @param n       number of keys.
- * @return BB_OK; BB_E_INVAL (NULL f, a NULL array with n > 0, 0 < stride < width, a last key past SIZE_MAX: nothing added);
+ * @return BB_OK; BB_E_INVAL (NULL f, a NULL array with n > 0, 0 < stride < width, a last
+ *         key past SIZE_MAX: nothing added);
  *         BB_E_READONLY; scalable also bb_add's BB_E_FULL, BB_E_NOMEM, BB_E_TOO_LARGE (the
  *         keys before the failing one stay added).
  */
@@ -569,7 +573,8 @@ BB_API bb_status bb_add_fixed(bb_filter *f, const void *base, size_t width, size
  * @param n          number of keys.
  * @param out        out[n] answers. NULL allowed when n is 0.
  * @param n_present  receives the number of 1s (untouched on error). May be NULL.
- * @return BB_OK; BB_E_INVAL (NULL f, a NULL array with n > 0, 0 < stride < width, a last key past SIZE_MAX: nothing written).
+ * @return BB_OK; BB_E_INVAL (NULL f, a NULL array with n > 0, 0 < stride < width, a last
+ *         key past SIZE_MAX: nothing written).
  */
 BB_API bb_status bb_contains_fixed(const bb_filter *f, const void *base, size_t width,
                                    size_t stride, size_t n, uint8_t *out,
@@ -582,7 +587,7 @@ BB_API bb_status bb_contains_fixed(const bb_filter *f, const void *base, size_t 
  * @param f       the filter. Not NULL.
  * @param hashes  hashes[n].
  * @param n       number of hashes.
- * @return BB_OK; BB_E_INVAL (NULL f, a NULL array with n > 0, hashes NULL with n > 0: nothing added);
+ * @return BB_OK; BB_E_INVAL (NULL f, hashes NULL with n > 0: nothing added);
  *         BB_E_READONLY; scalable also bb_add's BB_E_FULL, BB_E_NOMEM, BB_E_TOO_LARGE (the
  *         keys before the failing one stay added).
  */
@@ -596,7 +601,7 @@ BB_API bb_status bb_add_hashes(bb_filter *f, const uint64_t *hashes, size_t n);
  * @param n          number of hashes.
  * @param out        out[n] answers. NULL allowed when n is 0.
  * @param n_present  receives the number of 1s (untouched on error). May be NULL.
- * @return BB_OK; BB_E_INVAL (NULL f, a NULL array with n > 0, hashes NULL with n > 0: nothing written).
+ * @return BB_OK; BB_E_INVAL (NULL f, hashes NULL with n > 0: nothing written).
  */
 BB_API bb_status bb_contains_hashes(const bb_filter *f, const uint64_t *hashes, size_t n,
                                     uint8_t *out, size_t *n_present);
@@ -810,12 +815,12 @@ BB_API bb_status bb_payload(const bb_filter *f, const void **data, size_t *len_b
 BB_API bb_status bb_split_from_bitset(bb_filter **out, const void *bitset, size_t len_bytes);
 
 /**
- * Halve a BB_BLOCKED, BB_SECTORIZED or BB_SPLIT filter's block count in place: block j of the result is
- * blocks 2j and 2j + 1 ORed. With multiply-shift block indexing (floor(h z / 2^64) blocked,
- * ((h >> 32) z) >> 32 split) block b of 2z blocks maps to block floor(b / 2) of z and the
- * in-block bits do not depend on z, so the result is byte for byte the filter built directly
- * with half the blocks from the same keys. keys_added and capacity stay; fpr_target becomes 0
- * (the sizing no longer holds). The payload is reallocated at half size, so earlier
+ * Halve a BB_BLOCKED, BB_SECTORIZED or BB_SPLIT filter's block count in place: block j of the
+ * result is blocks 2j and 2j + 1 ORed. With multiply-shift block indexing (floor(h z / 2^64)
+ * blocked, ((h >> 32) z) >> 32 split) block b of 2z blocks maps to block floor(b / 2) of z and
+ * the in-block bits do not depend on z, so the result is byte for byte the filter built
+ * directly with half the blocks from the same keys. keys_added and capacity stay; fpr_target
+ * becomes 0 (the sizing no longer holds). The payload is reallocated at half size, so earlier
  * bb_payload pointers and views become invalid.
  * Thread-safety: changes f.
  *

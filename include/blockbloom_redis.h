@@ -77,14 +77,15 @@ typedef struct bb_redis_options {
  * refused (BB_E_INVAL); seeds with different credentials too. rediss:// (TLS) is refused
  * (BB_E_INVAL): the hiredis this builds on has none.
  *
- * Deadlines: each request (one call's pipeline of up to 4096 commands, with its
- * redirections, reconnects and retries; a call of more is sent as consecutive requests of
- * at most 4096) must finish within opts->timeout_ms, or fails with BB_E_TIMEOUT saying what
- * timed out on which node (resolving the host name included). A reply is read only up to a bound (16 MiB, or the largest shard of a filter
- * this handle opened, per string; 65536 array elements per reply), whatever the server
- * claims. After a broken connection, a command that may have run is sent again only when
- * running it twice changes nothing (reads, BITFIELD SET, DEL ...); one that is not (INCRBY,
- * SET NX, RENAME) fails the call instead (BB_E_IO, naming it), so no count is added twice.
+ * Deadlines: each request (one call's pipeline of up to 4096 commands, with its redirections,
+ * reconnects and retries; a call of more is sent as consecutive requests of at most 4096) must
+ * finish within opts->timeout_ms, or fails with BB_E_TIMEOUT saying what timed out on which
+ * node (resolving the host name included). A reply is read only up to a bound (16 MiB, or the
+ * largest shard of a filter this handle opened, per string; 65536 array elements per reply),
+ * whatever the server claims. After a broken connection, a command that may have run is sent
+ * again only when running it twice changes nothing (reads, BITFIELD SET, DEL ...); one that is
+ * not (INCRBY, SET NX, RENAME) fails the call instead (BB_E_IO, naming it), so no count is
+ * added twice.
  *
  * opts->wait_replicas = N > 0: every request with writes ends with WAIT N on each node it
  * wrote to; fewer acknowledgements fail the call (BB_E_IO, saying how many answered; the writes
@@ -99,7 +100,8 @@ typedef struct bb_redis_options {
  * @param n_urls  1 for a standalone handle, >= 1 for a cluster.
  * @param opts    the options, from BB_REDIS_OPTIONS_INIT; NULL takes the defaults.
  * @return BB_OK; BB_E_INVAL (out NULL, opts->size 0 or short of wait_replicas, a bad or
- *         refused URL, a wrong number of URLs, seeds that disagree); the request errors (no node answered, AUTH or SELECT refused).
+ *         refused URL, a wrong number of URLs, seeds that disagree); the request errors (no
+ *         node answered, AUTH or SELECT refused).
  */
 BB_API bb_status bb_redis_open(bb_redis **out, const char *const *urls, size_t n_urls,
                                const bb_redis_options *opts);
@@ -181,13 +183,14 @@ typedef struct bb_redis_params {
  *
  * @param r       the handle. Not NULL.
  * @param name    the filter's name, NUL-terminated. Not NULL.
- * @param params  the options, size set; NULL takes RedisBloom's defaults.
- * @return BB_OK; BB_E_INVAL (name NULL, or with RedisBloom's text: "ERR error rate must be
- *         in the range (0.000000, 1.000000)", "ERR capacity must be in the range [1,
- *         1073741824]", "ERR expansion must be in the range [0, 32768]", "Nonscaling filters
- *         cannot expand", shards > blocks); BB_E_EXISTS ("ERR item exists");
- *         BB_E_WRONGTYPE (name holds another key); BB_E_TOO_LARGE (an error rate the blocked
- *         layout cannot reach); the request errors.
+ * @param params  the options, from BB_REDIS_PARAMS_INIT (read up to params->size); NULL
+ *                takes RedisBloom's defaults.
+ * @return BB_OK; BB_E_INVAL (name NULL, params->size 0 or short of `shards`, or with
+ *         RedisBloom's text: "ERR error rate must be in the range (0.000000, 1.000000)", "ERR
+ *         capacity must be in the range [1, 1073741824]", "ERR expansion must be in the range
+ *         [0, 32768]", "Nonscaling filters cannot expand", shards > blocks); BB_E_EXISTS ("ERR
+ *         item exists"); BB_E_WRONGTYPE (name holds another key); BB_E_TOO_LARGE (an error rate
+ *         the blocked layout cannot reach); the request errors.
  */
 BB_API bb_status bb_redis_reserve_params(bb_redis *r, const char *name,
                                          const bb_redis_params *params);
@@ -252,7 +255,8 @@ BB_API bb_status bb_redis_madd(bb_redis *r, const char *name, const void *const 
  *
  * @param r        the handle. Not NULL.
  * @param name     the filter's name, NUL-terminated. Not NULL.
- * @param params   how to create a missing filter, size set; NULL takes the defaults.
+ * @param params   how to create a missing filter, from BB_REDIS_PARAMS_INIT; NULL takes
+ *                 the defaults.
  * @param keys     as bb_redis_madd's.
  * @param lens     as bb_redis_madd's.
  * @param n        number of keys.
