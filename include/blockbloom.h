@@ -1069,8 +1069,9 @@ typedef enum bb_op { BB_OP_CONTAINS = 0, BB_OP_ADD = 1, BB_OP_ADD_CONCURRENT = 2
 
 /**
  * The kernel that runs an operation on blocked filters now. With BB_ISA_AUTO the kernels are
- * chosen per operation: the widest available, except on CPUs where a narrower one was
- * measured faster for that operation (src/dispatch.c lists them); with bb_set_isa(isa) or
+ * chosen per operation: on x86, the widest available for contains and scalar for adds,
+ * unless the CPU has a row of measured choices (src/dispatch.c lists them); on AArch64, NEON
+ * for both; with bb_set_isa(isa) or
  * BB_ISA every operation runs on that one ISA's kernels. Other kinds: bb_isa_kernel.
  * Thread-safety: any thread, any time.
  *

@@ -18,7 +18,12 @@ rows() { awk '/^Part 2/ { exit } /^(classic|blocked) / { $12 = $13 = ""; sub(/ +
 awk '/^```$/ && f { exit } f { print } /^```$/ && !f { getline l; if (l ~ /^blockbloom .* demo:/) { f = 1; print l } }' \
   "$readme" | rows >"$tmp/readme"
 [[ -s $tmp/readme ]] || fail "no demo output block found in $readme"
-"$cli" demo --no-npm | rows >"$tmp/run" || fail "demo failed"
+"$cli" demo --no-npm >"$tmp/out" || fail "demo failed"
+rows <"$tmp/out" >"$tmp/run"
+# The block's first line names the version that printed it: today's.
+want_head=$(awk '/^```$/ { getline l; if (l ~ /^blockbloom .* demo:/) { split(l, w, " "); print w[2]; exit } }' "$readme")
+got_head=$(awk 'NR == 1 { print $2 }' "$tmp/out")
+[[ $want_head == "$got_head" ]] || fail "README demo block says version '$want_head', the demo prints '$got_head'"
 # Keep the README's rows whose kernel this CPU runs (and classic's, which has none).
 kernels=$(awk '{ print $2 }' "$tmp/run" | sort -u)
 grep -wF -f <(echo "$kernels") "$tmp/readme" >"$tmp/want" || true
