@@ -68,11 +68,13 @@ typedef struct cli {
     size_t nsizes;
 } cli;
 
+/* Digits only: strtoull alone would take leading spaces and a sign, and "-1" would wrap to
+ * 2^64 - 1 (so " -18446744073709551615" was planned as n = 1). */
 static bool parse_u64(const char *s, uint64_t *v) {
-    char *end;
+    if (!*s || strspn(s, "0123456789") != strlen(s)) return false;
     errno = 0;
-    unsigned long long x = strtoull(s, &end, 10);
-    if (errno || end == s || *end || s[0] == '-') return false;
+    unsigned long long x = strtoull(s, NULL, 10);
+    if (errno) return false;
     *v = x;
     return true;
 }
@@ -113,16 +115,27 @@ static int bad_usage(const char *opt, const char *value) {
     return 2;
 }
 
-/* Options with a positive number; false if `a` is none of them or the number is bad. */
-static bool number_option(cli *c, const char *a, const char *v) {
+/* Options with a whole number from 1 to a maximum: 0 if `a` is none of them, 1 after
+ * taking `v`, 2 after a message naming the option, its value and the range. */
+static int number_option(cli *c, const char *a, const char *v) {
+    static const struct {
+        const char *name;
+        uint64_t max;
+    } opts[] = {{"--max-mib", UINT64_MAX}, {"--reps", 64}, {"--ops", SIZE_MAX}, {"--threads", 16}};
+    size_t i = 0;
+    while (i < sizeof opts / sizeof *opts && strcmp(a, opts[i].name)) i++;
+    if (i == sizeof opts / sizeof *opts) return 0;
     uint64_t x;
-    if (!v || !parse_u64(v, &x) || x == 0) return false;
-    if (!strcmp(a, "--max-mib")) c->max_mib = x;
-    else if (!strcmp(a, "--reps") && x <= 64) c->o.reps = (int)x;
-    else if (!strcmp(a, "--ops")) c->o.ops = (size_t)x;
-    else if (!strcmp(a, "--threads") && x <= 16) c->threads = (int)x;
-    else return false;
-    return true;
+    if (!parse_u64(v, &x) || x == 0 || x > opts[i].max) {
+        fprintf(stderr, "blockbloom-bench: %s '%s': not a whole number from 1 to %llu\n", a, v,
+                (unsigned long long)opts[i].max);
+        return 2;
+    }
+    if (i == 0) c->max_mib = x;
+    else if (i == 1) c->o.reps = (int)x;
+    else if (i == 2) c->o.ops = (size_t)x;
+    else c->threads = (int)x;
+    return 1;
 }
 
 /* Returns 0 to run, 2 on a usage error, -1 after --help. */
@@ -146,8 +159,12 @@ static int parse_args(cli *c, int argc, char **argv) {
             if (parse_sizes(c, v)) return 2;
             i++;
         }
-        else if (number_option(c, a, v)) i++;
-        else return bad_usage(a, v);
+        else {
+            int taken = number_option(c, a, v);
+            if (taken == 2) return 2;
+            if (!taken) return bad_usage(a, v);
+            i++;
+        }
     }
     return 0;
 }

@@ -213,6 +213,13 @@ Test(bench, sizes_that_cannot_be_built_are_usage_errors) {
         {"0", "'0': not a whole number from 1 to 2^64 - 1"},
         {"10000,1x", "'1x': not a whole number"},
         {"1,2,3,4,5,6,7,8,9", "'9': more than 8 sizes"},
+        /* strtoull skips spaces and takes a sign: these were planned as n = 1, 5, 5 and
+         * called 2^64 - 1 too large. */
+        {" -18446744073709551615", "' -18446744073709551615': not a whole number"},
+        {" 5", "' 5': not a whole number"},
+        {"+5", "'+5': not a whole number"},
+        {" -1", "' -1': not a whole number"},
+        {"10000,-5", "'-5': not a whole number"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         run_result r = RUN(NULL, "bench", "--plan", "--sizes", cases[i][0]);
@@ -221,4 +228,32 @@ Test(bench, sizes_that_cannot_be_built_are_usage_errors) {
         cr_expect_eq(text_len(r.out), 0u, "--sizes '%s' planned: %s", cases[i][0], r.out);
         run_free(&r);
     }
+}
+
+/* The number options take digits only, within their range, with a message naming the option:
+ * " 5", "+5" and "-1" were read by strtoull as 5, 5 and 2^64 - 1. */
+Test(bench, number_options_take_digits_only) {
+    static const char *const cases[][3] = {
+        {"--reps", " 5", "--reps ' 5': not a whole number from 1 to 64"},
+        {"--reps", "+5", "--reps '+5': not a whole number from 1 to 64"},
+        {"--reps", "65", "--reps '65': not a whole number from 1 to 64"},
+        {"--ops", "-1", "--ops '-1': not a whole number from 1 to "},
+        {"--ops", "0", "--ops '0': not a whole number from 1 to "},
+        {"--max-mib", " -18446744073709551615", "--max-mib ' -18446744073709551615': not a whole"},
+        {"--threads", "0x4", "--threads '0x4': not a whole number from 1 to 16"},
+        {"--threads", "17", "--threads '17': not a whole number from 1 to 16"},
+        {"--threads", "", "--threads '': not a whole number from 1 to 16"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        run_result r = RUN(NULL, "bench", "--plan", "--sizes", "10000", cases[i][0], cases[i][1]);
+        cr_expect_eq(r.status, 2, "%s '%s': exit %d: %s", cases[i][0], cases[i][1], r.status,
+                     r.err);
+        cr_expect(strstr(r.err, cases[i][2]), "%s '%s': %s", cases[i][0], cases[i][1], r.err);
+        cr_expect_eq(text_len(r.out), 0u, "%s '%s' planned: %s", cases[i][0], cases[i][1], r.out);
+        run_free(&r);
+    }
+    run_result r = RUN(NULL, "bench", "--plan", "--sizes", "10000", "--reps", "64", "--threads",
+                       "16", "--ops", "007");
+    expect_ok(&r, "bench --plan with the largest --reps and --threads");
+    run_free(&r);
 }
