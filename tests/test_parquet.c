@@ -308,7 +308,14 @@ Test(values, footer_errors_have_their_own_message) {
     cr_assert(strstr(bb_last_error(), "wrong magic"), "%s", bb_last_error());
     file[sizeof file - 8] = 0xff; /* footer length 255 > 56 */
     cr_assert_eq(bb_pq_open_buffer(&pf, file, sizeof file), BB_E_TRUNCATED);
-    cr_assert(strstr(bb_last_error(), "truncated footer"), "%s", bb_last_error());
+    cr_assert(strstr(bb_last_error(), "truncated footer: its length (255 bytes) exceeds the "
+                                      "file"), "%s", bb_last_error());
+    /* A length of 0 fits any file: it used to be reported as exceeding it. */
+    memset(file + sizeof file - 8, 0, 4);
+    cr_assert_eq(bb_pq_open_buffer(&pf, file, sizeof file), BB_E_CORRUPT);
+    cr_assert(strstr(bb_last_error(), "corrupt footer: its length field is 0"), "%s",
+              bb_last_error());
+    cr_assert_null(strstr(bb_last_error(), "exceeds"), "%s", bb_last_error());
     memcpy(file + sizeof file - 4, "PARE", 4);
     cr_assert_eq(bb_pq_open_buffer(&pf, file, sizeof file), BB_E_UNSUPPORTED);
     cr_assert(strstr(bb_last_error(), "encrypted"), "%s", bb_last_error());

@@ -245,7 +245,10 @@ static bb_status parse_file(bb_pq_file *pf) {
         return pq_fail(BB_E_BAD_MAGIC, "wrong magic: not a Parquet file (no PAR1 %s)",
                        memcmp(d, "PAR1", 4) ? "at the start" : "at the end");
     uint32_t flen = le32(d + n - 8);
-    if (flen == 0 || flen > n - 12)
+    if (flen == 0) /* a FileMetaData has at least its required fields, so never 0 bytes */
+        return pq_fail(BB_E_CORRUPT, "corrupt footer: its length field is 0 (a FileMetaData "
+                                     "is never empty)");
+    if (flen > n - 12)
         return pq_fail(BB_E_TRUNCATED,
                        "truncated footer: its length (%u bytes) exceeds the file (%zu bytes)",
                        flen, n);
