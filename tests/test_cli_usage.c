@@ -336,3 +336,43 @@ Test(usage, isa_option_puts_the_run_on_one_kernel) {
     expect_fail(&r, 2, "--isa without a value");
     run_free(&r);
 }
+
+/* The kinds of the synopses of docs/CLI.md and the README are those the program takes: they
+ * left out sectorized, which `build --help` lists. The list comes from the program's own
+ * "unknown kind" message, "(expected A, B or C)", and each name is checked in --help too. */
+Test(usage, documented_kinds_are_the_kinds_build_takes) {
+    run_result r = RUN("", "build", "--kind=nope", "-o", "f.bb");
+    expect_fail(&r, 2, "build --kind=nope");
+    const char *list = strstr(r.err, "(expected ");
+    cr_assert_not_null(list, "%s", r.err);
+    list += strlen("(expected ");
+    char want[256] = "build [--kind ";
+    size_t w = strlen(want);
+    while (*list && *list != ')' && w < sizeof want - 2) {
+        if (!strncmp(list, ", ", 2)) list += 2, want[w++] = '|';
+        else if (!strncmp(list, " or ", 4)) list += 4, want[w++] = '|';
+        else want[w++] = *list++;
+    }
+    cr_assert_eq(*list, ')', "%s", r.err);
+    want[w++] = ']';
+    want[w] = '\0';
+    run_free(&r);
+    cr_assert(strstr(want, "|sectorized"), "%s", want);
+
+    r = RUN(NULL, "build", "--help");
+    expect_ok(&r, "build --help");
+    char names[256];
+    snprintf(names, sizeof names, "%s", want + strlen("build [--kind "));
+    for (char *save, *name = strtok_r(names, "|]", &save); name; name = strtok_r(NULL, "|]", &save))
+        cr_expect(strstr(r.out, name), "build --help does not name the kind %s", name);
+    run_free(&r);
+
+    static const char *const docs[] = {"README.md", "docs/CLI.md"};
+    for (size_t i = 0; i < sizeof docs / sizeof *docs; i++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", BB_SOURCE_DIR, docs[i]);
+        char *text = read_bytes(path, NULL);
+        cr_expect(strstr(text, want), "%s has no '%s'", docs[i], want);
+        free(text);
+    }
+}
