@@ -420,13 +420,23 @@ static int set_threads(FilterObject *self, PyObject *value, void *closure) {
         PyErr_SetString(PyExc_AttributeError, "threads cannot be deleted (set 1 instead)");
         return -1;
     }
-    unsigned long n = PyLong_AsUnsignedLong(value);
-    if (n == (unsigned long)-1 && PyErr_Occurred()) return -1;
-    if (n > BB_MAX_THREADS) {
-        PyErr_Format(PyExc_ValueError, "threads must be 0 (one per CPU) to %u, not %lu",
-                     BB_MAX_THREADS, n);
+    /* Any integer-like object (numpy's int64 too, through __index__); every integer outside
+     * 0..BB_MAX_THREADS, negative or past a C long, is the same ValueError. */
+    PyObject *index = PyNumber_Index(value);
+    if (!index) return -1;
+    int overflow;
+    long long n = PyLong_AsLongLongAndOverflow(index, &overflow);
+    if (n == -1 && !overflow && PyErr_Occurred()) {
+        Py_DECREF(index);
         return -1;
     }
+    if (overflow || n < 0 || n > BB_MAX_THREADS) {
+        PyErr_Format(PyExc_ValueError, "threads must be 0 (one per CPU) to %u, not %S",
+                     BB_MAX_THREADS, index);
+        Py_DECREF(index);
+        return -1;
+    }
+    Py_DECREF(index);
     bbpy_lock_write_gil(self);
     bb_status s = bb_set_threads(self->f, (unsigned)n);
     bbpy_unlock(self);

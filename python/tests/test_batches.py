@@ -230,9 +230,28 @@ def test_threads_setting_is_checked():
     f = Filter(1000)
     f.threads = 0
     assert f.threads >= 1
-    with pytest.raises(ValueError):
-        f.threads = 100000
-    with pytest.raises(OverflowError):
-        f.threads = -1
+    f.threads = 256
+    assert f.threads == 256
+    # Every integer outside 0..256 is the same ValueError naming the range: -1 used to be an
+    # OverflowError, and 2^64 too.
+    for bad in (257, 100000, -1, -(2**70), 2**64, np.int64(-1), np.uint64(300)):
+        with pytest.raises(ValueError, match=r"^threads must be 0 \(one per CPU\) to 256, not "):
+            f.threads = bad
+    assert f.threads == 256
+    # Not integers: a TypeError, and the setting stays.
+    for bad in (2.0, "2", None, np.float64(2)):
+        with pytest.raises(TypeError):
+            f.threads = bad
+    assert f.threads == 256
     with pytest.raises(AttributeError):
         del f.threads
+
+
+def test_threads_take_numpy_integers():
+    # numpy's integers are not ints but have __index__; np.int64(3) used to be a TypeError.
+    f = Filter(1000)
+    for value in (np.int64(3), np.uint8(2), np.uint64(256), True):
+        f.threads = value
+        assert f.threads == int(value)
+    f.threads = np.int32(0)
+    assert f.threads >= 1
