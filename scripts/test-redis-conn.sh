@@ -80,6 +80,18 @@ expect_exit 2 "a '#' fragment" $bb redis -u "redis://127.0.0.1:$port#f" info a0
 expect_exit 2 "bad host 'a b'" $bb redis -u "redis://a b:$port" info a0
 expect_exit 2 "the database after '/' must be a number" $bb redis -u "redis://127.0.0.1:$port/x" info a0
 grep -q secret "$tmp/err" && fail "a password was echoed: $(cat "$tmp/err")"
+# The password ends at the last '@' (as the parser reads it), in every form of address.
+expect_exit 2 "bad address 'redis://alice:\\*\\*\\*@127\\.0\\.0\\.1:1\\?db=2'" \
+  $bb redis -u 'redis://alice:top@secret@127.0.0.1:1?db=2' info a0
+grep -q secret "$tmp/err" && fail "a password was echoed: $(cat "$tmp/err")"
+expect_exit 2 "bad address 'user:\\*\\*\\*@127\\.0\\.0\\.1': a user or password needs the redis:// form" \
+  $bb redis -u 'user:secret@127.0.0.1' info a0
+grep -q secret "$tmp/err" && fail "a password was echoed: $(cat "$tmp/err")"
+expect_exit 2 "the database after '/' must be a number" \
+  $bb redis -u 'redis://u:top/secret@127.0.0.1:1/x' info a0
+grep -q secret "$tmp/err" && fail "a password was echoed: $(cat "$tmp/err")"
+[[ $($bb redis -u "redis://:${pw//%/%25}@127.0.0.1:$port/3" mexists a3 -c "$tmp/keys") == 2000 ]] ||
+  fail "a raw '@' and '/' in a password"
 expect_exit 2 "Redis Cluster has only database 0" $bb redis --cluster "redis://127.0.0.1:$port/2" info a0
 expect_exit 1 "password file '/nonexistent'" $bb redis --password-file /nonexistent info a0
 expect_exit 1 "is empty" $bb redis --password-file /dev/null info a0

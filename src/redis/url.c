@@ -3,13 +3,15 @@
  * url.c - the addresses of the Redis binding: redis://[[USER]:PASSWORD@]HOST[:PORT][/DB]
  * (the IANA "redis" URI scheme, as redis-cli -u and the client libraries read it), HOST:PORT
  * and HOST alone. USER and PASSWORD are percent-decoded (RFC 3986 section 2.1), so a password
- * may hold ':', '@' or '/' written as %3A, %40, %2F. An IPv6 host is written in brackets,
+ * may hold ':', '@' or '/' written as %3A, %40, %2F; the last '@' ends the userinfo (no host,
+ * port or database holds one), so a raw '@' or '/' in a password is read too. An IPv6 host is written in brackets,
  * [::1]:6379, so a user's address has at most one ':' outside them: "h:p:5" is a bad port, not
  * host "h:p". Only an address a server gave (bbr_addr_parse) may be a bare IPv6 address whose
  * last ':' separates the port, which is how Redis prints IPv6 nodes in MOVED and ASK replies.
  * No ?parameters are read, so "?x=1" is refused by name. rediss:// (TLS) is refused: the
  * hiredis this builds on (Debian 12: 0.14.1) has no TLS. A URL is never quoted back with its
- * password: bbr_url_redact writes "***" in its place.
+ * password: bbr_url_redact writes "***" in its place, splitting the userinfo where the parser
+ * does (userinfo_end), and every message quotes the redacted text or the part after the '@'.
  */
 #include "redis_internal.h"
 
@@ -27,11 +29,20 @@ void bbr_url_free(bbr_url *u) {
     u->user = u->password = NULL;
 }
 
-/* The text of s with the password of its userinfo replaced by "***". */
-void bbr_url_redact(const char *s, char *out, size_t cap) {
+/* Where the userinfo of address s ends: its '@', or NULL when there is none; *info is where
+ * it starts (after "SCHEME://", else s). A host, port or database never holds an '@', so the
+ * last '@' of the address ends the userinfo, and a password may hold raw '@' and '/'. The
+ * parser and bbr_url_redact both split here, so the text redacted is the password read. */
+static const char *userinfo_end(const char *s, const char **info) {
     const char *scheme = strstr(s, "://");
-    const char *auth = scheme ? scheme + 3 : s;
-    const char *at = strchr(auth, '@'), *colon = at ? memchr(auth, ':', (size_t)(at - auth)) : NULL;
+    *info = scheme ? scheme + 3 : s;
+    return strrchr(*info, '@');
+}
+
+/* The text of s with the password of its userinfo (after its first ':') replaced by "***". */
+void bbr_url_redact(const char *s, char *out, size_t cap) {
+    const char *info, *at = userinfo_end(s, &info);
+    const char *colon = at ? memchr(info, ':', (size_t)(at - info)) : NULL;
     if (!colon) snprintf(out, cap, "%s", s);
     else snprintf(out, cap, "%.*s:***%s", (int)(colon - s), s, at);
 }
@@ -168,10 +179,11 @@ static bb_status parse(bb_redis *r, const char *s, bbr_url *u, bool server_form)
     else if (strstr(s, "://"))
         return bad(r, s, "unknown scheme (only redis:// is supported)");
     end = p + strlen(p);
+    const char *info, *at = userinfo_end(s, &info);
+    if (at && !url) /* HOST:PORT has no userinfo: "u:pw@h" would read pw@h as the port */
+        return bad(r, s, "a user or password needs the redis:// form "
+                   "(redis://[[USER]:PASSWORD@]HOST[:PORT][/DB])");
     if (url) {
-        const char *at = NULL;
-        for (const char *q = p; q < end && *q != '/'; q++)
-            if (*q == '@') at = q; /* the last '@' before the path: a raw '@' in a password */
         if (at) {
             const char *colon = memchr(p, ':', (size_t)(at - p));
             bool nomem = false;
