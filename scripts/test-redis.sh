@@ -66,6 +66,16 @@ $bb build -n 1_000 --slice 0/2 -o "$tmp/kslice" "$tmp/keys" 2>/dev/null
   fail "push --slice -n 1k"
 redis-cli -p "$sa_port" set plain hello >/dev/null
 expect_exit 1 'WRONGTYPE' $bb redis "${u[@]}" madd plain "$tmp/keys"
+# A state claiming 40 sub-filters (2^55 bits): refused in 200 MB of address space, then deleted.
+[[ $($bb redis "${u[@]}" reserve c40 0.01 100) == OK ]] || fail "reserve c40"
+redis-cli -p "$sa_port" hset 'bb:{n:c40}' subs 40 >/dev/null
+echo k >"$tmp/one"
+for c in "exists c40 $tmp/one" "card c40" "info c40" "madd c40 $tmp/one" "pull c40 -o $tmp/c40"; do
+  (ulimit -v 200000; expect_exit 1 "'c40' is refused as damaged: its state 'bb:\{n:c40\}' claims 40" \
+    timeout 10 $bb redis "${u[@]}" --timeout 2 $c)
+done
+(ulimit -v 200000; timeout 10 $bb redis "${u[@]}" del c40 >/dev/null) || fail "del of a damaged chain"
+[[ $(redis-cli -p "$sa_port" exists c40 'bb:{n:c40}' 'bb:{0:c40}') == 0 ]] || fail "del c40 left keys"
 [[ $($bb redis "${u[@]}" madd cli -c "$tmp/keys") -ge 49500 ]] || fail "madd -c: new keys"
 [[ $($bb redis "${u[@]}" madd cli -c "$tmp/keys") == 0 ]] || fail "madd again: no key is new"
 [[ $($bb redis "${u[@]}" mexists cli -c <"$tmp/keys") == 50000 ]] || fail "mexists -c"

@@ -102,6 +102,11 @@ bb_status bbr_filter_names(bb_redis *r, bbr_filter *f, const char *name) {
 /* Sub-filters n_subs .. n-1 of a chain, with their key names. */
 bb_status bbr_chain_extend(bb_redis *r, bbr_filter *f, size_t n) {
     bb_status s = BB_OK;
+    if (n > f->n_subs && bbr_chain_fit(r, f, n) < n) /* grow() never publishes such a chain */
+        return bbr_fail(r, BB_E_CORRUPT, "redis: '%s' is refused as damaged: its state '%s' "
+                        "claims %zu sub-filters, beyond the bound of a filter (%u shards, "
+                        "%llu bytes; docs/REDIS.md)", f->name, f->count_key, n, BBR_MAX_SHARDS,
+                        (unsigned long long)BBR_MAX_BYTES);
     while (s == BB_OK && f->n_subs < n) {
         bbr_sub sub;
         s = bbr_chain_sub(r, f, f->n_subs, &sub);
@@ -427,6 +432,10 @@ static bb_status release(bb_redis *r, const bbr_filter *f, size_t i, uint64_t gr
 static bb_status grow(bb_redis *r, bbr_filter *f, bool force, long long *n) {
     size_t top = f->n_subs - 1;
     bbr_sub next;
+    if (top + 2 <= BBR_MAX_SUBS && bbr_chain_fit(r, f, top + 2) < top + 2)
+        return bbr_fail(r, BB_E_TOO_LARGE, "ERR '%s' cannot grow further: sub-filter %zu would "
+                        "take it past the bound of a filter (%u shards, %llu bytes)", f->name,
+                        top + 1, BBR_MAX_SHARDS, (unsigned long long)BBR_MAX_BYTES);
     bb_status s = bbr_chain_sub(r, f, top + 1, &next);
     if (s == BB_OK) s = bbr_sub_names(r, f->name, top + 1, &next);
     if (s != BB_OK) return s;
@@ -922,9 +931,48 @@ bb_status bbr_unlock(bb_redis *r, char *key, bb_status s) {
     return s;
 }
 
+/* DEL of shards 0 .. n-1 of `name`'s sub-filter `sub`, in rounds of DEL_ROUND (memory
+ * bounded by the round, not by n); *deleted counts the keys that existed. `probe`: end after
+ * a round that deleted none (a filter's shards are 0 .. n-1, all made before its meta, so
+ * past a missing round there are none), for a count that a damaged meta claims. */
+#define DEL_ROUND 4096
+static bb_status del_shards(bb_redis *r, const char *name, size_t sub, uint64_t n, bool probe,
+                            uint64_t *deleted) {
+    char **keys = calloc(DEL_ROUND, sizeof *keys);
+    bbr_cmd *c = calloc(DEL_ROUND, sizeof *c);
+    bb_status s = keys && c ? BB_OK : bbr_fail(r, BB_E_NOMEM, "redis: out of memory");
+    *deleted = 0;
+    uint64_t round = 1;
+    for (uint64_t a = 0; s == BB_OK && a < n && (round || !probe); a += DEL_ROUND) {
+        size_t m = n - a < DEL_ROUND ? (size_t)(n - a) : DEL_ROUND;
+        for (size_t i = 0; s == BB_OK && i < m; i++)
+            if (!(keys[i] = bbr_shard_key(name, sub, a + i))) s = bbr_fail(r, BB_E_NOMEM, "redis: out of memory");
+        for (size_t i = 0; s == BB_OK && i < m; i++) {
+            bbr_arg_str(&c[i], "DEL");
+            bbr_arg_str(&c[i], keys[i]);
+        }
+        if (s == BB_OK) s = bbr_exec(r, c, m);
+        round = 0;
+        for (size_t i = 0; s == BB_OK && i < m; i++)
+            if (c[i].reply->type != REDIS_REPLY_INTEGER) s = bbr_reply_error(r, keys[i], c[i].reply);
+            else round += (uint64_t)c[i].reply->integer;
+        *deleted += round;
+        bbr_cmds_clear(c, m);
+        for (size_t i = 0; i < m; i++) free(keys[i]), keys[i] = NULL;
+        memset(c, 0, m * sizeof *c);
+    }
+    free(keys);
+    free(c);
+    return s;
+}
+
 /* The meta key is read again (not taken from the cache): what is deleted is what is there.
  * A chain's shards go up to one sub-filter past the published ones (a writer may have made
- * its shards and not yet won the growth). */
+ * its shards and not yet won the growth), as far as the bound of a filter allows (grow()
+ * makes none past it), and end after a sub-filter none of whose shards existed (grow()
+ * makes sub-filter i + 1 only once i is published): so a state claiming 40 sub-filters of a
+ * chain that has 1 costs two sub-filters' DELs. A fixed meta claiming more shards than the
+ * bound is deleted as far as its shards exist (del_shards' probe), at most the bound. */
 bb_status bb_redis_del(bb_redis *r, const char *name) {
     bb_error_clear();
     if (!r) return BB_E_INVAL;
@@ -936,15 +984,28 @@ bb_status bb_redis_del(bb_redis *r, const char *name) {
     bbr_filter *f = calloc(1, sizeof *f);
     if (!f) return bbr_unlock(r, lock, bbr_fail(r, BB_E_NOMEM, "redis: out of memory"));
     s = bbr_read_meta(r, name, f);
-    if (s == BB_OK) s = bbr_filter_names(r, f, name);
+    bool oversize = s == BB_E_CORRUPT && f->oversize;
+    if (oversize) bb_error_clear(), s = BB_OK;
+    if (s == BB_OK) {
+        f->name = strdup(name);
+        f->count_key = bbr_aux_key(name, 'n');
+        if (!f->name || !f->count_key) s = bbr_fail(r, BB_E_NOMEM, "redis: out of memory");
+    }
     uint64_t n = 1;
     if (s == BB_OK && f->layout == BBR_LAYOUT_CHAIN && chain_subs(r, f, &n) != BB_OK) n = 1;
-    if (s == BB_OK && f->layout == BBR_LAYOUT_CHAIN)
-        s = bbr_chain_extend(r, f, n + 1 <= BBR_MAX_SUBS ? n + 1 : n);
+    size_t want = n + 1 <= BBR_MAX_SUBS ? (size_t)n + 1 : (size_t)n;
+    size_t subs = f->layout == BBR_LAYOUT_CHAIN ? bbr_chain_fit(r, f, want) : 1;
+    if (s == BB_OK) bb_error_clear(); /* a damaged state's reason: deleted all the same */
     char *meta = (char *)name;
     if (s == BB_OK) s = bbr_del_keys(r, &meta, 1);
-    for (size_t i = 0; s == BB_OK && i < f->n_subs; i++)
-        s = bbr_del_keys(r, f->subs[i].shard_keys, f->subs[i].shards);
+    for (size_t i = 0; s == BB_OK && i < subs; i++) {
+        bbr_sub sub = f->layout == BBR_LAYOUT_CHAIN ? (bbr_sub){0} : f->subs[0];
+        if (f->layout == BBR_LAYOUT_CHAIN && (s = bbr_chain_sub(r, f, i, &sub)) != BB_OK) break;
+        uint64_t deleted;
+        s = del_shards(r, name, i, sub.shards < BBR_MAX_SHARDS ? sub.shards : BBR_MAX_SHARDS,
+                       oversize, &deleted);
+        if (deleted == 0) break;
+    }
     if (s == BB_OK) s = bbr_del_keys(r, &f->count_key, 1);
     bbr_filter_free(f);
     return bbr_unlock(r, lock, s);

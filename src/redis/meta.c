@@ -152,6 +152,8 @@ static const char *chain_problem(const uint8_t *m) {
     return NULL;
 }
 
+static const char oversize[] = "beyond the bound of a filter";
+
 /* The reason meta bytes are not a valid filter, or NULL. Versions are checked before
  * checksums, so that a newer writer's meta reads as "version", not "damaged". */
 static const char *meta_problem(const bb_redis *r, const uint8_t *m, size_t len) {
@@ -178,6 +180,7 @@ static const char *meta_problem(const bb_redis *r, const uint8_t *m, size_t len)
         return "inconsistent header fields";
     if (bb_slice_split(bits / BB_BLOCK_BITS, shards, &per) != BB_OK || per != get_u64(rec + 24))
         return "inconsistent shard count";
+    if (shards > BBR_MAX_SHARDS || bits / 8 > BBR_MAX_BYTES) return oversize;
     return NULL;
 }
 
@@ -185,7 +188,8 @@ bb_status bbr_meta_decode(bb_redis *r, const char *name, const void *buf, size_t
                           bbr_filter *f) {
     const uint8_t *m = buf;
     const char *why = meta_problem(r, m, len);
-    if (why) return bbr_fail(r, BB_E_CORRUPT, "redis: '%s' is not a usable filter: %s", name, why);
+    if (why && why != oversize)
+        return bbr_fail(r, BB_E_CORRUPT, "redis: '%s' is not a usable filter: %s", name, why);
     memcpy(f->meta, m, BBR_META_BYTES);
     const uint8_t *rec = m + BBR_HEADER_BYTES;
     f->layout = get_u32(rec + 8);
@@ -205,7 +209,14 @@ bb_status bbr_meta_decode(bb_redis *r, const char *name, const void *buf, size_t
     bbr_sub sub = {.k = get_u32(m + 20), .bits = get_u64(m + 24), .capacity = f->capacity,
                    .fpr = f->fpr, .shards = get_u64(rec + 16), .per_shard = get_u64(rec + 24)};
     sub.blocks = sub.bits / BB_BLOCK_BITS;
-    return bbr_sub_append(r, f, &sub);
+    bb_status s = bbr_sub_append(r, f, &sub);
+    if (s != BB_OK || !why) return s;
+    f->oversize = true; /* the geometry stays, for del; every other call stops here */
+    return bbr_fail(r, BB_E_CORRUPT, "redis: '%s' is refused as damaged: its meta claims %llu "
+                    "shards of %llu bytes in all, beyond the bound of a filter (%u shards, "
+                    "%llu bytes; docs/REDIS.md)", name, (unsigned long long)sub.shards,
+                    (unsigned long long)(sub.bits / 8), BBR_MAX_SHARDS,
+                    (unsigned long long)BBR_MAX_BYTES);
 }
 
 /* ---- Sub-filters ------------------------------------------------------------------------------ */
@@ -258,6 +269,18 @@ bb_status bbr_chain_sub(bb_redis *r, const bbr_filter *f, size_t i, bbr_sub *out
     out->blocks = out->bits / BB_BLOCK_BITS;
     uint64_t shards = f->shard_opt < out->blocks ? f->shard_opt : out->blocks;
     return bbr_split(r, out->blocks, shards, &out->shards, &out->per_shard);
+}
+
+size_t bbr_chain_fit(bb_redis *r, const bbr_filter *f, size_t n) {
+    uint64_t shards = 0, bytes = 0;
+    for (size_t i = 0; i < n; i++) {
+        bbr_sub sub;
+        if (bbr_chain_sub(r, f, i, &sub) != BB_OK) return i;
+        shards += sub.shards;
+        bytes += sub.bits / 8; /* <= 2^53 each, n <= 1024: no overflow */
+        if (shards > BBR_MAX_SHARDS || bytes > BBR_MAX_BYTES) return i;
+    }
+    return n;
 }
 
 bool bbr_name_reserved(const char *name) { return strncmp(name, "bb:{", 4) == 0; }

@@ -106,6 +106,9 @@ static bb_status zero_shards(bb_redis *r, const bbr_filter *f) {
 static bb_status new_chain(bb_redis *r, const char *name, const uint8_t *meta,
                            bbr_filter **out) {
     bb_status s = new_geometry(r, name, meta, out);
+    if (s == BB_OK && bbr_chain_fit(r, *out, 1) < 1)
+        s = bbr_fail(r, BB_E_TOO_LARGE, "ERR '%s' would be beyond the bound of a filter (%u "
+                     "shards, %llu bytes)", name, BBR_MAX_SHARDS, (unsigned long long)BBR_MAX_BYTES);
     if (s == BB_OK) s = bbr_chain_extend(r, *out, 1);
     if (s != BB_OK) bbr_filter_free(*out), *out = NULL;
     return s;
@@ -220,6 +223,11 @@ bb_status bb_redis_push(bb_redis *r, const bb_filter *lf, const char *name, uint
     uint64_t n = 0, per = 0, size;
     bb_status s = bbr_split(r, in.blocks, shards, &n, &per);
     if (s != BB_OK) return s;
+    if (n > BBR_MAX_SHARDS || in.blocks > BBR_MAX_BYTES / BBR_BLOCK_BYTES) /* readers refuse it */
+        return bbr_fail(r, BB_E_TOO_LARGE, "redis: a filter of %llu bytes in %llu shards is "
+                        "beyond the bound of a Redis filter (%u shards, %llu bytes)",
+                        (unsigned long long)(in.blocks * BBR_BLOCK_BYTES), (unsigned long long)n,
+                        BBR_MAX_SHARDS, (unsigned long long)BBR_MAX_BYTES);
     bb_status bs = bb_serialized_size(lf, &size);
     if (bs != BB_OK || size > SIZE_MAX)
         return bbr_fail(r, bs != BB_OK ? bs : BB_E_TOO_LARGE, "redis: cannot serialize the filter");

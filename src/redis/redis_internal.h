@@ -26,6 +26,13 @@
 #define BBR_MAX_SUBS 1024u  /* as the local scalable kind (src/kinds/scalable.c) */
 #define BBR_MAX_ARGS (2 + 4 * BB_MAX_K)
 #define BBR_BLOCK_BYTES 64u
+/* The most a filter may hold, all its sub-filters together. A meta key or a chain's state
+ * that claims more is refused (as damaged) before any list of key names or commands is
+ * built, so a client's memory and time follow these bounds, not what a server claims (a
+ * `subs` of 40 at EXPANSION 2 claims 2^55 bits in ~10^9 shards). 65536 shards is 256 GiB at
+ * the default 4 MiB a shard, and their pipeline of STRLENs ~100 MB of commands. */
+#define BBR_MAX_SHARDS 65536u
+#define BBR_MAX_BYTES (UINT64_C(1) << 40) /* 1 TiB: beyond one Redis node's memory */
 
 typedef struct bbr_node {
     char *host;
@@ -66,6 +73,7 @@ typedef struct bbr_filter {
     uint64_t growth;     /* chain: EXPANSION (>= 1) */
     bool nonscaling;     /* chain: never grows; refuses past c_0 */
     uint64_t shard_opt;  /* chain: shards per sub-filter asked for at reserve (0 = 4 MiB each) */
+    bool oversize;       /* fixed: the meta is valid but beyond BBR_MAX_SHARDS / BYTES (del) */
     bbr_sub *subs;       /* n_subs known to this process (a chain only ever grows) */
     size_t n_subs;
     bb_filter *hasher;   /* a one-block filter with the seed: bb_hash() of keys */
@@ -167,6 +175,9 @@ bb_status bbr_split(bb_redis *r, uint64_t blocks, uint64_t shards, uint64_t *n_o
                     uint64_t *per_out);
 /** Geometry of a chain's sub-filter i (no key names). */
 bb_status bbr_chain_sub(bb_redis *r, const bbr_filter *f, size_t i, bbr_sub *out);
+/** How many of chain f's sub-filters 0 .. n-1 fit BBR_MAX_SHARDS and BBR_MAX_BYTES together
+ *  (geometry only: time O(n^2) cheap steps, n <= BBR_MAX_SUBS, no allocation). */
+size_t bbr_chain_fit(bb_redis *r, const bbr_filter *f, size_t n);
 /** Append sub (its key names, if any, now owned by f). */
 bb_status bbr_sub_append(bb_redis *r, bbr_filter *f, const bbr_sub *sub);
 /** The scalable file header of chain f at buf (its records follow, total bytes in all). */

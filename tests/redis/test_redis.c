@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -1121,5 +1122,101 @@ Test(cluster_kill, node_killed_mid_batch) {
     cr_assert(strstr(bb_last_error(), "commands not done"), "says the batch is incomplete: %s",
               bb_last_error());
     keys_free(&ks);
+    bb_redis_free(r);
+}
+
+/* ---- Claims beyond the bound of a filter --------------------------------------------------------- */
+
+static void put64(char *p, uint64_t v) {
+    for (int i = 0; i < 8; i++) p[i] = (char)(v >> (8 * i));
+}
+
+/* Every call on `name` refused as damaged, naming it, in a child whose address space may grow
+ * by only 64 MiB (naming the ~10^9 shards of such a claim takes 3.3 GB and more) and which an
+ * alarm ends if it hangs; then del removes every key of it. */
+static void refused_in_small_memory(const char *name, const char *const *keys, size_t n_keys) {
+    pid_t pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        long pages = 0;
+        FILE *statm = fopen("/proc/self/statm", "r");
+        if (!statm || fscanf(statm, "%ld", &pages) != 1) _exit(3);
+        fclose(statm);
+        struct rlimit lim = {(rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) + (64u << 20), RLIM_INFINITY};
+        lim.rlim_max = lim.rlim_cur;
+        if (setrlimit(RLIMIT_AS, &lim) != 0) _exit(3);
+        alarm(20);
+        bb_redis *r;
+        if (bb_redis_connect(&r, getenv("BB_REDIS_URL")) != BB_OK) _exit(3);
+        bb_redis_info in = BB_REDIS_INFO_INIT;
+        uint64_t card;
+        bool present;
+        bb_filter *f = NULL;
+        int bad = 0;
+        bb_status st[] = {bb_redis_info_get(r, name, &in), bb_redis_card(r, name, &card),
+                          bb_redis_exists(r, name, "k", 1, &present),
+                          bb_redis_add(r, name, "k", 1, NULL), bb_redis_pull(r, name, &f)};
+        for (size_t i = 0; i < sizeof st / sizeof *st; i++)
+            if (st[i] != BB_E_CORRUPT || !strstr(bb_last_error(), "refused as damaged") ||
+                !strstr(bb_last_error(), name)) {
+                fprintf(stderr, "call %zu on '%s': %s (%s)\n", i, name, bb_strerror(st[i]), bb_last_error());
+                bad = 1;
+            }
+        bb_free(f);
+        if (bb_redis_del(r, name) != BB_OK) {
+            fprintf(stderr, "del '%s': %s\n", name, bb_last_error());
+            bad = 1;
+        }
+        bb_redis_free(r);
+        _exit(bad);
+    }
+    int status;
+    cr_assert_eq(waitpid(pid, &status, 0), pid);
+    cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "'%s' not refused in 64 MiB (status %d)",
+              name, status);
+    redisContext *c = raw(getenv("BB_REDIS_URL"));
+    for (size_t i = 0; i < n_keys; i++) {
+        redisReply *e = cmd(c, "EXISTS %s", keys[i]);
+        cr_assert_eq(e->integer, 0, "del left %s", keys[i]);
+        freeReplyObject(e);
+    }
+    redisFree(c);
+}
+
+/* A chain's state claiming 40 sub-filters (EXPANSION 2 from 100 keys: 2^55 bits in ~10^9
+ * shards), and a fixed meta with valid checksums claiming 2^56 bits in one shard per block. */
+Test(standalone, claims_beyond_the_bound) {
+    bb_redis *r = standalone();
+    redisContext *c = raw(getenv("BB_REDIS_URL"));
+    fresh(r, "huge2");
+    must(bb_redis_reserve(r, "huge2", 0.01, 100, 2), "reserve");
+    freeReplyObject(cmd(c, "HSET bb:{n:huge2} subs %s", "40"));
+    const char *chain_keys[] = {"huge2", "bb:{n:huge2}", "bb:{0:huge2}"};
+    refused_in_small_memory("huge2", chain_keys, 3);
+
+    fresh(r, "lie");
+    bb_filter *L, *zero;
+    cr_assert_eq(bb_create_for(&L, BB_BLOCKED, 100000, 0.01, 0), BB_OK);
+    must(bb_redis_push(r, L, "lie", 2), "push");
+    bb_free(L);
+    bb_config zc = {.size = sizeof zc, .kind = BB_BLOCKED, .bits = 512, .k = 1, .seed = 0};
+    cr_assert_eq(bb_create(&zero, &zc), BB_OK);
+    size_t ml;
+    char *m = get_all(c, "lie", &ml);
+    cr_assert_eq(ml, 192u);
+    uint64_t bits = UINT64_C(1) << 56, blocks = bits / 512;
+    put64(m + 24, bits);
+    put64(m + 32, blocks);
+    put64(m + 72, bits / 8);
+    put64(m + 120, bb_hash(zero, m, 120));
+    put64(m + 128 + 16, blocks); /* one shard per block */
+    put64(m + 128 + 24, 1);
+    put64(m + 184, bb_hash(zero, m, 184));
+    freeReplyObject(redisCommand(c, "SET lie %b", m, ml));
+    free(m);
+    bb_free(zero);
+    const char *fixed_keys[] = {"lie", "bb:{n:lie}", "bb:{0:lie}", "bb:{1:lie}"};
+    refused_in_small_memory("lie", fixed_keys, 4);
+    redisFree(c);
     bb_redis_free(r);
 }
