@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # The README's test command and what .ci/run calls: installs what is missing, then runs every
-# check that fits CI (13 min 55 s in a fresh Debian 12 chroot on 2 cores, packages included;
+# check that fits CI (17 min 46 s in a Debian 12 chroot on 2 shared cores, some packages cached;
 # each stage prints its own time):
 #   1. unit      Release-with-debug-info build, the whole CTest suite (Criterion tests, CLI
 #                tests, the README examples, and parquet_oracle: `blockbloom parquet` against
