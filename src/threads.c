@@ -44,8 +44,8 @@
  * member 0.5-1.5 ms of work (one thread's string batch contains and adds take 9.5-24 ns/key
  * from 10^4 to 10^7 keys on a KVM guest, Intel Xeon with AVX-512, family 6 model 0xCF, the
  * blockbloom-bench blocked-avx512gfni row), against tens of microseconds to start and join a
- * thread. Not yet confirmed by a quiet run of the -j1 / -j2 rows below 10^8 keys (at 10^8:
- * 1.41-1.94x; docs/PERFORMANCE.md, "The library's own threads"). */
+ * thread; on that machine, idle, two threads were faster than one at every size from 10^6
+ * keys (-j2 / -j1 1.22-2.07x; docs/PERFORMANCE.md, "The library's own threads"). */
 #define BB_MIN_KEYS_PER_THREAD (UINT64_C(1) << 16)
 
 /* Keys per step of a partitioned add of keys to hash: two buffers of hashes, 1 MiB in all,
