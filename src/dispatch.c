@@ -171,9 +171,10 @@ bb_status bb_isa_from_string(const char *name, bb_isa *out) {
  *    adds 8.48 ns/key at 10^4 on it against scalar's and avx512's higher figures).
  *  - Intel family 6 model A7h as the AVX-512 Xeon KVM guest of docs/bench/intel-xeon-6-a7.txt
  *    reports itself (AVX-512 F/BW/VL/VBMI2, GFNI, AMX): adds run scalar, faster there than
- *    avx512gfni by 1.35-2.06x at 10^4 keys and 1.55-1.65x pre-hashed at 10^6, and within
- *    1.02-1.11x of the best kernel at every size from 10^4 to 10^8; contains stay on
- *    avx512gfni (within 1.06x of the best everywhere).
+ *    avx512gfni by 1.64x pre-hashed at 10^4 keys and 1.76x at 10^6 (3.23 against 5.68
+ *    ns/key), but beyond L2 avx512 adds are faster than scalar (8.63 against 9.92 ns/key
+ *    pre-hashed at 10^8, 1.15x); contains stay on avx512gfni (within 1.07x of the best
+ *    everywhere).
  *  - Intel family 6 model CFh (docs/bench/intel-xeon-6-cf.txt, a KVM guest with AVX-512,
  *    GFNI and AMX): the same choice. Pre-hashed adds take 4.60 ns/key on scalar against 8.11
  *    on avx512gfni at 10^4 keys and 4.45 against 7.85 at 10^6; at 10^7 and 10^8 scalar adds
