@@ -172,9 +172,10 @@ bb_status bb_isa_from_string(const char *name, bb_isa *out) {
  *  - Intel family 6 model A7h as the AVX-512 Xeon KVM guest of docs/bench/intel-xeon-6-a7.txt
  *    reports itself (AVX-512 F/BW/VL/VBMI2, GFNI, AMX): adds run scalar, faster there than
  *    avx512gfni by 1.64x pre-hashed at 10^4 keys and 1.76x at 10^6 (3.23 against 5.68
- *    ns/key), but beyond L2 avx512 adds are faster than scalar (8.63 against 9.92 ns/key
- *    pre-hashed at 10^8, 1.15x); contains stay on avx512gfni (within 1.07x of the best
- *    everywhere).
+ *    ns/key), but in filters beyond about 6 MiB avx512's pre-hashed adds are faster than
+ *    scalar's (8.63 against 9.92 ns/key at 10^8 keys, 1.15x; the crossover lies between 4.7
+ *    and 8.3 MiB, docs/PERFORMANCE.md); contains stay on avx512gfni (within 1.07x of the
+ *    best everywhere).
  *  - Intel family 6 model CFh (docs/bench/intel-xeon-6-cf.txt, a KVM guest with AVX-512,
  *    GFNI and AMX): the same choice. Pre-hashed adds take 4.60 ns/key on scalar against 8.11
  *    on avx512gfni at 10^4 keys and 4.45 against 7.85 at 10^6; at 10^7 and 10^8 scalar adds
