@@ -156,7 +156,8 @@ typedef struct series {
     bb_isa isa;           /* S_BLOCKED, S_SPLIT, S_SECTORIZED, S_THREADS, S_JOBS */
     int threads;          /* S_THREADS, S_JOBS */
     bool concurrent;      /* S_BLOCKED: also measure M_ADD_CONC (every kernel's series) */
-    bb_isa conc_isa;      /* S_THREADS: the kernel of its concurrent adds (the dispatched add's) */
+    bb_isa conc_isa;      /* S_THREADS: the kernel of its concurrent adds (BB_ISA_AUTO: the
+                           * automatic choice, which may depend on the filter's size) */
     uint64_t seed;
     bool skip;            /* does not exist at this size (libbloom's int limits) */
     char skip_why[96];
@@ -214,7 +215,6 @@ typedef struct bench_opts {
     uint64_t seed;
     double fpr;
     bb_isa best_isa;        /* the kernel the library picks by itself: "blocked" in targets */
-    bb_isa add_isa;         /* the same for adds (dispatch chooses per operation) */
     uint64_t warm_max_bytes; /* filters up to this size (the LLC) are warmed before timing */
     bool targets;           /* --targets: also report the developers' targets (report.c) */
 } bench_opts;
@@ -229,6 +229,9 @@ typedef struct size_run {
     long anon_huge_kib;     /* AnonHugePages after building */
     series *series;
     size_t nseries;
+    /* What the automatic dispatch runs each bb_op on for this size's filters, per kind with
+     * kernels (choice_kinds order): the add kernel may depend on the filter's size. */
+    bb_isa chosen[3][4];
 } size_run;
 
 void measure_size(size_run *r, const keygen *g, const bench_opts *o);
@@ -245,19 +248,24 @@ extern const char *const clock_names[3];
 bench_clock metric_clock(series_type t, metric m);
 
 /* ---- Dispatch per operation (choice.c) -------------------------------------------------------
- * For each operation of a kind with kernels (blocked, split): the kernel the library's
- * dispatch runs it on, the fastest kernel measured for it in this run, and their figures. */
+ * For each operation of a kind with kernels (blocked, split, sectorized): the kernel the
+ * library's dispatch runs it on, the fastest kernel measured for it in this run, and their
+ * figures. */
 typedef struct op_choice {
-    series_type kind;       /* S_BLOCKED or S_SPLIT */
+    series_type kind;       /* S_BLOCKED, S_SPLIT or S_SECTORIZED */
     metric m;
     bb_isa chosen_isa;      /* what dispatch runs m on */
     const series *chosen;   /* its series; NULL when --series left it out */
     const series *fastest;  /* the kernel series with the smallest value[m] */
 } op_choice;
-#define MAX_OP_CHOICES 24
+#define MAX_OP_CHOICES 32
+/* Fill r->chosen from the library, while the size's filters exist (after series_create). */
+void op_choices_note(size_run *r);
 size_t op_choices(const size_run *r, op_choice *out);
-/* "blocked" or "split". */
+/* "blocked", "split" or "sectorized". */
 const char *op_kind_name(series_type kind);
+/* The kernel the automatic dispatch runs op on for this size's filters of a series type. */
+bb_isa chosen_kernel(const size_run *r, series_type kind, bb_op op);
 
 /* ---- Output (report.c) ---------------------------------------------------------------------- */
 void report_table(const size_run *runs, size_t nruns, const machine *m, const bench_opts *o,

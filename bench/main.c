@@ -289,7 +289,8 @@ static void make_series(size_run *r, const cli *c) {
     add_series(r, c, S_FLOOR_LINE, 0, "floor-line");
     snprintf(name, sizeof name, "blocked-%s-x%d", bb_isa_to_string(c->o.best_isa), c->threads);
     series *th = add_series(r, c, S_THREADS, c->o.best_isa, name);
-    if (th) th->threads = c->threads, th->conc_isa = c->o.add_isa;
+    /* Its concurrent adds run as the library's automatic choice does for this size. */
+    if (th) th->threads = c->threads, th->conc_isa = BB_ISA_AUTO;
     /* -j1 is the same calls timed by the same (wall) clock with one thread: the reference
      * that load from other processes disturbs as much as the -jN row. */
     int jobs_of[2] = {1, c->threads};
@@ -400,7 +401,6 @@ int main(int argc, char **argv) {
     if (c.quick) quick(&c);
     bb_set_isa(BB_ISA_AUTO);
     bb_isa_from_string(bb_isa_name(), &c.o.best_isa);
-    bb_isa_from_string(bb_isa_name_for(BB_OP_ADD), &c.o.add_isa);
     tick_calibrate();
     machine m;
     machine_describe(&m);
@@ -423,7 +423,7 @@ int main(int argc, char **argv) {
                 (unsigned long long)runs[i].n);
         make_series(&runs[i], &c);
         if (!create_all(&runs[i], &c)) status = 1;
-        else measure_size(&runs[i], &g, &c.o);
+        else op_choices_note(&runs[i]), measure_size(&runs[i], &g, &c.o);
         for (size_t j = 0; j < runs[i].nseries; j++) series_destroy(&runs[i].series[j]);
     }
     bb_set_isa(BB_ISA_AUTO);

@@ -1064,18 +1064,30 @@ BB_API bb_status bb_set_isa(bb_isa isa);
 BB_API const char *bb_isa_name(void);
 
 /** Operations whose kernel is chosen separately (bb_isa_name_for, bb_isa_kernel).
- *  BB_OP_ADD_CONCURRENT: bb_add_hashes_concurrent and the other concurrent adds. */
-typedef enum bb_op { BB_OP_CONTAINS = 0, BB_OP_ADD = 1, BB_OP_ADD_CONCURRENT = 2 } bb_op;
+ *  BB_OP_ADD: batch adds of pre-computed hashes (bb_add_hashes), and any batch add the
+ *  library's own threads run (bb_set_threads). BB_OP_ADD_CONCURRENT: bb_add_hashes_concurrent
+ *  and the other concurrent adds. BB_OP_ADD_KEYS: batch adds of keys the library hashes
+ *  (bb_add_batch, bb_add_arrow64, ...) from the calling thread, which may run on another
+ *  kernel than BB_OP_ADD in large filters, because their lines are prefetched while the next
+ *  keys are hashed. */
+typedef enum bb_op {
+    BB_OP_CONTAINS = 0,
+    BB_OP_ADD = 1,
+    BB_OP_ADD_CONCURRENT = 2,
+    BB_OP_ADD_KEYS = 3
+} bb_op;
 
 /**
  * The kernel that runs an operation on blocked filters now. With BB_ISA_AUTO the kernels are
  * chosen per operation: on x86, the widest available for contains and scalar for adds,
  * unless the CPU has a row of measured choices (src/dispatch.c lists them); on AArch64, NEON
  * for both; with bb_set_isa(isa) or
- * BB_ISA every operation runs on that one ISA's kernels. Other kinds: bb_isa_kernel.
+ * BB_ISA every operation runs on that one ISA's kernels. Other kinds: bb_isa_kernel. A CPU's
+ * row may also move adds into large filters to another kernel; this names the kernel of
+ * small ones, and bb_isa_kernel_for that of a given filter.
  * Thread-safety: any thread, any time.
  *
- * @param op  BB_OP_CONTAINS, BB_OP_ADD or BB_OP_ADD_CONCURRENT.
+ * @param op  a bb_op.
  * @return the kernel's name ("scalar", ...), a static string; NULL for an unknown op.
  */
 BB_API const char *bb_isa_name_for(bb_op op);
@@ -1127,18 +1139,36 @@ BB_API bb_isa bb_isa_selected(void);
  * Classic and counting filters, and the concurrent adds of split, sectorized and classic
  * ones, have no SIMD kernel: portable code, reported as BB_ISA_SCALAR; scalable filters run
  * their blocked sub-filters' kernels. bb_isa_kernel(bb_isa_selected(), ...) is what runs now.
+ * With BB_ISA_AUTO, a CPU's row may put adds into blocked filters above a size on another
+ * kernel than smaller ones (src/dispatch.c); this answers for the smallest filters, and
+ * bb_isa_kernel_for for a given one.
  * Thread-safety: any thread, any time.
  *
  * @param isa   the selection asked about (as for bb_set_isa), or BB_ISA_AUTO for the
  *              automatic choice.
  * @param kind  the kind of filter.
- * @param op    BB_OP_CONTAINS, BB_OP_ADD or BB_OP_ADD_CONCURRENT.
+ * @param op    a bb_op.
  * @param out   receives the ISA. Not NULL.
  * @return BB_OK; BB_E_INVAL (NULL out, or an unknown kind, op or isa); BB_E_UNSUPPORTED
  *         (isa not available on this CPU or build, or a kind without that operation:
  *         scalable and counting filters have no concurrent adds).
  */
 BB_API bb_status bb_isa_kernel(bb_isa isa, bb_kind kind, bb_op op, bb_isa *out);
+
+/**
+ * bb_isa_kernel for one filter: which ISA's kernel runs op on f when isa is selected, its
+ * size counted (a scalable filter's adds go to its newest sub-filter, whose size counts).
+ * bb_isa_kernel_for(bb_isa_selected(), f, ...) is what runs on f now; the answer for adds
+ * may change when a scalable filter grows.
+ * Thread-safety: any thread, while no other thread adds to f unless f is concurrent.
+ *
+ * @param isa  the selection asked about, or BB_ISA_AUTO for the automatic choice.
+ * @param f    the filter. Not NULL.
+ * @param op   a bb_op.
+ * @param out  receives the ISA. Not NULL.
+ * @return as bb_isa_kernel; BB_E_INVAL also for a NULL f.
+ */
+BB_API bb_status bb_isa_kernel_for(bb_isa isa, const bb_filter *f, bb_op op, bb_isa *out);
 
 /**
  * Name of a kernel, as BB_ISA and the CLI's --isa spell it.

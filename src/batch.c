@@ -50,6 +50,15 @@ static bb_status add_hashes(bb_filter *f, const uint64_t *h, size_t n) {
     return BB_OK;
 }
 
+/* A chunk of add_src, whose lines hash_chunk may have prefetched. */
+static bb_status add_chunk(bb_filter *f, const uint64_t *h, size_t n) {
+    const bb_kind_ops *row = bb_row(f);
+    if (row->add_hashes_warm && row->line_of &&
+        bb_pipeline_worth(f->payload_bytes / BB_BLOCK_BYTES))
+        return row->add_hashes_warm(f, h, n);
+    return add_hashes(f, h, n);
+}
+
 static bb_status check_add(const bb_filter *f) {
     if (!f) return BB_E_INVAL;
     return f->storage == BB_STORE_FILE ? BB_E_READONLY : BB_OK;
@@ -153,7 +162,7 @@ static bb_status add_src(bb_filter *f, const bb_keysrc *src, size_t n) {
     for (size_t i = 0, cur = 0; s == BB_OK && i < n; i += BB_CHUNK, cur ^= 1) {
         if (i + BB_CHUNK < n)
             hash_chunk(f, src, i + BB_CHUNK, chunk_len(n, i + BB_CHUNK), h[cur ^ 1]);
-        s = add_hashes(f, h[cur], chunk_len(n, i));
+        s = add_chunk(f, h[cur], chunk_len(n, i));
     }
     return s;
 }

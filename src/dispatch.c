@@ -19,6 +19,7 @@
  * random between close kernels and make runs irreproducible.
  */
 #include "internal.h"
+#include "kernels/prefetch.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -172,10 +173,11 @@ bb_status bb_isa_from_string(const char *name, bb_isa *out) {
  *  - Intel family 6 model A7h as the AVX-512 Xeon KVM guest of docs/bench/intel-xeon-6-a7.txt
  *    reports itself (AVX-512 F/BW/VL/VBMI2, GFNI, AMX): adds run scalar, faster there than
  *    avx512gfni by 1.64x pre-hashed at 10^4 keys and 1.76x at 10^6 (3.23 against 5.68
- *    ns/key), but in filters beyond about 6 MiB avx512's pre-hashed adds are faster than
- *    scalar's (8.63 against 9.92 ns/key at 10^8 keys, 1.15x; the crossover lies between 4.7
- *    and 8.3 MiB, docs/PERFORMANCE.md); contains stay on avx512gfni (within 1.07x of the
- *    best everywhere).
+ *    ns/key), but adds of hashes into filters above 6 MiB (large_mib), plain and concurrent,
+ *    run avx512, faster there than scalar (8.63 against 9.92 ns/key at 10^8 keys, 1.15x;
+ *    concurrent 9.39 against 9.75). Between 4.7 and 8.3 MiB the two were within 1.07x of each
+ *    other either way in two runs, so the cut sits between. Adds of keys stay scalar
+ *    (kinds/blocked.c); contains stay on avx512gfni (within 1.07x of the best everywhere).
  *  - Intel family 6 model CFh (docs/bench/intel-xeon-6-cf.txt, a KVM guest with AVX-512,
  *    GFNI and AMX): the same choice. Pre-hashed adds take 4.60 ns/key on scalar against 8.11
  *    on avx512gfni at 10^4 keys and 4.45 against 7.85 at 10^6; at 10^7 and 10^8 scalar adds
@@ -197,14 +199,18 @@ typedef struct cpu_row {
     cpu_vendor vendor;
     unsigned family, model_lo, model_hi;
     bb_isa contains, add;
+    /* Adds into blocked filters larger than large_mib MiB run on add_large instead of add
+     * (both the plain and the concurrent add); 0: every size on add. */
+    unsigned large_mib;
+    bb_isa add_large;
 } cpu_row;
 
 #if defined(__x86_64__) || defined(__i386__) /* CPUID identifies the CPU on x86 only */
 static const cpu_row cpu_rows[] = {
-    {VENDOR_AMD, 0x17, 0x00, 0x2f, BB_ISA_AVX2, BB_ISA_SCALAR},
-    {VENDOR_AMD, 0x19, 0x10, 0x1f, BB_ISA_AVX512GFNI, BB_ISA_AVX512GFNI},
-    {VENDOR_INTEL, 0x06, 0xa7, 0xa7, BB_ISA_AVX512GFNI, BB_ISA_SCALAR},
-    {VENDOR_INTEL, 0x06, 0xcf, 0xcf, BB_ISA_AVX512GFNI, BB_ISA_SCALAR},
+    {VENDOR_AMD, 0x17, 0x00, 0x2f, BB_ISA_AVX2, BB_ISA_SCALAR, 0, BB_ISA_AUTO},
+    {VENDOR_AMD, 0x19, 0x10, 0x1f, BB_ISA_AVX512GFNI, BB_ISA_AVX512GFNI, 0, BB_ISA_AUTO},
+    {VENDOR_INTEL, 0x06, 0xa7, 0xa7, BB_ISA_AVX512GFNI, BB_ISA_SCALAR, 6, BB_ISA_AVX512},
+    {VENDOR_INTEL, 0x06, 0xcf, 0xcf, BB_ISA_AVX512GFNI, BB_ISA_SCALAR, 0, BB_ISA_AUTO},
 };
 
 static cpu_vendor cpu_ident(unsigned *family, unsigned *model) {
@@ -243,7 +249,8 @@ static const cpu_row *cpu_row_here(void) {
     for (size_t i = 0; i < sizeof cpu_rows / sizeof *cpu_rows; i++) {
         const cpu_row *r = &cpu_rows[i];
         if (r->vendor == v && r->family == family && model >= r->model_lo && model <= r->model_hi &&
-            available_row(r->contains) && available_row(r->add))
+            available_row(r->contains) && available_row(r->add) &&
+            (!r->large_mib || available_row(r->add_large)))
             return r;
     }
 #endif
@@ -267,8 +274,23 @@ static bb_dispatch dispatch_of(const isa_row *contains, const isa_row *add, cons
     return (bb_dispatch){.contains = contains->blocked,
                          .add = add->blocked,
                          .conc = add->conc,
+                         .large_bytes = UINT64_MAX,
+                         .add_large = add->blocked,
+                         .conc_large = add->conc,
                          .split = contains->split,
                          .sect = sect->sectorized};
+}
+
+/* The automatic table of a CPU with a row. */
+static bb_dispatch dispatch_of_row(const cpu_row *r, const isa_row *sect) {
+    bb_dispatch d = dispatch_of(available_row(r->contains), available_row(r->add), sect);
+    if (r->large_mib) {
+        const isa_row *large = available_row(r->add_large);
+        d.large_bytes = (uint64_t)r->large_mib << 20;
+        d.add_large = large->blocked;
+        d.conc_large = large->conc;
+    }
+    return d;
 }
 
 static void fill_tables(void) {
@@ -279,8 +301,7 @@ static void fill_tables(void) {
                 single[i] = dispatch_of(&isa_rows[i], &isa_rows[i], &isa_rows[i]);
         const cpu_row *r = cpu_row_here();
         const isa_row *w = widest_row();
-        automatic = r ? dispatch_of(available_row(r->contains), available_row(r->add), w)
-                      : dispatch_of(w, default_add_row(w), w);
+        automatic = r ? dispatch_of_row(r, w) : dispatch_of(w, default_add_row(w), w);
         atomic_store_explicit(&tables_state, 2, memory_order_release);
     }
     while (atomic_load_explicit(&tables_state, memory_order_acquire) != 2) {}
@@ -347,11 +368,21 @@ bb_isa bb_isa_selected(void) {
     return d == &automatic ? BB_ISA_AUTO : isa_rows[d - single].isa;
 }
 
-bb_status bb_isa_kernel(bb_isa isa, bb_kind kind, bb_op op, bb_isa *out) {
-    const bb_kind_ops *row = bb_kind_row(kind);
-    if (!out || !row || (op != BB_OP_CONTAINS && op != BB_OP_ADD && op != BB_OP_ADD_CONCURRENT) ||
+/* The kernel of op on filters of row's kind whose adds go to a payload of `bytes` bytes. */
+static bb_status kernel_of(bb_isa isa, const bb_kind_ops *row, bb_op op, uint64_t bytes,
+                           bb_isa *out) {
+    if (!out || !row ||
+        (op != BB_OP_CONTAINS && op != BB_OP_ADD && op != BB_OP_ADD_CONCURRENT &&
+         op != BB_OP_ADD_KEYS) ||
         (isa != BB_ISA_AUTO && !row_of(isa)))
         return BB_E_INVAL;
+    /* batch.c hands chunks whose lines it prefetched to the row's add_hashes_warm, which
+     * runs the small filters' kernel (kinds/blocked.c says why) */
+    if (op == BB_OP_ADD_KEYS) {
+        if (row->add_hashes_warm && row->line_of && bb_pipeline_worth(bytes / BB_BLOCK_BYTES))
+            bytes = 0;
+        op = BB_OP_ADD;
+    }
     const bb_dispatch *d = isa == BB_ISA_AUTO ? automatic_choice() : single_of(isa);
     if (!d) return BB_E_UNSUPPORTED;
     if (op == BB_OP_ADD_CONCURRENT && !row->add_striped)
@@ -359,9 +390,10 @@ bb_status bb_isa_kernel(bb_isa isa, bb_kind kind, bb_op op, bb_isa *out) {
         return row->add_concurrent ? (*out = BB_ISA_SCALAR, BB_OK) : BB_E_UNSUPPORTED;
     switch (row->layout) {
     case BB_LAYOUT_BLOCKED:
+        bool large = bytes > d->large_bytes;
         *out = op == BB_OP_CONTAINS ? d->contains->isa
-               : op == BB_OP_ADD    ? d->add->isa
-                                    : d->conc->isa;
+               : op == BB_OP_ADD    ? (large ? d->add_large : d->add)->isa
+                                    : (large ? d->conc_large : d->conc)->isa;
         return BB_OK;
     case BB_LAYOUT_SPLIT: *out = d->split->isa; return BB_OK;
     case BB_LAYOUT_SECTORIZED: *out = d->sect->isa; return BB_OK;
@@ -369,4 +401,21 @@ bb_status bb_isa_kernel(bb_isa isa, bb_kind kind, bb_op op, bb_isa *out) {
     }
     *out = BB_ISA_SCALAR; /* no kernels: portable code, which the scalar name stands for */
     return BB_OK;
+}
+
+bb_status bb_isa_kernel(bb_isa isa, bb_kind kind, bb_op op, bb_isa *out) {
+    return kernel_of(isa, bb_kind_row(kind), op, 0, out);
+}
+
+/* A scalable filter adds into its newest sub-filter, so that one's size counts. */
+bb_status bb_isa_kernel_for(bb_isa isa, const bb_filter *f, bb_op op, bb_isa *out) {
+    if (!f) return BB_E_INVAL;
+    const bb_kind_ops *row = bb_row(f);
+    uint64_t bytes = f->payload_bytes;
+    if (row && row->subs) {
+        bb_filter *const *subs;
+        size_t n = row->subs(f, &subs);
+        bytes = n ? subs[n - 1]->payload_bytes : 0;
+    }
+    return kernel_of(isa, row, op, bytes, out);
 }

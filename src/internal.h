@@ -139,6 +139,12 @@ typedef struct bb_dispatch {
     const bb_kernel *add;
     /** Concurrent adds of blocked filters: the add kernel's ISA (kernels/conc_*.c). */
     const struct bb_conc_kernel *conc;
+    /** Adds and concurrent adds into blocked filters whose payload is larger than large_bytes
+     *  run on add_large and conc_large instead (a per-CPU row's choice, dispatch.c); with no
+     *  such choice large_bytes is UINT64_MAX and the two repeat add and conc. */
+    uint64_t large_bytes;
+    const bb_kernel *add_large;
+    const struct bb_conc_kernel *conc_large;
     /** Split-block filters, every operation: the contains kernel's ISA (kernels/split_*.c). */
     const struct bb_split_kernel *split;
     /** The sectorized kind's kernel, both operations (kernels/sectorized_*.c). */
@@ -153,8 +159,11 @@ static inline const bb_dispatch *bb_dispatch_active(void) {
 }
 /** The kernel of batch and single-key contains. */
 static inline const bb_kernel *bb_kernel_active(void) { return bb_dispatch_active()->contains; }
-/** The kernel of batch adds. */
-static inline const bb_kernel *bb_kernel_add_active(void) { return bb_dispatch_active()->add; }
+/** The kernel of batch adds into a blocked payload of `bytes` bytes. */
+static inline const bb_kernel *bb_kernel_add_active(uint64_t bytes) {
+    const bb_dispatch *d = bb_dispatch_active();
+    return bytes > d->large_bytes ? d->add_large : d->add;
+}
 
 /* ---- Concurrent adds under stripe locks (concurrent.c, kernels/conc_*.c) -----------------
  * A blocked filter's blocks are split into at most BB_STRIPES runs of consecutive blocks
@@ -186,8 +195,11 @@ extern const bb_conc_kernel bb_conc_kernel_scalar;
 #if defined(__x86_64__) || defined(__i386__)
 extern const bb_conc_kernel bb_conc_kernel_avx2, bb_conc_kernel_avx512, bb_conc_kernel_avx512gfni;
 #endif
-/** The kernel of concurrent batch adds. */
-static inline const bb_conc_kernel *bb_conc_kernel_active(void) { return bb_dispatch_active()->conc; }
+/** The kernel of concurrent batch adds into a blocked payload of `bytes` bytes. */
+static inline const bb_conc_kernel *bb_conc_kernel_active(uint64_t bytes) {
+    const bb_dispatch *d = bb_dispatch_active();
+    return bytes > d->large_bytes ? d->conc_large : d->conc;
+}
 
 /* ---- The filter object ------------------------------------------------------------------- */
 typedef enum bb_storage {
@@ -289,6 +301,9 @@ typedef struct bb_kind_ops {
     bb_status (*add)(bb_filter *f, uint64_t h);
     bool (*contains)(const bb_filter *f, uint64_t h);
     bb_status (*add_hashes)(bb_filter *f, const uint64_t *h, size_t n);
+    /** add_hashes for hashes whose lines batch.c's string pipeline has just prefetched into
+     *  L2 (hash_chunk); NULL: add_hashes serves them too. */
+    bb_status (*add_hashes_warm)(bb_filter *f, const uint64_t *h, size_t n);
     /** out[i] for h[0 .. n); returns the number of 1s. */
     size_t (*contains_hashes)(const bb_filter *f, const uint64_t *h, size_t n, uint8_t *out);
     /** The memory a key's add or contains touches, for prefetching while a batch is hashed.

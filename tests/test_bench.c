@@ -74,7 +74,8 @@ static const char *table_series(char *buf, size_t cap, bool split) {
 
 Test(bench, every_operation_on_every_kernel) {
     char blocked[256], split_list[256], all_series[520];
-    snprintf(all_series, sizeof all_series, "%s,%s", table_series(blocked, sizeof blocked, false),
+    snprintf(all_series, sizeof all_series, "%s,%s,sectorized-scalar",
+             table_series(blocked, sizeof blocked, false),
              table_series(split_list, sizeof split_list, true));
     run_result r = RUN(NULL, "bench", "--quick", "--sizes", "10000", "--generated-keys",
                        "--series", all_series, "--json", "out.json");
@@ -118,7 +119,11 @@ Test(bench, every_operation_on_every_kernel) {
     cr_expect_not_null(strstr(r.out, "cpu = this thread's CPU time (CLOCK_THREAD_CPUTIME_ID)"));
     cr_expect_not_null(strstr(r.out, "\n(clock)  "), "the table's clock row");
     cr_expect_not_null(strstr(r.out, "dispatch per operation"), "%s", r.out);
-    cr_expect_not_null(strstr(r.out, "  blocked add_hash     chose "), "%s", r.out);
+    cr_expect_not_null(strstr(r.out, "  blocked add_hash      chose "), "%s", r.out);
+    /* The sectorized kind's operations are checked too. */
+    cr_expect_not_null(
+        strstr(json, "{\"kind\": \"sectorized\", \"op\": \"add_hash\", \"chosen\": \""),
+        "no sectorized dispatch entry");
     /* The developers' targets only on request (--targets, below). */
     cr_expect_null(strstr(r.out, "targets ("), "%s", r.out);
     cr_expect_null(strstr(r.out, "NOT MET"), "%s", r.out);

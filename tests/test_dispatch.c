@@ -3,8 +3,10 @@
  * test_dispatch.c - the per-operation kernel choice (src/dispatch.c): with BB_ISA_AUTO each
  * operation's kernel must be the one the CPU table names for this CPU, read here
  * independently from /proc/cpuinfo (vendor, family, model, flags); bb_set_isa(isa) puts
- * every operation on that kernel; bb_isa_name_for refuses unknown operations; and a filter
- * built and queried under the automatic choice is byte-identical to the scalar one.
+ * every operation on that kernel; bb_isa_name_for refuses unknown operations; the kernel of
+ * adds into large filters (bb_isa_kernel_for) follows the table's size rule; and filters
+ * built and queried under the automatic choice, small and large, are byte-identical to the
+ * scalar ones.
  */
 #include "testutil.h"
 
@@ -79,6 +81,90 @@ Test(dispatch, automatic_choice_follows_the_cpu_table) {
     cr_assert_str_eq(bb_isa_name(), want_contains);
 }
 
+/* A blocked filter of n keys at 1% under the automatic choice (its payload, not its adds,
+ * decides the kernel). */
+static bb_filter *blocked_for(uint64_t n) {
+    bb_filter *f;
+    cr_assert_eq(bb_create_for(&f, BB_BLOCKED, n, 0.01, 5), BB_OK);
+    return f;
+}
+
+static bb_isa kernel_for(bb_isa isa, const bb_filter *f, bb_op op) {
+    bb_isa out = (bb_isa)99;
+    bb_status st = bb_isa_kernel_for(isa, f, op, &out);
+    cr_assert_eq(st, BB_OK, "bb_isa_kernel_for: %s", bb_strerror(st));
+    return out;
+}
+
+/* On Intel family 6 model A7h, adds of hashes into blocked filters above 6 MiB run avx512,
+ * plain and concurrent, and smaller ones scalar; adds of keys scalar at any size; contains
+ * avx512gfni at any size. Other CPUs of
+ * the table: one add kernel at every size. Written out from the table's facts, with the CPU
+ * read from /proc/cpuinfo. A 4-million-key filter is 4.7 MiB, an 8-million-key one 9.4. */
+Test(dispatch, large_filters_may_take_another_add_kernel) {
+    cr_assert_eq(bb_set_isa(BB_ISA_AUTO), BB_OK);
+    bb_filter *small = blocked_for(4000000), *large = blocked_for(8000000);
+    bb_info in = BB_INFO_INIT;
+    cr_assert_eq(bb_get_info(small, &in), BB_OK);
+    cr_assert_leq(in.bytes, UINT64_C(6) << 20);
+    cr_assert_eq(bb_get_info(large, &in), BB_OK);
+    cr_assert_gt(in.bytes, UINT64_C(6) << 20);
+    bb_isa named;
+    cr_assert_eq(bb_isa_from_string(bb_isa_name_for(BB_OP_ADD), &named), BB_OK);
+    bb_isa want_small = named, want_large = named;
+    cpuinfo c = read_cpuinfo();
+#if defined(__x86_64__)
+    if (c.found && strcmp(c.vendor, "GenuineIntel") == 0 && c.family == 6 && c.model == 0xa7 &&
+        c.avx512gfni)
+        want_small = BB_ISA_SCALAR, want_large = BB_ISA_AVX512;
+#endif
+    cr_assert_eq(kernel_for(BB_ISA_AUTO, small, BB_OP_ADD), want_small);
+    cr_assert_eq(kernel_for(BB_ISA_AUTO, large, BB_OP_ADD), want_large);
+    cr_assert_eq(kernel_for(BB_ISA_AUTO, large, BB_OP_ADD_CONCURRENT),
+                 want_large == BB_ISA_NEON ? BB_ISA_SCALAR : want_large);
+    /* Keys the library hashes: their lines are prefetched, and they stay on the small
+     * filters' kernel. */
+    cr_assert_eq(kernel_for(BB_ISA_AUTO, large, BB_OP_ADD_KEYS), want_small);
+    cr_assert_eq(kernel_for(BB_ISA_AUTO, small, BB_OP_ADD_KEYS), want_small);
+    bb_isa contains;
+    cr_assert_eq(bb_isa_from_string(bb_isa_name(), &contains), BB_OK);
+    cr_assert_eq(kernel_for(BB_ISA_AUTO, large, BB_OP_CONTAINS), contains);
+    /* bb_isa_kernel and bb_isa_name_for answer for small filters. */
+    bb_isa k;
+    cr_assert_eq(bb_isa_kernel(BB_ISA_AUTO, BB_BLOCKED, BB_OP_ADD, &k), BB_OK);
+    cr_assert_eq(k, want_small);
+    /* One ISA selected: that one at every size. */
+    for (size_t i = 0; i < bb_isa_count(); i++) {
+        bb_isa isa = bb_isa_at(i);
+        if (!bb_isa_available(isa)) continue;
+        cr_assert_eq(kernel_for(isa, large, BB_OP_ADD), isa);
+        cr_assert_eq(kernel_for(isa, small, BB_OP_ADD), isa);
+    }
+    cr_assert_eq(bb_isa_kernel_for(BB_ISA_AUTO, NULL, BB_OP_ADD, &k), BB_E_INVAL);
+    cr_assert_eq(bb_isa_kernel_for(BB_ISA_AUTO, large, BB_OP_ADD, NULL), BB_E_INVAL);
+    cr_assert_eq(bb_isa_kernel_for(BB_ISA_AUTO, large, (bb_op)7, &k), BB_E_INVAL);
+    cr_assert_eq(bb_isa_kernel_for((bb_isa)99, large, BB_OP_ADD, &k), BB_E_INVAL);
+    bb_free(small);
+    bb_free(large);
+    (void)c;
+}
+
+/* A scalable filter adds into its newest sub-filter, so that one's size decides: one that
+ * starts small (one 10^4-key sub-filter) reports the small filters' add kernel. */
+Test(dispatch, scalable_filters_report_their_newest_sub_filter) {
+    cr_assert_eq(bb_set_isa(BB_ISA_AUTO), BB_OK);
+    bb_config cfg = BB_CONFIG_INIT;
+    cfg.kind = BB_SCALABLE;
+    cfg.capacity = 10000;
+    cfg.fpr = 0.01;
+    bb_filter *f;
+    cr_assert_eq(bb_create(&f, &cfg), BB_OK);
+    bb_isa k;
+    cr_assert_eq(bb_isa_kernel(BB_ISA_AUTO, BB_SCALABLE, BB_OP_ADD, &k), BB_OK);
+    cr_assert_eq(kernel_for(BB_ISA_AUTO, f, BB_OP_ADD), k);
+    bb_free(f);
+}
+
 Test(dispatch, one_kernel_runs_every_operation_when_set) {
     for (size_t i = 0; i < bb_isa_count(); i++) {
         if (!tu_use_isa(bb_isa_at(i))) continue;
@@ -89,9 +175,9 @@ Test(dispatch, one_kernel_runs_every_operation_when_set) {
     cr_assert_eq(bb_set_isa(BB_ISA_AUTO), BB_OK);
 }
 
-/* The automatic mix of kernels builds the scalar kernel's bytes and gives its answers. */
-Test(dispatch, automatic_mix_is_bit_identical_to_scalar) {
-    enum { N = 50000 };
+/* The automatic mix of kernels builds the scalar kernel's bytes and gives its answers, in a
+ * small filter and in one large enough (9.4 MiB) for a CPU row's large-filter add kernel. */
+static void same_as_scalar(uint64_t capacity, size_t N) {
     uint64_t *h = malloc(N * sizeof *h), st = 11;
     uint8_t *out_auto = malloc(2 * N), *out_scalar = malloc(2 * N);
     cr_assert(h && out_auto && out_scalar);
@@ -101,8 +187,11 @@ Test(dispatch, automatic_mix_is_bit_identical_to_scalar) {
     bb_isa isa[2] = {BB_ISA_AUTO, BB_ISA_SCALAR};
     for (int j = 0; j < 2; j++) {
         cr_assert_eq(bb_set_isa(isa[j]), BB_OK);
-        cr_assert_eq(bb_create_for(&f[j], BB_BLOCKED, N, 0.01, 3), BB_OK);
-        cr_assert_eq(bb_add_hashes(f[j], h, N / 2), BB_OK);
+        cr_assert_eq(bb_create_for(&f[j], BB_BLOCKED, capacity, 0.01, 3), BB_OK);
+        cr_assert_eq(bb_add_hashes(f[j], h, N / 4), BB_OK);
+        cr_assert_eq(bb_add_hashes_concurrent(f[j], h + N / 4, N / 4, NULL), BB_OK);
+        /* the hashes' bytes as 8-byte keys: string adds, batch.c's pipeline */
+        cr_assert_eq(bb_add_fixed(f[j], h + N / 2, 8, 8, N / 4), BB_OK);
         cr_assert_eq(bb_contains_hashes(f[j], h, N, out[j], NULL), BB_OK);
     }
     tu_assert_same_bytes(f[0], f[1], "automatic vs scalar kernels");
@@ -113,4 +202,10 @@ Test(dispatch, automatic_mix_is_bit_identical_to_scalar) {
     free(out_auto);
     free(out_scalar);
     cr_assert_eq(bb_set_isa(BB_ISA_AUTO), BB_OK);
+}
+
+Test(dispatch, automatic_mix_is_bit_identical_to_scalar) { same_as_scalar(50000, 50000); }
+
+Test(dispatch, automatic_mix_is_bit_identical_to_scalar_in_large_filters) {
+    same_as_scalar(8000000, 400000);
 }

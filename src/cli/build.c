@@ -161,7 +161,7 @@ static void print_summary(const bb_filter *f, const char *path) {
               "%smodel FPR %.3g, isa %s",
               path, bb_kind_name(in.kind), in.keys_added, in.keys_added == 1 ? "" : "s", distinct,
               capacity, in.bits, (double)in.bytes / 1024.0, in.k, per_key, model,
-              cli_kernel_name(in.kind, BB_OP_ADD));
+              cli_kernel_name(f, BB_OP_ADD_KEYS));
     /* Overfull: more distinct keys than the filter was sized for, and so a model above its p
      * (two filters built each for its own 10^6 keys merge into 2 x 10^6 keys at 12.3%). A
      * scalable filter grows instead, so it is never overfull. */

@@ -82,9 +82,10 @@ int cli_help(const char *text);
 /** Warn when BB_ISA names an instruction set that is unknown or not available here (the
  *  library then silently picks the best one; the user should know). */
 void cli_check_isa_env(void);
-/* The kernel that runs `op` on filters of `kind` in this process ("scalar", ...; "-" if the
- * kind has no such operation): a kind may run another ISA's kernel than the blocked kind's. */
-const char *cli_kernel_name(bb_kind kind, bb_op op);
+/* The kernel that runs `op` on f in this process ("scalar", ...; "-" if its kind has no such
+ * operation): a kind may run another ISA's kernel than the blocked kind's, and a CPU's row
+ * may put adds into large filters on another kernel than small ones. */
+const char *cli_kernel_name(const bb_filter *f, bb_op op);
 
 /* ---- The small commands' options (common.c) ---------------------------------------------- */
 

@@ -202,9 +202,10 @@ void cli_check_isa_env(void) {
     cli_error("BB_ISA=%s not available, using %s", env, bb_isa_name());
 }
 
-const char *cli_kernel_name(bb_kind kind, bb_op op) {
+const char *cli_kernel_name(const bb_filter *f, bb_op op) {
     bb_isa isa;
-    return bb_isa_kernel(bb_isa_selected(), kind, op, &isa) == BB_OK ? bb_isa_to_string(isa) : "-";
+    return bb_isa_kernel_for(bb_isa_selected(), f, op, &isa) == BB_OK ? bb_isa_to_string(isa)
+                                                                       : "-";
 }
 
 /* ---- Option values --------------------------------------------------------------------------- */

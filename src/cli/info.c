@@ -135,8 +135,8 @@ static int describe(const char *path, bool json) {
         DBL("growth", in.growth),
         DBL("tightening", in.tightening),
         U64("no_scale", (in.flags & BB_NO_SCALE) != 0),
-        STR("isa", cli_kernel_name(in.kind, BB_OP_CONTAINS)),
-        STR("isa_add", cli_kernel_name(in.kind, BB_OP_ADD)),
+        STR("isa", cli_kernel_name(f, BB_OP_CONTAINS)),
+        STR("isa_add", cli_kernel_name(f, BB_OP_ADD)),
     };
     if (json) putchar('{');
     print_fields(fs, sizeof fs / sizeof *fs, json, "");

@@ -11,9 +11,9 @@
  * The probe scheme (block index and in-block positions) is written once in internal.h,
  * because the SIMD kernels (src/kernels/, chosen once by dispatch.c), the counting kind and
  * this file all use it; sizing is the blocked model of sizing.c. Batches go to the active
- * kernel of its operation (dispatch.c); single keys use the reference bb_block_set and the
- * contains kernel's block test. bb_get_view (view.c) exposes the payload to the public
- * header's inline lookups.
+ * kernel of their operation (dispatch.c; for adds, of the filter's size); single keys use the
+ * reference bb_block_set and the contains kernel's block test. bb_get_view (view.c) exposes
+ * the payload to the public header's inline lookups.
  */
 #include "../internal.h"
 #include "../kernels/prefetch.h"
@@ -30,7 +30,17 @@ static bool blocked_contains(const bb_filter *f, uint64_t h) {
 }
 
 static bb_status blocked_add_hashes(bb_filter *f, const uint64_t *h, size_t n) {
-    bb_kernel_add_active()->add_hashes(f->data, f->blocks, f->k, h, n);
+    bb_kernel_add_active(f->payload_bytes)->add_hashes(f->data, f->blocks, f->k, h, n);
+    f->keys_added = bb_sat_add(f->keys_added, n);
+    return BB_OK;
+}
+
+/* Lines already on their way to L2: the small filters' add kernel, whatever the size, for a
+ * CPU row's large-filter kernel did not pay once the pipeline had prefetched the lines:
+ * string adds into a 7.1 MiB filter took 11.14 ns/key on scalar against 12.23 on avx512,
+ * and 16.76 against 16.54 into 118 MiB (Xeon family 6 model A7h). */
+static bb_status blocked_add_hashes_warm(bb_filter *f, const uint64_t *h, size_t n) {
+    bb_kernel_add_active(0)->add_hashes(f->data, f->blocks, f->k, h, n);
     f->keys_added = bb_sat_add(f->keys_added, n);
     return BB_OK;
 }
@@ -49,11 +59,12 @@ static void blocked_prefetch_lines(const bb_filter *f, const uint64_t *h, size_t
     for (size_t i = 0; i < n; i++) __builtin_prefetch(bb_block_of(f->data, f->blocks, h[i]), 0, 2);
 }
 
-/* Concurrent adds: under stripe locks, on the concurrent kernel of the plain add's ISA (so
- * BB_ISA and dispatch.c's per-CPU rows choose both; kernels/conc_loops.h). */
+/* Concurrent adds: under stripe locks, on the concurrent kernel of the plain add's ISA for
+ * this filter's size (so BB_ISA and dispatch.c's per-CPU rows choose both;
+ * kernels/conc_loops.h). */
 static size_t blocked_add_striped(bb_filter *f, bb_stripes *st, const uint64_t *h, size_t n,
                                   bool count) {
-    return bb_conc_kernel_active()->add_hashes(f->data, f->blocks, f->k, st, h, n, count);
+    return bb_conc_kernel_active(f->payload_bytes)->add_hashes(f->data, f->blocks, f->k, st, h, n, count);
 }
 
 static bool blocked_contains_concurrent(const bb_filter *f, uint64_t h) {
@@ -89,6 +100,7 @@ const bb_kind_ops bb_kind_blocked = {
     .add = blocked_add,
     .contains = blocked_contains,
     .add_hashes = blocked_add_hashes,
+    .add_hashes_warm = blocked_add_hashes_warm,
     .contains_hashes = blocked_contains_hashes,
     .line_of = blocked_line_of,
     .prefetch_lines = blocked_prefetch_lines,
