@@ -231,7 +231,7 @@ typedef struct size_run {
     size_t nseries;
     /* What the automatic dispatch runs each bb_op on for this size's filters, per kind with
      * kernels (choice_kinds order): the add kernel may depend on the filter's size. */
-    bb_isa chosen[3][4];
+    bb_isa chosen[3][5];
 } size_run;
 
 void measure_size(size_run *r, const keygen *g, const bench_opts *o);

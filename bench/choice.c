@@ -44,7 +44,7 @@ void op_choices_note(size_run *r) {
         const bb_filter *f = NULL;
         for (size_t i = 0; i < r->nseries && !f; i++)
             if (r->series[i].type == choice_kinds[k] && !r->series[i].skip) f = r->series[i].f;
-        for (int op = BB_OP_CONTAINS; op <= BB_OP_ADD_KEYS; op++) {
+        for (int op = BB_OP_CONTAINS; op <= BB_OP_CONTAINS_KEYS; op++) {
             bb_isa isa = BB_ISA_SCALAR;
             if (f) bb_isa_kernel_for(BB_ISA_AUTO, f, (bb_op)op, &isa);
             else bb_isa_kernel(BB_ISA_AUTO, lib_kinds[k], (bb_op)op, &isa);
@@ -58,10 +58,11 @@ bb_isa chosen_kernel(const size_run *r, series_type kind, bb_op op) {
 }
 
 static bb_isa chosen_isa(const size_run *r, series_type kind, metric m) {
-    bb_op op = m == M_ADD_CONC   ? BB_OP_ADD_CONCURRENT
-               : m == M_ADD      ? BB_OP_ADD_KEYS
-               : m == M_ADD_HASH ? BB_OP_ADD
-                                 : BB_OP_CONTAINS;
+    bb_op op = m == M_ADD_CONC                                         ? BB_OP_ADD_CONCURRENT
+               : m == M_ADD                                            ? BB_OP_ADD_KEYS
+               : m == M_ADD_HASH                                       ? BB_OP_ADD
+               : m == M_PRESENT || m == M_ABSENT || m == M_BATCH_STR ? BB_OP_CONTAINS_KEYS
+                                                                       : BB_OP_CONTAINS;
     return chosen_kernel(r, kind, op);
 }
 

@@ -1064,17 +1064,19 @@ BB_API bb_status bb_set_isa(bb_isa isa);
 BB_API const char *bb_isa_name(void);
 
 /** Operations whose kernel is chosen separately (bb_isa_name_for, bb_isa_kernel).
- *  BB_OP_ADD: batch adds of pre-computed hashes (bb_add_hashes), and any batch add the
- *  library's own threads run (bb_set_threads). BB_OP_ADD_CONCURRENT: bb_add_hashes_concurrent
- *  and the other concurrent adds. BB_OP_ADD_KEYS: batch adds of keys the library hashes
- *  (bb_add_batch, bb_add_arrow64, ...) from the calling thread, which may run on another
- *  kernel than BB_OP_ADD in large filters, because their lines are prefetched while the next
- *  keys are hashed. */
+ *  BB_OP_CONTAINS: single lookups and batch lookups of pre-computed hashes. BB_OP_ADD: batch
+ *  adds of pre-computed hashes (bb_add_hashes), and any batch add the library's own threads
+ *  run (bb_set_threads). BB_OP_ADD_CONCURRENT: bb_add_hashes_concurrent and the other
+ *  concurrent adds. BB_OP_ADD_KEYS and BB_OP_CONTAINS_KEYS: batches of keys the library
+ *  hashes (bb_add_batch, bb_contains_arrow64, ...), whose lines it prefetches while it
+ *  hashes the next keys; in large filters a CPU's row may run them on another kernel than
+ *  batches of hashes. */
 typedef enum bb_op {
     BB_OP_CONTAINS = 0,
     BB_OP_ADD = 1,
     BB_OP_ADD_CONCURRENT = 2,
-    BB_OP_ADD_KEYS = 3
+    BB_OP_ADD_KEYS = 3,
+    BB_OP_CONTAINS_KEYS = 4
 } bb_op;
 
 /**

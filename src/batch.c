@@ -50,13 +50,22 @@ static bb_status add_hashes(bb_filter *f, const uint64_t *h, size_t n) {
     return BB_OK;
 }
 
-/* A chunk of add_src, whose lines hash_chunk may have prefetched. */
+/* Whether hash_chunk prefetches the lines of f's chunks. */
+static bool pipelined(const bb_filter *f) {
+    return bb_row(f)->line_of && bb_pipeline_worth(f->payload_bytes / BB_BLOCK_BYTES);
+}
+
+/* A chunk of add_src or contains_part, whose lines hash_chunk may have prefetched. */
 static bb_status add_chunk(bb_filter *f, const uint64_t *h, size_t n) {
     const bb_kind_ops *row = bb_row(f);
-    if (row->add_hashes_warm && row->line_of &&
-        bb_pipeline_worth(f->payload_bytes / BB_BLOCK_BYTES))
-        return row->add_hashes_warm(f, h, n);
+    if (row->add_hashes_warm && pipelined(f)) return row->add_hashes_warm(f, h, n);
     return add_hashes(f, h, n);
+}
+
+static size_t contains_chunk(const bb_filter *f, const uint64_t *h, size_t n, uint8_t *out) {
+    const bb_kind_ops *row = bb_row(f);
+    if (row->contains_hashes_warm && pipelined(f)) return row->contains_hashes_warm(f, h, n, out);
+    return contains_hashes(f, h, n, out);
 }
 
 static bb_status check_add(const bb_filter *f) {
@@ -141,7 +150,7 @@ static void hash_chunk(const bb_filter *f, const bb_keysrc *src, size_t first, s
                        uint64_t *hashes) {
     const bb_kind_ops *row = bb_row(f);
     bb_hash_keys(src, row->hash, f->seed, first, count, hashes);
-    if (!row->line_of || !bb_pipeline_worth(f->payload_bytes / BB_BLOCK_BYTES)) return;
+    if (!pipelined(f)) return;
     if (row->prefetch_lines) {
         row->prefetch_lines(f, hashes, count);
         return;
@@ -179,7 +188,7 @@ static size_t contains_part(void *ctx, size_t first, size_t count) {
         if (i + BB_CHUNK < count)
             hash_chunk(j->f, j->src, first + i + BB_CHUNK, chunk_len(count, i + BB_CHUNK),
                        h[cur ^ 1]);
-        hits += contains_hashes(j->f, h[cur], chunk_len(count, i), j->out + first + i);
+        hits += contains_chunk(j->f, h[cur], chunk_len(count, i), j->out + first + i);
     }
     return hits;
 }

@@ -177,7 +177,11 @@ bb_status bb_isa_from_string(const char *name, bb_isa *out) {
  *    run avx512, faster there than scalar (8.63 against 9.92 ns/key at 10^8 keys, 1.15x;
  *    concurrent 9.39 against 9.75). Between 4.7 and 8.3 MiB the two were within 1.07x of each
  *    other either way in two runs, so the cut sits between. Adds of keys stay scalar
- *    (kinds/blocked.c); contains stay on avx512gfni (within 1.07x of the best everywhere).
+ *    (kinds/blocked.c). Contains stay on avx512gfni, but batches of keys in filters above
+ *    6 MiB, blocked contains and sectorized adds and contains, run avx2, faster there in
+ *    both full runs: blocked string contains 14.74 against 15.63 ns/key at 10^8 keys,
+ *    sectorized 14.14 against 15.36 and sectorized string adds 16.18 against 17.28 (avx512),
+ *    while batches of hashes and loops of single lookups stay faster on the wider kernels.
  *  - Intel family 6 model CFh (docs/bench/intel-xeon-6-cf.txt, a KVM guest with AVX-512,
  *    GFNI and AMX): the same choice. Pre-hashed adds take 4.60 ns/key on scalar against 8.11
  *    on avx512gfni at 10^4 keys and 4.45 against 7.85 at 10^6; at 10^7 and 10^8 scalar adds
@@ -199,18 +203,23 @@ typedef struct cpu_row {
     cpu_vendor vendor;
     unsigned family, model_lo, model_hi;
     bb_isa contains, add;
-    /* Adds into blocked filters larger than large_mib MiB run on add_large instead of add
-     * (both the plain and the concurrent add); 0: every size on add. */
+    /* In blocked and sectorized filters larger than large_mib MiB (0: none), adds of hashes
+     * run on add_large instead of add (blocked, plain and concurrent), and batches of keys
+     * on keys_large (blocked contains, sectorized adds and contains); blocked adds of keys
+     * keep add at every size. */
     unsigned large_mib;
-    bb_isa add_large;
+    bb_isa add_large, keys_large;
 } cpu_row;
 
 #if defined(__x86_64__) || defined(__i386__) /* CPUID identifies the CPU on x86 only */
 static const cpu_row cpu_rows[] = {
-    {VENDOR_AMD, 0x17, 0x00, 0x2f, BB_ISA_AVX2, BB_ISA_SCALAR, 0, BB_ISA_AUTO},
-    {VENDOR_AMD, 0x19, 0x10, 0x1f, BB_ISA_AVX512GFNI, BB_ISA_AVX512GFNI, 0, BB_ISA_AUTO},
-    {VENDOR_INTEL, 0x06, 0xa7, 0xa7, BB_ISA_AVX512GFNI, BB_ISA_SCALAR, 6, BB_ISA_AVX512},
-    {VENDOR_INTEL, 0x06, 0xcf, 0xcf, BB_ISA_AVX512GFNI, BB_ISA_SCALAR, 0, BB_ISA_AUTO},
+    {VENDOR_AMD, 0x17, 0x00, 0x2f, BB_ISA_AVX2, BB_ISA_SCALAR, 0, BB_ISA_AUTO, BB_ISA_AUTO},
+    {VENDOR_AMD, 0x19, 0x10, 0x1f, BB_ISA_AVX512GFNI, BB_ISA_AVX512GFNI, 0, BB_ISA_AUTO,
+     BB_ISA_AUTO},
+    {VENDOR_INTEL, 0x06, 0xa7, 0xa7, BB_ISA_AVX512GFNI, BB_ISA_SCALAR, 6, BB_ISA_AVX512,
+     BB_ISA_AVX2},
+    {VENDOR_INTEL, 0x06, 0xcf, 0xcf, BB_ISA_AVX512GFNI, BB_ISA_SCALAR, 0, BB_ISA_AUTO,
+     BB_ISA_AUTO},
 };
 
 static cpu_vendor cpu_ident(unsigned *family, unsigned *model) {
@@ -250,7 +259,7 @@ static const cpu_row *cpu_row_here(void) {
         const cpu_row *r = &cpu_rows[i];
         if (r->vendor == v && r->family == family && model >= r->model_lo && model <= r->model_hi &&
             available_row(r->contains) && available_row(r->add) &&
-            (!r->large_mib || available_row(r->add_large)))
+            (!r->large_mib || (available_row(r->add_large) && available_row(r->keys_large))))
             return r;
     }
 #endif
@@ -262,10 +271,11 @@ static const cpu_row *cpu_row_here(void) {
  * select) and the automatic one, all filled exactly once (the first caller fills them, any
  * other waits), so a published pointer always points to a filled table and no two threads
  * write one. Concurrent adds follow the add's ISA, split-block filters the contains' ISA.
- * The sectorized kind takes the widest ISA for both operations, whatever cpu_rows say: its
- * mask is a few lane-wise operations, not the blocked add's cross-lane work, so the blocked
- * kind's reasons for a narrower kernel do not carry over (Xeon family 6 model 0xa7, 10^6
- * keys: adds 2.30 ns/key on avx512, 2.73 avx2, 8.74 scalar; contains 3.03, 3.82, 8.36). */
+ * The sectorized kind takes the widest ISA for both operations, whatever cpu_rows say, but for
+ * a row's keys_large: its mask is a few lane-wise operations, not the blocked add's
+ * cross-lane work, so the blocked kind's reasons for a narrower kernel do not carry over
+ * (Xeon family 6 model 0xa7, 10^6 keys: adds 2.30 ns/key on avx512, 2.73 avx2, 8.74 scalar;
+ * contains 3.03, 3.82, 8.36). */
 static bb_dispatch single[N_ISA_ROWS];
 static bb_dispatch automatic;
 static atomic_int tables_state; /* 0: not filled, 1: being filled, 2: filled */
@@ -277,6 +287,8 @@ static bb_dispatch dispatch_of(const isa_row *contains, const isa_row *add, cons
                          .large_bytes = UINT64_MAX,
                          .add_large = add->blocked,
                          .conc_large = add->conc,
+                         .keys_contains = contains->blocked,
+                         .keys_sect = sect->sectorized,
                          .split = contains->split,
                          .sect = sect->sectorized};
 }
@@ -285,10 +297,12 @@ static bb_dispatch dispatch_of(const isa_row *contains, const isa_row *add, cons
 static bb_dispatch dispatch_of_row(const cpu_row *r, const isa_row *sect) {
     bb_dispatch d = dispatch_of(available_row(r->contains), available_row(r->add), sect);
     if (r->large_mib) {
-        const isa_row *large = available_row(r->add_large);
+        const isa_row *large = available_row(r->add_large), *keys = available_row(r->keys_large);
         d.large_bytes = (uint64_t)r->large_mib << 20;
         d.add_large = large->blocked;
         d.conc_large = large->conc;
+        d.keys_contains = keys->blocked;
+        d.keys_sect = keys->sectorized;
     }
     return d;
 }
@@ -371,35 +385,40 @@ bb_isa bb_isa_selected(void) {
 /* The kernel of op on filters of row's kind whose adds go to a payload of `bytes` bytes. */
 static bb_status kernel_of(bb_isa isa, const bb_kind_ops *row, bb_op op, uint64_t bytes,
                            bb_isa *out) {
-    if (!out || !row ||
-        (op != BB_OP_CONTAINS && op != BB_OP_ADD && op != BB_OP_ADD_CONCURRENT &&
-         op != BB_OP_ADD_KEYS) ||
+    if (!out || !row || op < BB_OP_CONTAINS || op > BB_OP_CONTAINS_KEYS ||
         (isa != BB_ISA_AUTO && !row_of(isa)))
         return BB_E_INVAL;
-    /* batch.c hands chunks whose lines it prefetched to the row's add_hashes_warm, which
-     * runs the small filters' kernel (kinds/blocked.c says why) */
-    if (op == BB_OP_ADD_KEYS) {
-        if (row->add_hashes_warm && row->line_of && bb_pipeline_worth(bytes / BB_BLOCK_BYTES))
-            bytes = 0;
-        op = BB_OP_ADD;
-    }
     const bb_dispatch *d = isa == BB_ISA_AUTO ? automatic_choice() : single_of(isa);
     if (!d) return BB_E_UNSUPPORTED;
     if (op == BB_OP_ADD_CONCURRENT && !row->add_striped)
         /* no concurrent adds, or the kind's own atomic ORs (atomic_bits.h): portable code */
         return row->add_concurrent ? (*out = BB_ISA_SCALAR, BB_OK) : BB_E_UNSUPPORTED;
+    bool large = bytes > d->large_bytes;
+    /* batch.c hands the chunks whose lines it prefetched to the row's *_warm entries */
+    bool pipelined = row->line_of && bb_pipeline_worth(bytes / BB_BLOCK_BYTES);
+    bool warm = pipelined && (op == BB_OP_ADD_KEYS      ? row->add_hashes_warm != NULL
+                              : op == BB_OP_CONTAINS_KEYS ? row->contains_hashes_warm != NULL
+                                                          : false);
+    const bb_kernel *k = NULL;
     switch (row->layout) {
     case BB_LAYOUT_BLOCKED:
-        bool large = bytes > d->large_bytes;
-        *out = op == BB_OP_CONTAINS ? d->contains->isa
-               : op == BB_OP_ADD    ? (large ? d->add_large : d->add)->isa
-                                    : (large ? d->conc_large : d->conc)->isa;
-        return BB_OK;
+        if (op == BB_OP_ADD_CONCURRENT) {
+            *out = (large ? d->conc_large : d->conc)->isa;
+            return BB_OK;
+        }
+        k = op == BB_OP_CONTAINS        ? d->contains
+            : op == BB_OP_CONTAINS_KEYS ? (warm && large ? d->keys_contains : d->contains)
+            : op == BB_OP_ADD_KEYS && warm ? d->add
+            : large                        ? d->add_large
+                                           : d->add;
+        break;
     case BB_LAYOUT_SPLIT: *out = d->split->isa; return BB_OK;
-    case BB_LAYOUT_SECTORIZED: *out = d->sect->isa; return BB_OK;
-    case BB_LAYOUT_PORTABLE: break;
+    case BB_LAYOUT_SECTORIZED: k = warm && large ? d->keys_sect : d->sect; break;
+    case BB_LAYOUT_PORTABLE:
+        *out = BB_ISA_SCALAR; /* no kernels: portable code, which the scalar name stands for */
+        return BB_OK;
     }
-    *out = BB_ISA_SCALAR; /* no kernels: portable code, which the scalar name stands for */
+    *out = k ? k->isa : BB_ISA_SCALAR;
     return BB_OK;
 }
 

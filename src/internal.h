@@ -139,12 +139,16 @@ typedef struct bb_dispatch {
     const bb_kernel *add;
     /** Concurrent adds of blocked filters: the add kernel's ISA (kernels/conc_*.c). */
     const struct bb_conc_kernel *conc;
-    /** Adds and concurrent adds into blocked filters whose payload is larger than large_bytes
-     *  run on add_large and conc_large instead (a per-CPU row's choice, dispatch.c); with no
-     *  such choice large_bytes is UINT64_MAX and the two repeat add and conc. */
+    /** In filters whose payload is larger than large_bytes (a per-CPU row's choice,
+     *  dispatch.c; with none, UINT64_MAX and these repeat the small filters' kernels):
+     *  adds of hashes into blocked filters run on add_large, concurrent ones on conc_large;
+     *  batches of keys (the kinds' *_warm entries) run blocked contains on keys_contains and
+     *  both sectorized operations on keys_sect. Blocked adds of keys keep `add`. */
     uint64_t large_bytes;
     const bb_kernel *add_large;
     const struct bb_conc_kernel *conc_large;
+    const bb_kernel *keys_contains;
+    const bb_kernel *keys_sect;
     /** Split-block filters, every operation: the contains kernel's ISA (kernels/split_*.c). */
     const struct bb_split_kernel *split;
     /** The sectorized kind's kernel, both operations (kernels/sectorized_*.c). */
@@ -195,6 +199,17 @@ extern const bb_conc_kernel bb_conc_kernel_scalar;
 #if defined(__x86_64__) || defined(__i386__)
 extern const bb_conc_kernel bb_conc_kernel_avx2, bb_conc_kernel_avx512, bb_conc_kernel_avx512gfni;
 #endif
+/** The kernel of batches of keys into a blocked payload of `bytes` bytes: contains (for adds
+ *  it is bb_kernel_add_active(0)). */
+static inline const bb_kernel *bb_kernel_keys_contains(uint64_t bytes) {
+    const bb_dispatch *d = bb_dispatch_active();
+    return bytes > d->large_bytes ? d->keys_contains : d->contains;
+}
+/** The sectorized kernel of batches of keys, adds and contains, into `bytes` bytes. */
+static inline const bb_kernel *bb_kernel_keys_sect(uint64_t bytes) {
+    const bb_dispatch *d = bb_dispatch_active();
+    return bytes > d->large_bytes ? d->keys_sect : d->sect;
+}
 /** The kernel of concurrent batch adds into a blocked payload of `bytes` bytes. */
 static inline const bb_conc_kernel *bb_conc_kernel_active(uint64_t bytes) {
     const bb_dispatch *d = bb_dispatch_active();
@@ -306,6 +321,9 @@ typedef struct bb_kind_ops {
     bb_status (*add_hashes_warm)(bb_filter *f, const uint64_t *h, size_t n);
     /** out[i] for h[0 .. n); returns the number of 1s. */
     size_t (*contains_hashes)(const bb_filter *f, const uint64_t *h, size_t n, uint8_t *out);
+    /** contains_hashes for hashes whose lines the pipeline prefetched, as add_hashes_warm. */
+    size_t (*contains_hashes_warm)(const bb_filter *f, const uint64_t *h, size_t n,
+                                   uint8_t *out);
     /** The memory a key's add or contains touches, for prefetching while a batch is hashed.
      *  NULL = not worth it (no single line per key). Non-decreasing in h: threads.c cuts a
      *  batch add into runs of lines by intervals of hashes. */

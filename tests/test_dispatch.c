@@ -81,11 +81,10 @@ Test(dispatch, automatic_choice_follows_the_cpu_table) {
     cr_assert_str_eq(bb_isa_name(), want_contains);
 }
 
-/* A blocked filter of n keys at 1% under the automatic choice (its payload, not its adds,
- * decides the kernel). */
-static bb_filter *blocked_for(uint64_t n) {
+/* A filter of n keys at 1% (its payload, not its adds, decides the kernel). */
+static bb_filter *filter_for(bb_kind kind, uint64_t n) {
     bb_filter *f;
-    cr_assert_eq(bb_create_for(&f, BB_BLOCKED, n, 0.01, 5), BB_OK);
+    cr_assert_eq(bb_create_for(&f, kind, n, 0.01, 5), BB_OK);
     return f;
 }
 
@@ -96,57 +95,98 @@ static bb_isa kernel_for(bb_isa isa, const bb_filter *f, bb_op op) {
     return out;
 }
 
-/* On Intel family 6 model A7h, adds of hashes into blocked filters above 6 MiB run avx512,
- * plain and concurrent, and smaller ones scalar; adds of keys scalar at any size; contains
- * avx512gfni at any size. Other CPUs of
- * the table: one add kernel at every size. Written out from the table's facts, with the CPU
- * read from /proc/cpuinfo. A 4-million-key filter is 4.7 MiB, an 8-million-key one 9.4. */
-Test(dispatch, large_filters_may_take_another_add_kernel) {
-    cr_assert_eq(bb_set_isa(BB_ISA_AUTO), BB_OK);
-    bb_filter *small = blocked_for(4000000), *large = blocked_for(8000000);
-    bb_info in = BB_INFO_INIT;
-    cr_assert_eq(bb_get_info(small, &in), BB_OK);
-    cr_assert_leq(in.bytes, UINT64_C(6) << 20);
-    cr_assert_eq(bb_get_info(large, &in), BB_OK);
-    cr_assert_gt(in.bytes, UINT64_C(6) << 20);
-    bb_isa named;
-    cr_assert_eq(bb_isa_from_string(bb_isa_name_for(BB_OP_ADD), &named), BB_OK);
-    bb_isa want_small = named, want_large = named;
-    cpuinfo c = read_cpuinfo();
+static bool is_a7h(void) {
 #if defined(__x86_64__)
-    if (c.found && strcmp(c.vendor, "GenuineIntel") == 0 && c.family == 6 && c.model == 0xa7 &&
-        c.avx512gfni)
-        want_small = BB_ISA_SCALAR, want_large = BB_ISA_AVX512;
+    cpuinfo c = read_cpuinfo();
+    return c.found && strcmp(c.vendor, "GenuineIntel") == 0 && c.family == 6 &&
+           c.model == 0xa7 && c.avx512gfni;
+#else
+    return false;
 #endif
-    cr_assert_eq(kernel_for(BB_ISA_AUTO, small, BB_OP_ADD), want_small);
-    cr_assert_eq(kernel_for(BB_ISA_AUTO, large, BB_OP_ADD), want_large);
-    cr_assert_eq(kernel_for(BB_ISA_AUTO, large, BB_OP_ADD_CONCURRENT),
-                 want_large == BB_ISA_NEON ? BB_ISA_SCALAR : want_large);
-    /* Keys the library hashes: their lines are prefetched, and they stay on the small
-     * filters' kernel. */
-    cr_assert_eq(kernel_for(BB_ISA_AUTO, large, BB_OP_ADD_KEYS), want_small);
-    cr_assert_eq(kernel_for(BB_ISA_AUTO, small, BB_OP_ADD_KEYS), want_small);
-    bb_isa contains;
+}
+
+/* On Intel family 6 model A7h, in filters above 6 MiB: adds of hashes into blocked filters
+ * run avx512, plain and concurrent (scalar below); batches of keys run blocked contains and
+ * both sectorized operations on avx2 (avx512gfni and avx512 below); blocked adds of keys stay
+ * scalar, and single lookups and batches of hashes keep the small filters' kernels. Other
+ * CPUs of the table: the same kernel at every size. Written out from the table's facts, with
+ * the CPU read from /proc/cpuinfo. A 4-million-key blocked filter is 4.7 MiB, an
+ * 8-million-key one 9.4; sectorized ones a little larger. */
+Test(dispatch, large_filters_may_take_other_kernels) {
+    cr_assert_eq(bb_set_isa(BB_ISA_AUTO), BB_OK);
+    bb_filter *small = filter_for(BB_BLOCKED, 4000000), *large = filter_for(BB_BLOCKED, 8000000);
+    bb_filter *s_small = filter_for(BB_SECTORIZED, 4000000);
+    bb_filter *s_large = filter_for(BB_SECTORIZED, 8000000);
+    const bb_filter *smalls[2] = {small, s_small}, *larges[2] = {large, s_large};
+    for (int i = 0; i < 2; i++) {
+        bb_info in = BB_INFO_INIT;
+        cr_assert_eq(bb_get_info(smalls[i], &in), BB_OK);
+        cr_assert_leq(in.bytes, UINT64_C(6) << 20);
+        cr_assert_eq(bb_get_info(larges[i], &in), BB_OK);
+        cr_assert_gt(in.bytes, UINT64_C(6) << 20);
+    }
+    bb_isa add, contains, sect;
+    cr_assert_eq(bb_isa_from_string(bb_isa_name_for(BB_OP_ADD), &add), BB_OK);
     cr_assert_eq(bb_isa_from_string(bb_isa_name(), &contains), BB_OK);
-    cr_assert_eq(kernel_for(BB_ISA_AUTO, large, BB_OP_CONTAINS), contains);
+    cr_assert_eq(bb_isa_kernel(BB_ISA_AUTO, BB_SECTORIZED, BB_OP_CONTAINS, &sect), BB_OK);
+    bb_isa add_large = add, keys_large = contains, sect_keys_large = sect;
+    if (is_a7h()) {
+        cr_assert_eq(add, BB_ISA_SCALAR);
+        cr_assert_eq(contains, BB_ISA_AVX512GFNI);
+        cr_assert_eq(sect, BB_ISA_AVX512);
+        add_large = BB_ISA_AVX512, keys_large = sect_keys_large = BB_ISA_AVX2;
+    }
+    static const struct {
+        bb_op op;
+        bool sectorized, large;
+    } cases[] = {{BB_OP_ADD, false, false},          {BB_OP_ADD, false, true},
+                 {BB_OP_ADD_CONCURRENT, false, true}, {BB_OP_ADD_KEYS, false, false},
+                 {BB_OP_ADD_KEYS, false, true},       {BB_OP_CONTAINS, false, true},
+                 {BB_OP_CONTAINS_KEYS, false, false}, {BB_OP_CONTAINS_KEYS, false, true},
+                 {BB_OP_ADD, true, true},             {BB_OP_CONTAINS, true, true},
+                 {BB_OP_ADD_KEYS, true, false},       {BB_OP_ADD_KEYS, true, true},
+                 {BB_OP_CONTAINS_KEYS, true, false},  {BB_OP_CONTAINS_KEYS, true, true}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        bb_op op = cases[i].op;
+        bool keys = op == BB_OP_ADD_KEYS || op == BB_OP_CONTAINS_KEYS, big = cases[i].large;
+        bb_isa want = cases[i].sectorized ? (keys && big ? sect_keys_large : sect)
+                      : op == BB_OP_CONTAINS      ? contains
+                      : op == BB_OP_CONTAINS_KEYS ? (big ? keys_large : contains)
+                      : op == BB_OP_ADD_KEYS      ? add
+                                                  : (big ? add_large : add);
+        if (op == BB_OP_ADD_CONCURRENT && want == BB_ISA_NEON) want = BB_ISA_SCALAR;
+        const bb_filter *f = (cases[i].sectorized ? (big ? s_large : s_small)
+                                                  : (big ? large : small));
+        bb_isa got = kernel_for(BB_ISA_AUTO, f, op);
+        cr_assert_eq(got, want, "case %zu: %s, want %s", i, bb_isa_to_string(got),
+                     bb_isa_to_string(want));
+    }
     /* bb_isa_kernel and bb_isa_name_for answer for small filters. */
     bb_isa k;
-    cr_assert_eq(bb_isa_kernel(BB_ISA_AUTO, BB_BLOCKED, BB_OP_ADD, &k), BB_OK);
-    cr_assert_eq(k, want_small);
-    /* One ISA selected: that one at every size. */
+    cr_assert_eq(bb_isa_kernel(BB_ISA_AUTO, BB_BLOCKED, BB_OP_CONTAINS_KEYS, &k), BB_OK);
+    cr_assert_eq(k, contains);
+    /* One ISA selected: that one (or the kernel it borrows) at every size. */
     for (size_t i = 0; i < bb_isa_count(); i++) {
         bb_isa isa = bb_isa_at(i);
         if (!bb_isa_available(isa)) continue;
-        cr_assert_eq(kernel_for(isa, large, BB_OP_ADD), isa);
-        cr_assert_eq(kernel_for(isa, small, BB_OP_ADD), isa);
+        for (int op = BB_OP_CONTAINS; op <= BB_OP_CONTAINS_KEYS; op++) {
+            if (op == BB_OP_ADD_CONCURRENT) continue;
+            cr_assert_eq(kernel_for(isa, large, (bb_op)op), isa);
+            cr_assert_eq(kernel_for(isa, small, (bb_op)op), isa);
+            bb_isa s_isa;
+            cr_assert_eq(bb_isa_kernel(isa, BB_SECTORIZED, BB_OP_CONTAINS, &s_isa), BB_OK);
+            cr_assert_eq(kernel_for(isa, s_large, (bb_op)op), s_isa);
+        }
     }
     cr_assert_eq(bb_isa_kernel_for(BB_ISA_AUTO, NULL, BB_OP_ADD, &k), BB_E_INVAL);
     cr_assert_eq(bb_isa_kernel_for(BB_ISA_AUTO, large, BB_OP_ADD, NULL), BB_E_INVAL);
     cr_assert_eq(bb_isa_kernel_for(BB_ISA_AUTO, large, (bb_op)7, &k), BB_E_INVAL);
+    cr_assert_eq(bb_isa_kernel_for(BB_ISA_AUTO, large, (bb_op)-1, &k), BB_E_INVAL);
     cr_assert_eq(bb_isa_kernel_for((bb_isa)99, large, BB_OP_ADD, &k), BB_E_INVAL);
     bb_free(small);
     bb_free(large);
-    (void)c;
+    bb_free(s_small);
+    bb_free(s_large);
 }
 
 /* A scalable filter adds into its newest sub-filter, so that one's size decides: one that
@@ -177,9 +217,10 @@ Test(dispatch, one_kernel_runs_every_operation_when_set) {
 
 /* The automatic mix of kernels builds the scalar kernel's bytes and gives its answers, in a
  * small filter and in one large enough (9.4 MiB) for a CPU row's large-filter add kernel. */
-static void same_as_scalar(uint64_t capacity, size_t N) {
+static void same_as_scalar(bb_kind kind, uint64_t capacity, size_t N) {
     uint64_t *h = malloc(N * sizeof *h), st = 11;
     uint8_t *out_auto = malloc(2 * N), *out_scalar = malloc(2 * N);
+    bool concurrent = kind == BB_BLOCKED;
     cr_assert(h && out_auto && out_scalar);
     for (size_t i = 0; i < N; i++) h[i] = tu_splitmix64(&st);
     bb_filter *f[2];
@@ -187,15 +228,18 @@ static void same_as_scalar(uint64_t capacity, size_t N) {
     bb_isa isa[2] = {BB_ISA_AUTO, BB_ISA_SCALAR};
     for (int j = 0; j < 2; j++) {
         cr_assert_eq(bb_set_isa(isa[j]), BB_OK);
-        cr_assert_eq(bb_create_for(&f[j], BB_BLOCKED, capacity, 0.01, 3), BB_OK);
+        cr_assert_eq(bb_create_for(&f[j], kind, capacity, 0.01, 3), BB_OK);
         cr_assert_eq(bb_add_hashes(f[j], h, N / 4), BB_OK);
-        cr_assert_eq(bb_add_hashes_concurrent(f[j], h + N / 4, N / 4, NULL), BB_OK);
-        /* the hashes' bytes as 8-byte keys: string adds, batch.c's pipeline */
+        if (concurrent)
+            cr_assert_eq(bb_add_hashes_concurrent(f[j], h + N / 4, N / 4, NULL), BB_OK);
+        else cr_assert_eq(bb_add_hashes(f[j], h + N / 4, N / 4), BB_OK);
+        /* the hashes' bytes as 8-byte keys: batches of keys, batch.c's pipeline */
         cr_assert_eq(bb_add_fixed(f[j], h + N / 2, 8, 8, N / 4), BB_OK);
         cr_assert_eq(bb_contains_hashes(f[j], h, N, out[j], NULL), BB_OK);
+        cr_assert_eq(bb_contains_fixed(f[j], h, 8, 8, N, out[j] + N, NULL), BB_OK);
     }
     tu_assert_same_bytes(f[0], f[1], "automatic vs scalar kernels");
-    cr_assert_eq(memcmp(out_auto, out_scalar, N), 0, "automatic and scalar answers differ");
+    cr_assert_eq(memcmp(out_auto, out_scalar, 2 * N), 0, "automatic and scalar answers differ");
     bb_free(f[0]);
     bb_free(f[1]);
     free(h);
@@ -204,8 +248,12 @@ static void same_as_scalar(uint64_t capacity, size_t N) {
     cr_assert_eq(bb_set_isa(BB_ISA_AUTO), BB_OK);
 }
 
-Test(dispatch, automatic_mix_is_bit_identical_to_scalar) { same_as_scalar(50000, 50000); }
+Test(dispatch, automatic_mix_is_bit_identical_to_scalar) {
+    same_as_scalar(BB_BLOCKED, 50000, 50000);
+    same_as_scalar(BB_SECTORIZED, 50000, 50000);
+}
 
 Test(dispatch, automatic_mix_is_bit_identical_to_scalar_in_large_filters) {
-    same_as_scalar(8000000, 400000);
+    same_as_scalar(BB_BLOCKED, 8000000, 400000);
+    same_as_scalar(BB_SECTORIZED, 8000000, 400000);
 }

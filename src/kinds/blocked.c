@@ -50,6 +50,13 @@ static size_t blocked_contains_hashes(const bb_filter *f, const uint64_t *h, siz
     return bb_kernel_active()->contains_hashes(f->data, f->blocks, f->k, h, n, out);
 }
 
+/* Batches of keys: a CPU row may run them on another kernel in large filters (dispatch.c). */
+static size_t blocked_contains_hashes_warm(const bb_filter *f, const uint64_t *h, size_t n,
+                                           uint8_t *out) {
+    return bb_kernel_keys_contains(f->payload_bytes)
+        ->contains_hashes(f->data, f->blocks, f->k, h, n, out);
+}
+
 static const uint8_t *blocked_line_of(const bb_filter *f, uint64_t h) {
     return bb_block_of(f->data, f->blocks, h);
 }
@@ -102,6 +109,7 @@ const bb_kind_ops bb_kind_blocked = {
     .add_hashes = blocked_add_hashes,
     .add_hashes_warm = blocked_add_hashes_warm,
     .contains_hashes = blocked_contains_hashes,
+    .contains_hashes_warm = blocked_contains_hashes_warm,
     .line_of = blocked_line_of,
     .prefetch_lines = blocked_prefetch_lines,
     .add_striped = blocked_add_striped,

@@ -73,6 +73,19 @@ static size_t sect_contains_hashes(const bb_filter *f, const uint64_t *h, size_t
     return kernel()->contains_hashes(f->data, f->blocks, f->k, h, n, out);
 }
 
+/* Batches of keys: a CPU row may run them on another kernel in large filters (dispatch.c). */
+static bb_status sect_add_hashes_warm(bb_filter *f, const uint64_t *h, size_t n) {
+    bb_kernel_keys_sect(f->payload_bytes)->add_hashes(f->data, f->blocks, f->k, h, n);
+    f->keys_added = bb_sat_add(f->keys_added, n);
+    return BB_OK;
+}
+
+static size_t sect_contains_hashes_warm(const bb_filter *f, const uint64_t *h, size_t n,
+                                        uint8_t *out) {
+    return bb_kernel_keys_sect(f->payload_bytes)
+        ->contains_hashes(f->data, f->blocks, f->k, h, n, out);
+}
+
 static const uint8_t *sect_line_of(const bb_filter *f, uint64_t h) {
     return bb_block_of(f->data, f->blocks, h);
 }
@@ -146,7 +159,9 @@ const bb_kind_ops bb_kind_sectorized = {
     .add = sect_add,
     .contains = sect_contains,
     .add_hashes = sect_add_hashes,
+    .add_hashes_warm = sect_add_hashes_warm,
     .contains_hashes = sect_contains_hashes,
+    .contains_hashes_warm = sect_contains_hashes_warm,
     .line_of = sect_line_of,
     .prefetch_lines = sect_prefetch_lines,
     .add_concurrent = sect_add_concurrent,
