@@ -264,7 +264,7 @@ static void print_row(const series *s, const char *suffix, const double *v) {
     char b[24], name[64];
     print_bytes(b, sizeof b, s->bytes);
     snprintf(name, sizeof name, "%s%s", s->name, suffix);
-    printf("%-28s %10s", name, b);
+    printf("%-30s %10s", name, b);
     cell(s->bits_per_key, 5, 2);
     if (s->k) printf(" %3u", s->k);
     else printf(" %3s", "-");
@@ -276,7 +276,7 @@ static void print_row(const series *s, const char *suffix, const double *v) {
 /* The clock of each column of the single-thread rows (the -xN rows say theirs in the name). */
 static void print_clock_row(void) {
     static const char *const abbrev[] = {"cpu", "wall", "tsc"};
-    printf("%-28s %10s %5s %3s %7s", "(clock)", "", "", "", "");
+    printf("%-30s %10s %5s %3s %7s", "(clock)", "", "", "", "");
     for (int mm = 0; mm < M_COUNT; mm++) printf(" %7s", abbrev[metric_clock(S_BLOCKED, (metric)mm)]);
     printf("\n");
 }
@@ -332,14 +332,14 @@ void report_table(const size_run *runs, size_t nruns, const machine *m, const be
         printf("\n%s: n = %llu (blocked filter fits %s here; mean key %.1f bytes; %.1f s; "
                "AnonHugePages %ld KiB)\n", r->label, (unsigned long long)r->n, r->fits,
                r->mean_key_len, r->build_s, r->anon_huge_kib);
-        printf("%-28s %10s %5s %3s %7s", "series", "size", "bits", "k", "fpr%");
+        printf("%-30s %10s %5s %3s %7s", "series", "size", "bits", "k", "fpr%");
         for (int mm = 0; mm < M_COUNT; mm++) printf(" %7s", columns[mm]);
         printf("\n");
         print_clock_row();
         for (size_t j = 0; j < r->nseries; j++) {
             const series *s = &r->series[j];
             if (s->skip) {
-                printf("%-28s skipped: %s\n", s->name, s->skip_why);
+                printf("%-30s skipped: %s\n", s->name, s->skip_why);
                 continue;
             }
             print_row(s, s->type == S_THREADS || s->type == S_JOBS ? " wall" : "", s->value);

@@ -73,7 +73,8 @@ static const char usage[] =
     "      --skip-invalid     with --keys: warn about bad lines instead of failing\n"
     "  -h, --help             show this help and exit\n"
     "\n"
-    "A summary goes to standard error. Exit status: 0 success, 1 error, 2 usage error.\n";
+    "A summary goes to standard error, ending with the kernel the adds ran on (info names\n"
+    "the kernels of lookups and adds). Exit status: 0 success, 1 error, 2 usage error.\n";
 
 enum { OPT_KIND = 256, OPT_BPK, OPT_HASHES, OPT_SEED, OPT_POW2, OPT_FOLD_TO, OPT_SLICE,
        OPT_KEYS, OPT_SKIP_INVALID, OPT_MAX_KEY };
@@ -158,7 +159,7 @@ static void print_summary(const bb_filter *f, const char *path) {
     if (bb_fpr_model(in.kind, n, in.bits, in.k, &model) != BB_OK)
         model = in.fpr_estimate; /* scalable: no single geometry, use its estimate */
     cli_error("wrote %s: %s filter, %" PRIu64 " key%s%s%s, %" PRIu64 " bits (%.1f KiB), k=%u, "
-              "%smodel FPR %.3g, isa %s",
+              "%smodel FPR %.3g, adds on %s",
               path, bb_kind_name(in.kind), in.keys_added, in.keys_added == 1 ? "" : "s", distinct,
               capacity, in.bits, (double)in.bytes / 1024.0, in.k, per_key, model,
               cli_kernel_name(f, BB_OP_ADD_KEYS));
@@ -166,11 +167,19 @@ static void print_summary(const bb_filter *f, const char *path) {
      * (two filters built each for its own 10^6 keys merge into 2 x 10^6 keys at 12.3%). A
      * scalable filter grows instead, so it is never overfull. */
     if (in.kind != BB_SCALABLE && in.capacity && in.fpr_target > 0 && n > in.capacity &&
-        model > in.fpr_target)
+        model > in.fpr_target) {
+        /* Three digits, or six where three would print the two rates alike (0.01004, 0.01). */
+        char got[32], made[32];
+        for (int digits = 3; digits <= 6; digits += 3) {
+            snprintf(got, sizeof got, "%.*g", digits, model);
+            snprintf(made, sizeof made, "%.*g", digits, in.fpr_target);
+            if (strcmp(got, made) != 0) break;
+        }
         cli_error("warning: %" PRIu64 " keys exceed the capacity %" PRIu64 " this filter was "
-                  "sized for: its model false-positive rate %.3g is above the %.3g it was made "
+                  "sized for: its model false-positive rate %s is above the %s it was made "
                   "for (build it again with -n %" PRIu64 " or more)",
-                  n, in.capacity, model, in.fpr_target, n);
+                  n, in.capacity, got, made, n);
+    }
     if (model > 0.5)
         cli_error("warning: the model false-positive rate %.3g is above 50%%: most absent keys "
                   "will be answered present (give more bits, a larger -n or a smaller -p)",

@@ -279,7 +279,10 @@ static bb_status measure(bb_filter *f, const trial *t, uint8_t *out, row *r) {
 
 static bb_status run_trial(const trial *t, uint8_t *out, row *r) {
     *r = (row){.kind = bb_kind_name(t->kind),
-               .kernel = t->kind == BB_BLOCKED ? bb_isa_name() : "-",
+               /* under the automatic choice adds and lookups may run on different kernels */
+               .kernel = t->kind != BB_BLOCKED                  ? "-"
+                         : bb_isa_selected() == BB_ISA_AUTO ? "auto"
+                                                            : bb_isa_name(),
                .p = t->p,
                .keys = t->ins.n};
     bb_filter *f;
@@ -513,8 +516,8 @@ static int npm_names_check(demo *d, bool explicit) {
 /* ---- The command ----------------------------------------------------------------------------- */
 
 static void print_header(const demo *d) {
-    printf("blockbloom %s demo: kernel in use: %s (this CPU runs:", bb_version_string(),
-           bb_isa_name());
+    printf("blockbloom %s demo: auto = lookups on %s, adds on %s (this CPU runs:",
+           bb_version_string(), bb_isa_name(), bb_isa_name_for(BB_OP_ADD_KEYS));
     for (size_t i = 0; i < N_DEMO_KERNELS; i++)
         if (bb_isa_native(bb_isa_at(i))) printf(" %s", bb_isa_to_string(bb_isa_at(i)));
     printf("); seed 0x%" PRIx64 "; %zu keys per filter%s\n", DEMO_SEED, d->n,

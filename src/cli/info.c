@@ -26,7 +26,9 @@ static const char usage[] =
     "the false-positive rate and number of distinct keys estimated from the fill; for a\n"
     "counting filter the saturated counters, for a scalable one its growth parameters and\n"
     "each sub-filter. After 'blockbloom merge', keys_added is the sum over the inputs: an\n"
-    "upper bound on the distinct keys, which cardinality_estimate estimates.\n"
+    "upper bound on the distinct keys, which cardinality_estimate estimates. isa and\n"
+    "isa_add name the kernels this program runs lookups and adds of keys on for this\n"
+    "filter: they depend on the CPU, the kind and, on some CPUs, the filter's size.\n"
     "\n"
     "      --json    print one JSON object instead of 'key: value' lines\n"
     "  -h, --help    show this help and exit\n"
@@ -135,8 +137,8 @@ static int describe(const char *path, bool json) {
         DBL("growth", in.growth),
         DBL("tightening", in.tightening),
         U64("no_scale", (in.flags & BB_NO_SCALE) != 0),
-        STR("isa", cli_kernel_name(f, BB_OP_CONTAINS)),
-        STR("isa_add", cli_kernel_name(f, BB_OP_ADD)),
+        STR("isa", cli_kernel_name(f, BB_OP_CONTAINS_KEYS)),
+        STR("isa_add", cli_kernel_name(f, BB_OP_ADD_KEYS)),
     };
     if (json) putchar('{');
     print_fields(fs, sizeof fs / sizeof *fs, json, "");

@@ -45,7 +45,7 @@ static const command commands[] = {
 
 static int usage(void) {
     fputs("Usage: blockbloom COMMAND [OPTION]... [ARG]...\n"
-          "Build and query Bloom filter files (cache-line-blocked, classic, counting,\n"
+          "Build and query Bloom filter files (cache-line-blocked, sectorized, classic, counting,\n"
           "scalable or Parquet's split-block).\n"
           "\n"
           "Commands:\n",

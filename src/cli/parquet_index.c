@@ -355,8 +355,9 @@ int cli_parquet_index(int argc, char **argv) {
             st = BB_EXIT_RUNTIME;
         } else {
             count_filters(out, &o, &n, &rgs, &bytes);
-            cli_error("wrote %s: %zu split-block filters (%zu columns x %zu row groups), %" PRIu64
-                      " bytes of bitsets, FPR %g each", out, n, o.n_columns, rgs, bytes, o.fpr);
+            cli_error("wrote %s: %zu split-block filter%s (%zu column%s x %zu row group%s), %" PRIu64
+                      " bytes of bitsets, FPR %g each", out, n, n == 1 ? "" : "s", o.n_columns,
+                      o.n_columns == 1 ? "" : "s", rgs, rgs == 1 ? "" : "s", bytes, o.fpr);
         }
     }
     cli_pq_inputs_free(&in);
