@@ -1068,9 +1068,11 @@ BB_API const char *bb_isa_name(void);
  *  adds of pre-computed hashes (bb_add_hashes), and any batch add the library's own threads
  *  run (bb_set_threads). BB_OP_ADD_CONCURRENT: bb_add_hashes_concurrent and the other
  *  concurrent adds. BB_OP_ADD_KEYS and BB_OP_CONTAINS_KEYS: batches of keys the library
- *  hashes (bb_add_batch, bb_contains_arrow64, ...), whose lines it prefetches while it
- *  hashes the next keys; in large filters a CPU's row may run them on another kernel than
- *  batches of hashes. */
+ *  hashes in chunks, prefetching a chunk's lines while it hashes the next (bb_add_batch,
+ *  bb_add_fixed, bb_add_arrow32/64, bb_contains_arrow64, ...; the Arrow array calls too, but
+ *  adds of arrays with nulls, dictionaries or views, which go row by row as batches of
+ *  hashes); in large filters a CPU's row may run them on another kernel than batches of
+ *  hashes. */
 typedef enum bb_op {
     BB_OP_CONTAINS = 0,
     BB_OP_ADD = 1,
@@ -1139,11 +1141,12 @@ BB_API bb_isa bb_isa_selected(void);
  * be another ISA than the selected one: a layout without a kernel of every ISA runs another's
  * (the AVX-512 ISAs run the AVX2 split-block kernel, NEON the scalar concurrent add).
  * Classic and counting filters, and the concurrent adds of split, sectorized and classic
- * ones, have no SIMD kernel: portable code, reported as BB_ISA_SCALAR; scalable filters run
- * their blocked sub-filters' kernels. bb_isa_kernel(bb_isa_selected(), ...) is what runs now.
- * With BB_ISA_AUTO, a CPU's row may put adds into blocked filters above a size on another
- * kernel than smaller ones (src/dispatch.c); this answers for the smallest filters, and
- * bb_isa_kernel_for for a given one.
+ * ones, have no SIMD kernel: portable code, reported as BB_ISA_SCALAR; scalable filters look
+ * up on their blocked sub-filters' kernels and add key by key in portable code.
+ * bb_isa_kernel(bb_isa_selected(), ...) is what runs now. With BB_ISA_AUTO, a CPU's row may
+ * put some operations on filters above a size on other kernels than on smaller ones
+ * (src/dispatch.c); this answers for the smallest filters, and bb_isa_kernel_for for a given
+ * one.
  * Thread-safety: any thread, any time.
  *
  * @param isa   the selection asked about (as for bb_set_isa), or BB_ISA_AUTO for the
@@ -1159,9 +1162,10 @@ BB_API bb_status bb_isa_kernel(bb_isa isa, bb_kind kind, bb_op op, bb_isa *out);
 
 /**
  * bb_isa_kernel for one filter: which ISA's kernel runs op on f when isa is selected, its
- * size counted (a scalable filter's adds go to its newest sub-filter, whose size counts).
- * bb_isa_kernel_for(bb_isa_selected(), f, ...) is what runs on f now; the answer for adds
- * may change when a scalable filter grows.
+ * size and threads counted: with bb_set_threads(f, n > 1), BB_OP_ADD_KEYS answers for the
+ * batches the threads split, which add as batches of hashes (a batch too small to split
+ * stays on the caller's thread, as BB_OP_ADD_KEYS without threads).
+ * bb_isa_kernel_for(bb_isa_selected(), f, ...) is what runs on f now.
  * Thread-safety: any thread, while no other thread adds to f unless f is concurrent.
  *
  * @param isa  the selection asked about, or BB_ISA_AUTO for the automatic choice.

@@ -393,6 +393,10 @@ static bb_status kernel_of(bb_isa isa, const bb_kind_ops *row, bb_op op, uint64_
     if (op == BB_OP_ADD_CONCURRENT && !row->add_striped)
         /* no concurrent adds, or the kind's own atomic ORs (atomic_bits.h): portable code */
         return row->add_concurrent ? (*out = BB_ISA_SCALAR, BB_OK) : BB_E_UNSUPPORTED;
+    if ((op == BB_OP_ADD || op == BB_OP_ADD_KEYS) && !row->add_hashes) {
+        *out = BB_ISA_SCALAR; /* batch.c adds key by key through the row's portable add */
+        return BB_OK;
+    }
     bool large = bytes > d->large_bytes;
     /* batch.c hands the chunks whose lines it prefetched to the row's *_warm entries */
     bool pipelined = row->line_of && bb_pipeline_worth(bytes / BB_BLOCK_BYTES);
@@ -426,15 +430,11 @@ bb_status bb_isa_kernel(bb_isa isa, bb_kind kind, bb_op op, bb_isa *out) {
     return kernel_of(isa, bb_kind_row(kind), op, 0, out);
 }
 
-/* A scalable filter adds into its newest sub-filter, so that one's size counts. */
+/* The library's threads add their runs of a batch of keys as batches of hashes (threads.c),
+ * with no pipeline; a scalable filter's sub-filters look up as batches of hashes, and it
+ * adds key by key, so its own size never matters (its row has no line_of, no add_hashes). */
 bb_status bb_isa_kernel_for(bb_isa isa, const bb_filter *f, bb_op op, bb_isa *out) {
     if (!f) return BB_E_INVAL;
-    const bb_kind_ops *row = bb_row(f);
-    uint64_t bytes = f->payload_bytes;
-    if (row && row->subs) {
-        bb_filter *const *subs;
-        size_t n = row->subs(f, &subs);
-        bytes = n ? subs[n - 1]->payload_bytes : 0;
-    }
-    return kernel_of(isa, row, op, bytes, out);
+    if (op == BB_OP_ADD_KEYS && bb_threads(f) > 1) op = BB_OP_ADD;
+    return kernel_of(isa, bb_row(f), op, f->payload_bytes, out);
 }

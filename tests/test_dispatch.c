@@ -189,19 +189,49 @@ Test(dispatch, large_filters_may_take_other_kernels) {
     bb_free(s_large);
 }
 
-/* A scalable filter adds into its newest sub-filter, so that one's size decides: one that
- * starts small (one 10^4-key sub-filter) reports the small filters' add kernel. */
-Test(dispatch, scalable_filters_report_their_newest_sub_filter) {
-    cr_assert_eq(bb_set_isa(BB_ISA_AUTO), BB_OK);
+/* A scalable filter adds key by key through portable code, whatever its size and the
+ * selection, and looks up on the blocked contains kernel (its batches are not pipelined). */
+Test(dispatch, scalable_filters_add_in_portable_code) {
     bb_config cfg = BB_CONFIG_INIT;
     cfg.kind = BB_SCALABLE;
-    cfg.capacity = 10000;
+    cfg.capacity = 2000000; /* one 2.4 MiB sub-filter, then a 9 MiB one */
     cfg.fpr = 0.01;
     bb_filter *f;
     cr_assert_eq(bb_create(&f, &cfg), BB_OK);
-    bb_isa k;
-    cr_assert_eq(bb_isa_kernel(BB_ISA_AUTO, BB_SCALABLE, BB_OP_ADD, &k), BB_OK);
-    cr_assert_eq(kernel_for(BB_ISA_AUTO, f, BB_OP_ADD), k);
+    uint64_t st = 3, h[4096];
+    for (int round = 0; round < 2; round++) {
+        for (size_t i = 0; i < bb_isa_count(); i++) {
+            bb_isa isa = bb_isa_at(i), contains;
+            if (!bb_isa_available(isa)) continue;
+            cr_assert_eq(kernel_for(isa, f, BB_OP_ADD), BB_ISA_SCALAR);
+            cr_assert_eq(kernel_for(isa, f, BB_OP_ADD_KEYS), BB_ISA_SCALAR);
+            cr_assert_eq(bb_isa_kernel(isa, BB_BLOCKED, BB_OP_CONTAINS, &contains), BB_OK);
+            cr_assert_eq(kernel_for(isa, f, BB_OP_CONTAINS_KEYS), contains);
+        }
+        cr_assert_eq(kernel_for(BB_ISA_AUTO, f, BB_OP_ADD), BB_ISA_SCALAR);
+        for (size_t done = 0; round == 0 && done < 2100000; done += 4096) {
+            for (size_t j = 0; j < 4096; j++) h[j] = tu_splitmix64(&st);
+            cr_assert_eq(bb_add_hashes(f, h, 4096), BB_OK);
+        }
+    }
+    bb_info in = BB_INFO_INIT;
+    cr_assert_eq(bb_get_info(f, &in), BB_OK);
+    cr_assert_geq(in.subfilters, 2, "the filter did not grow");
+    bb_free(f);
+}
+
+/* The library's threads add batches of keys as batches of hashes. */
+Test(dispatch, threaded_adds_of_keys_report_the_hashes_kernel) {
+    cr_assert_eq(bb_set_isa(BB_ISA_AUTO), BB_OK);
+    bb_filter *f = filter_for(BB_BLOCKED, 8000000);
+    bb_isa add;
+    cr_assert_eq(bb_isa_kernel_for(BB_ISA_AUTO, f, BB_OP_ADD, &add), BB_OK);
+    cr_assert_eq(bb_set_threads(f, 2), BB_OK);
+    cr_assert_eq(kernel_for(BB_ISA_AUTO, f, BB_OP_ADD_KEYS), add);
+    cr_assert_eq(bb_set_threads(f, 1), BB_OK);
+    bb_isa keys;
+    cr_assert_eq(bb_isa_kernel(BB_ISA_AUTO, BB_BLOCKED, BB_OP_ADD_KEYS, &keys), BB_OK);
+    cr_assert_eq(kernel_for(BB_ISA_AUTO, f, BB_OP_ADD_KEYS), keys);
     bb_free(f);
 }
 
