@@ -56,13 +56,15 @@ long machine_anon_huge_kib(void);
  * Key i is a deterministic, distinct byte string: with an npm name list (shuffled once with
  * a fixed seed) key i < N is name i and key i >= N is name (i mod N), a space, i / N (npm
  * names contain no space, so all keys stay distinct); without the list key i is "key-" and 16
- * hex digits of mix64(i) (20 bytes; mix64 is a bijection, so keys are distinct). Each size
+ * hex digits of mix64(i) (20 bytes; mix64 is a bijection, so keys are distinct), padded with
+ * more hex digits of mix64(i) to key_bytes bytes when that is longer (--key-bytes). Each size
  * adds a run of consecutive keys and queries the keys after that run as absent keys. */
 typedef struct keygen {
     char *names;       /* the list's bytes, NUL-free, names back to back */
     uint64_t *offs;    /* name i (after the shuffle) is names[offs[i] .. offs[i] + lens[i]) */
     uint32_t *lens;
     size_t count;      /* names in the list; 0 = generated keys */
+    size_t key_bytes;  /* generated keys' length, >= 20 */
     char source[256];  /* file used, or "generated" */
 } keygen;
 bool keygen_open(keygen *g, const char *path); /* false (and generated keys) if unreadable */
@@ -155,6 +157,7 @@ typedef struct series {
     series_type type;
     bb_isa isa;           /* S_BLOCKED, S_SPLIT, S_SECTORIZED, S_THREADS, S_JOBS */
     int threads;          /* S_THREADS, S_JOBS */
+    size_t batch;         /* S_JOBS: keys per batch call at most (--batch), 0: no limit */
     bool concurrent;      /* S_BLOCKED: also measure M_ADD_CONC (every kernel's series) */
     bb_isa conc_isa;      /* S_THREADS: the kernel of its concurrent adds (BB_ISA_AUTO: the
                            * automatic choice, which may depend on the filter's size) */

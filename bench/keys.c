@@ -71,12 +71,14 @@ static void index_names(keygen *g, size_t len) {
 bool keygen_open(keygen *g, const char *path) {
     memset(g, 0, sizeof *g);
     snprintf(g->source, sizeof g->source, "generated");
+    g->key_bytes = 20;
     size_t len;
     if (!path || !(g->names = slurp(path, &len))) return false;
     index_names(g, len);
     if (g->count == 0) {
         keygen_close(g);
         snprintf(g->source, sizeof g->source, "generated");
+        g->key_bytes = 20;
         return false;
     }
     snprintf(g->source, sizeof g->source, "%s", path);
@@ -141,10 +143,10 @@ static void push(keyset *s, const keygen *g, uint64_t index) {
         memcpy(p + g->lens[i], suffix, (size_t)sl);
     } else {
         uint64_t v = mix64(index);
-        len = 20;
+        len = g->key_bytes;
         char *p = arena_take(s, len);
         memcpy(p, "key-", 4);
-        for (int d = 0; d < 16; d++) p[4 + d] = hex[(v >> (60 - 4 * d)) & 15];
+        for (size_t d = 0; d + 4 < len; d++) p[4 + d] = hex[(v >> (60 - 4 * (d & 15))) & 15];
     }
     if (s->count == s->cap) {
         s->cap *= 2;

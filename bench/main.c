@@ -43,10 +43,14 @@ static void usage(FILE *fp) {
           "  --reps N         repetitions per number, median reported (default 5)\n"
           "  --ops N          keys per repetition, at least (default 1000000)\n"
           "  --threads N      threads of the multi-thread series, -xN and -jN (default 2)\n"
+          "  --batch N        the -j1 and -jN rows' batch calls take at most N keys each, as\n"
+          "                   a caller that streams its keys in chunks (default: no limit)\n"
           "  --series A,B,..  measure only these series (names as in the table)\n"
           "  --keys PATH      key list, one per line (default: the npm names if present, in\n"
           "                   $BB_DATA_DIR, data/ or ~/.local/share/blockbloom/)\n"
           "  --generated-keys use generated 20-byte keys even if a key list exists\n"
+          "  --key-bytes N    generated keys of N bytes (20 to 65536; no key list is read),\n"
+          "                   e.g. 200 for keys as long as URLs\n"
           "  --targets        also print the developers' performance targets: ratios of\n"
           "                   this run's figures against their limits (and add them to --json)\n"
           "  -h, --help       this text\n"
@@ -64,6 +68,8 @@ typedef struct cli {
     bool generated, quick, no_dram, plan;
     uint64_t max_mib;
     int threads;
+    size_t key_bytes; /* --key-bytes, 0: not given */
+    size_t batch;     /* --batch, 0: not given */
     uint64_t sizes[MAX_SIZES];
     size_t nsizes;
 } cli;
@@ -121,20 +127,24 @@ static int number_option(cli *c, const char *a, const char *v) {
     static const struct {
         const char *name;
         uint64_t max;
-    } opts[] = {{"--max-mib", UINT64_MAX}, {"--reps", 64}, {"--ops", SIZE_MAX}, {"--threads", 16}};
+    } opts[] = {{"--max-mib", UINT64_MAX}, {"--reps", 64}, {"--ops", SIZE_MAX}, {"--threads", 16},
+                {"--key-bytes", 65536}, {"--batch", SIZE_MAX}};
     size_t i = 0;
     while (i < sizeof opts / sizeof *opts && strcmp(a, opts[i].name)) i++;
     if (i == sizeof opts / sizeof *opts) return 0;
     uint64_t x;
-    if (!parse_u64(v, &x) || x == 0 || x > opts[i].max) {
-        fprintf(stderr, "blockbloom-bench: %s '%s': not a whole number from 1 to %llu\n", a, v,
-                (unsigned long long)opts[i].max);
+    uint64_t least = i == 4 ? 20 : 1;
+    if (!parse_u64(v, &x) || x < least || x > opts[i].max) {
+        fprintf(stderr, "blockbloom-bench: %s '%s': not a whole number from %llu to %llu\n", a,
+                v, (unsigned long long)least, (unsigned long long)opts[i].max);
         return 2;
     }
     if (i == 0) c->max_mib = x;
     else if (i == 1) c->o.reps = (int)x;
     else if (i == 2) c->o.ops = (size_t)x;
-    else c->threads = (int)x;
+    else if (i == 3) c->threads = (int)x;
+    else if (i == 4) c->key_bytes = (size_t)x;
+    else c->batch = (size_t)x;
     return 1;
 }
 
@@ -297,7 +307,7 @@ static void make_series(size_run *r, const cli *c) {
     for (int i = 0; i < (c->threads > 1 ? 2 : 1); i++) {
         snprintf(name, sizeof name, "blocked-%s-j%d", bb_isa_to_string(c->o.best_isa), jobs_of[i]);
         series *jobs = add_series(r, c, S_JOBS, c->o.best_isa, name);
-        if (jobs) jobs->threads = jobs_of[i];
+        if (jobs) jobs->threads = jobs_of[i], jobs->batch = c->batch;
     }
 }
 
@@ -357,6 +367,11 @@ static bool print_plan(const size_run *runs, size_t nruns, const cli *c, FILE *o
     bool ok = true;
     for (size_t i = 0; i < nruns; i++) {
         uint64_t bits = 0, need = runs[i].n * (uint64_t)BENCH_BYTES_PER_KEY;
+        /* Longer keys: the three query sets and one slice of adds hold them, and an arena
+         * may be twice its keys' bytes after it grew. */
+        if (c->key_bytes > 20)
+            need += 2 * (3 * (uint64_t)c->o.query_max + runs[i].n / (uint64_t)c->o.reps) *
+                    (c->key_bytes - 20);
         unsigned k;
         bb_size(BB_BLOCKED, runs[i].n, c->o.fpr, &bits, &k);
         fprintf(out, "blockbloom-bench: %-5s n = %llu: blocked filter %.1f MiB, about %.2f GiB "
@@ -377,8 +392,10 @@ static bool print_plan(const size_run *runs, size_t nruns, const cli *c, FILE *o
 /* --keys, else the npm names where datadir.h says, else generated keys. */
 static void open_keys(keygen *g, const cli *c) {
     char buf[4096];
-    if (c->generated) keygen_open(g, NULL);
-    else if (c->keys) {
+    if (c->generated || c->key_bytes) {
+        keygen_open(g, NULL);
+        if (c->key_bytes) g->key_bytes = c->key_bytes;
+    } else if (c->keys) {
         if (!keygen_open(g, c->keys))
             fprintf(stderr, "blockbloom-bench: cannot read %s; using generated keys\n", c->keys);
     } else {

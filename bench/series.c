@@ -153,9 +153,18 @@ bool series_has(const series *s, metric m) {
     return false;
 }
 
+/* The S_JOBS series' batches of at most s->batch keys (--batch), as a caller that streams its
+ * keys in chunks makes them. */
+static size_t piece(const series *s, size_t left) {
+    return s->type == S_JOBS && s->batch && s->batch < left ? s->batch : left;
+}
+
 void series_add(series *s, const keyset *ks, size_t first, size_t count) {
     if (s->f) {
-        bb_add_batch(s->f, ks->ptrs + first, ks->lens + first, count);
+        for (size_t i = 0, c; i < count; i += c) {
+            c = piece(s, count - i);
+            bb_add_batch(s->f, ks->ptrs + first + i, ks->lens + first + i, c);
+        }
         return;
     }
 #ifdef BENCH_HAVE_LIBBLOOM
@@ -167,7 +176,8 @@ void series_add(series *s, const keyset *ks, size_t first, size_t count) {
 
 void series_add_hashes(series *s, metric m, const uint64_t *h, size_t n) {
     if (m == M_ADD_CONC) bb_add_hashes_concurrent(s->conc_f, h, n, NULL);
-    else bb_add_hashes(s->f, h, n);
+    else
+        for (size_t i = 0, c; i < n; i += c) bb_add_hashes(s->f, h + i, c = piece(s, n - i));
 }
 
 size_t series_contains(series *s, const keyset *ks, size_t first, size_t count, uint8_t *out) {
@@ -175,8 +185,13 @@ size_t series_contains(series *s, const keyset *ks, size_t first, size_t count, 
     const size_t *lens = ks->lens + first;
     size_t hits = 0;
     switch (s->type) {
-    case S_BLOCKED:
     case S_JOBS:
+        for (size_t i = 0, c, h; i < count; i += c, hits += h) {
+            c = piece(s, count - i);
+            bb_contains_batch(s->f, keys + i, lens + i, c, out + i, &h);
+        }
+        break;
+    case S_BLOCKED:
     case S_SPLIT:
     case S_SECTORIZED:
     case S_CLASSIC: bb_contains_batch(s->f, keys, lens, count, out, &hits); break;
@@ -202,7 +217,10 @@ size_t series_contains_hashes(series *s, const uint64_t *h, size_t n, uint8_t *o
     size_t hits = 0;
     if (s->type == S_FLOOR_LINE) return floor_lines(s->floor_data, s->floor_lines, h, n, out);
     const bb_filter *f = s->type == S_THREADS ? s->shared->f : s->f;
-    if (f) bb_contains_hashes(f, h, n, out, &hits);
+    for (size_t i = 0, c, got; f && i < n; i += c, hits += got) {
+        c = piece(s, n - i);
+        bb_contains_hashes(f, h + i, c, out + i, &got);
+    }
     return hits;
 }
 
