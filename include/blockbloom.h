@@ -625,8 +625,9 @@ BB_API bb_status bb_contains_hashes(const bb_filter *f, const uint64_t *hashes, 
  * BB_SECTORIZED: each thread sets only the keys whose block lies in its own range of cache
  * lines, so no line is written by two threads and no atomic instruction is needed; classic,
  * counting and scalable filters add on the caller's thread alone. A batch smaller than a
- * measured threshold (src/threads.c gives it) runs on the caller's thread alone, and a thread
- * that cannot be started leaves its share to the threads that could (never a lost key).
+ * measured threshold (src/threads.c gives it: 2^16 keys, or 16 MiB of key bytes, per thread)
+ * runs on the caller's thread alone, and a thread that cannot be started leaves its share to
+ * the threads that could (never a lost key).
  *
  * Results are those of one thread: the same out[], *n_present, keys_added and payload bytes
  * (bit for bit, on every kernel). Every key of a batch add is visible to any contains that

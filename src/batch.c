@@ -78,7 +78,7 @@ bb_status bb_add_hashes(bb_filter *f, const uint64_t *hashes, size_t n) {
     if (s != BB_OK) return s;
     if (n == 0) return BB_OK;
     if (!hashes) return BB_E_INVAL;
-    unsigned t = bb_threads_for(f, n, true);
+    unsigned t = bb_threads_for(f, NULL, n, true);
     if (t > 1 && bb_threads_add(f, t, NULL, hashes, n)) return BB_OK;
     return add_hashes(f, hashes, n);
 }
@@ -95,7 +95,7 @@ static size_t contains_part(void *ctx, size_t first, size_t count);
 
 /* The whole batch on this thread, or split among the filter's threads. */
 static size_t contains_all(const part_job *j, size_t n) {
-    unsigned t = bb_threads_for(j->f, n, false);
+    unsigned t = bb_threads_for(j->f, j->h ? NULL : j->src, n, false);
     if (t > 1) return bb_threads_contains(t, n, contains_part, (void *)j);
     return n ? contains_part((void *)j, 0, n) : 0;
 }
@@ -164,7 +164,7 @@ static bb_status add_src(bb_filter *f, const bb_keysrc *src, size_t n) {
     bb_status s = check_add(f);
     if (s == BB_OK) s = bb_keysrc_validate(src, n);
     if (s != BB_OK || n == 0) return s;
-    unsigned t = bb_threads_for(f, n, true);
+    unsigned t = bb_threads_for(f, src, n, true);
     if (t > 1 && bb_threads_add(f, t, src, NULL, n)) return BB_OK;
     uint64_t h[2][BB_CHUNK];
     hash_chunk(f, src, 0, chunk_len(n, 0), h[0]);

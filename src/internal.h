@@ -463,8 +463,9 @@ void bb_hash_keys(const bb_keysrc *src, bb_hash_alg alg, uint64_t seed, size_t f
 /* ---- The library's own threads (threads.c) ---------------------------------------------- */
 /** How many threads a batch of n keys into (add) or against f runs on: 1 unless
  *  bb_set_threads asked for more, the kind's adds can be partitioned by line, and the batch
- *  is large enough to pay for starting them. */
-unsigned bb_threads_for(const bb_filter *f, size_t n, bool add);
+ *  (its keys, or the bytes of src's keys, validated; src NULL: pre-computed hashes) is large
+ *  enough to pay for starting them. */
+unsigned bb_threads_for(const bb_filter *f, const bb_keysrc *src, size_t n, bool add);
 /** Answers keys [first, first + count) of a contains batch; returns the number of 1s. */
 typedef size_t (*bb_range_fn)(void *ctx, size_t first, size_t count);
 /** Split keys [0, n) among up to t threads (fn on each part) and join them; the 1s' sum. */

@@ -48,6 +48,14 @@
  * keys (-j2 / -j1 1.22-2.07x; docs/PERFORMANCE.md, "The library's own threads"). */
 #define BB_MIN_KEYS_PER_THREAD (UINT64_C(1) << 16)
 
+/* Key bytes per member that are worth a thread even when the keys are fewer than
+ * BB_MIN_KEYS_PER_THREAD (hashing long keys costs by the byte). One thread's string batch
+ * contains of 1000-byte keys took 157 ns/key (0.155 ns/byte, so 16 MiB is ~2.6 ms); in
+ * batches of 32768 of them (16 MiB per member) two threads took 86 ns/key, but in batches of
+ * 16384 (8 MiB per member) they were slower than one in 3 rows of 4 (blockbloom-bench
+ * --key-bytes 1000 --batch N, Intel Xeon family 6 model A7h, a 2-vCPU KVM guest). */
+#define BB_MIN_BYTES_PER_THREAD (UINT64_C(16) << 20)
+
 /* Keys per step of a partitioned add of keys to hash: two buffers of hashes, 1 MiB in all,
  * and one barrier per 64K keys (~1 us against ~100 us of work per step). */
 #define BB_STEP 65536u
@@ -171,11 +179,35 @@ static bool add_splits(const bb_filter *f) {
     return row->line_of && row->add_hashes && f->data && f->payload_bytes >= 64u * 2u;
 }
 
-unsigned bb_threads_for(const bb_filter *f, size_t n, bool add) {
+/* The bytes of src's keys 0 .. n-1 (validated), or `enough` if they are at least that many:
+ * O(1) for Arrow offsets and fixed-width keys; a pointer array's lengths are summed, which
+ * costs far less than hashing the keys, and stops once the sum reaches `enough`. */
+static uint64_t key_bytes(const bb_keysrc *src, size_t n, uint64_t enough) {
+    switch (src->shape) {
+    case BB_SRC_ARROW32: return (uint64_t)(src->off32[n] - src->off32[0]);
+    case BB_SRC_ARROW64: return (uint64_t)(src->off64[n] - src->off64[0]);
+    case BB_SRC_FIXED: return (uint64_t)n * src->width;
+    case BB_SRC_PTRS: break;
+    }
+    uint64_t sum = 0;
+    for (size_t i = 0; i < n && sum < enough; i++) sum += src->lens[i];
+    return sum;
+}
+
+unsigned bb_threads_for(const bb_filter *f, const bb_keysrc *src, size_t n, bool add) {
     unsigned t = bb_threads(f);
-    if (t < 2 || (add && !add_splits(f))) return 1;
-    uint64_t by_keys = n / BB_MIN_KEYS_PER_THREAD;
-    if (by_keys < t) t = (unsigned)by_keys;
+    if (t < 2 || n == 0 || (add && !add_splits(f))) return 1;
+    /* A member is worth starting for its keys or for its key bytes, whichever is more. */
+    uint64_t by_work = n / BB_MIN_KEYS_PER_THREAD;
+    if (by_work < t && src) {
+        uint64_t by_bytes = key_bytes(src, n, (uint64_t)t * BB_MIN_BYTES_PER_THREAD) /
+                            BB_MIN_BYTES_PER_THREAD;
+        /* Contains parts are whole chunks of BB_GATHER keys: no more members than chunks. */
+        uint64_t chunks = ((uint64_t)n + BB_GATHER - 1) / BB_GATHER;
+        if (!add && by_bytes > chunks) by_bytes = chunks;
+        if (by_bytes > by_work) by_work = by_bytes;
+    }
+    if (by_work < t) t = (unsigned)by_work;
     if (add) {
         uint64_t lines = f->payload_bytes / 64u;
         if (lines < t) t = (unsigned)lines;

@@ -7,18 +7,51 @@
  * are partitioned (blocked, split, sectorized), on every kernel this CPU has. The reference is
  * a filter built by the same calls with one thread, which runs no code of threads.c. Also the
  * edge cases of the partition (a filter of two lines, a split payload that ends inside a
- * line) and the setting's argument rules. The ThreadSanitizer build runs this file too.
+ * line) and the setting's argument rules. A batch of few but long keys must get the threads
+ * too (hashing them is the work), which this program sees through its own pthread_create
+ * (not in the ThreadSanitizer build, whose own pthread_create must stay in place). The
+ * ThreadSanitizer build runs this file too.
  */
 #ifdef BB_PLAIN_TESTS /* ThreadSanitizer build: Criterion cannot run there */
 #include "plain_criterion.h"
 #else
 #include <criterion/criterion.h>
 #endif
+#include <dlfcn.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "blockbloom.h"
+
+#ifndef BB_PLAIN_TESTS
+/* Threads started by the thread in `watcher` while `watching` (the library's calls start
+ * their threads from the caller's thread; other threads of the test runner are not counted). */
+static volatile bool watching;
+static pthread_t watcher;
+static volatile unsigned started;
+
+__attribute__((visibility("default"))) int pthread_create(pthread_t *tid,
+                                                          const pthread_attr_t *attr,
+                                                          void *(*fn)(void *), void *arg) {
+    static int (*real)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+    if (!real) *(void **)&real = dlsym(RTLD_NEXT, "pthread_create");
+    if (watching && pthread_equal(pthread_self(), watcher)) started++;
+    return real(tid, attr, fn, arg);
+}
+
+static void watch(void) {
+    watcher = pthread_self();
+    started = 0;
+    watching = true;
+}
+
+static unsigned unwatch(void) {
+    watching = false;
+    return started;
+}
+#endif
 
 /* More than 3 x 2^16 keys, so that three threads are used (threads.c's threshold). */
 #define N_ADD 200000
@@ -282,3 +315,98 @@ Test(batch_threads, setting) {
     bb_free(c);
     bb_free(f);
 }
+
+#ifndef BB_PLAIN_TESTS
+/* n keys of `len` bytes each (distinct: the index in the first 8 bytes, the rest filler). */
+static uint8_t *long_keys(size_t n, size_t len, int64_t **off, const void ***ptrs, size_t **lens) {
+    uint8_t *b = malloc(n * len);
+    *off = malloc(sizeof **off * (n + 1));
+    *ptrs = malloc(sizeof **ptrs * n);
+    *lens = malloc(sizeof **lens * n);
+    cr_assert(b && *off && *ptrs && *lens);
+    uint64_t st = 11;
+    for (size_t i = 0; i < n; i++) {
+        for (size_t j = 0; j < len; j += 8) {
+            uint64_t v = j ? splitmix64(&st) : (uint64_t)i;
+            memcpy(b + i * len + j, &v, len - j < 8 ? len - j : 8);
+        }
+        (*off)[i] = (int64_t)(i * len);
+        (*ptrs)[i] = b + i * len;
+        (*lens)[i] = len;
+    }
+    (*off)[n] = (int64_t)(n * len);
+    return b;
+}
+
+/* Threads one batch of each shape started, and whether it did what one thread does: the
+ * filter's bytes after the add, the answers of the contains. */
+static void long_batch(size_t n, size_t len, unsigned want_started, const char *what) {
+    int64_t *off;
+    const void **ptrs;
+    size_t *lens;
+    uint8_t *b = long_keys(n, len, &off, &ptrs, &lens);
+    uint8_t *out1 = malloc(n), *out2 = malloc(n);
+    cr_assert(out1 && out2);
+    bb_config cfg = {.size = sizeof cfg, .kind = BB_BLOCKED, .capacity = 1000000, .fpr = 0.01};
+    for (int shape = 0; shape < 4; shape++) {
+        bb_filter *one = make(&cfg, 1), *two = make(&cfg, 2);
+        size_t h1 = 0, h2 = 0;
+        /* The first half is added; the batch asks for all n keys. */
+        cr_assert_eq(bb_add_batch(one, ptrs, lens, n / 2), BB_OK);
+        watch();
+        bb_status s;
+        switch (shape) {
+        case 0: s = bb_add_arrow64(two, b, off, n / 2); break;
+        case 1: s = bb_add_batch(two, ptrs, lens, n / 2); break;
+        case 2: s = bb_add_fixed(two, b, len, len, n / 2); break;
+        default: {
+            int32_t *o32 = malloc(sizeof *o32 * (n / 2 + 1));
+            cr_assert_not_null(o32);
+            for (size_t i = 0; i <= n / 2; i++) o32[i] = (int32_t)off[i];
+            s = bb_add_arrow32(two, b, o32, n / 2);
+            free(o32);
+        }
+        }
+        unsigned add_started = unwatch();
+        cr_assert_eq(s, BB_OK);
+        cr_assert_eq(add_started, want_started, "%s, shape %d: the add started %u threads, not %u",
+                     what, shape, add_started, want_started);
+        size_t l1 = 0, l2 = 0;
+        uint8_t *s1 = serialized(one, &l1), *s2 = serialized(two, &l2);
+        cr_assert(l1 == l2 && memcmp(s1, s2, l1) == 0, "%s, shape %d: 2 threads built other "
+                  "bytes than one", what, shape);
+        free(s1);
+        free(s2);
+        cr_assert_eq(bb_contains_arrow64(one, b, off, n, out1, &h1), BB_OK);
+        watch();
+        if (shape == 1) s = bb_contains_batch(two, ptrs, lens, n, out2, &h2);
+        else if (shape == 2) s = bb_contains_fixed(two, b, len, len, n, out2, &h2);
+        else s = bb_contains_arrow64(two, b, off, n, out2, &h2);
+        unsigned contains_started = unwatch();
+        cr_assert_eq(s, BB_OK);
+        cr_assert_eq(contains_started, want_started, "%s, shape %d: the contains started %u "
+                     "threads, not %u", what, shape, contains_started, want_started);
+        cr_assert(h1 == h2 && memcmp(out1, out2, n) == 0, "%s, shape %d: answers differ", what,
+                  shape);
+        for (size_t i = 0; i < n / 2; i++) cr_assert_eq(out2[i], 1, "%s: key %zu absent", what, i);
+        cr_assert_lt(h2, n, "%s: every key present", what);
+        bb_free(one);
+        bb_free(two);
+    }
+    free(out1);
+    free(out2);
+    free(b);
+    free(off);
+    free(ptrs);
+    free(lens);
+}
+
+/* Batches of 40000 (add) and 80000 (contains) keys of 1000 bytes are fewer than 2 x 2^16
+ * keys, but 38 and 76 MiB to hash: two threads. 4096 and 8192 such keys (4 and 8 MiB), and
+ * 60000 and 120000 keys of 20 bytes, are too little work for a second thread. */
+Test(batch_threads, long_keys_use_threads) {
+    long_batch(80000, 1000, 1, "1000-byte keys, 38 MiB");
+    long_batch(8192, 1000, 0, "1000-byte keys, 4 MiB");
+    long_batch(120000, 20, 0, "20-byte keys");
+}
+#endif

@@ -209,6 +209,65 @@ Test(cli, jobs_give_the_bytes_and_output_of_one_thread) {
     free(more);
 }
 
+/* n URL-like keys of 200 to 1799 bytes (about 1000 on average) into path, each "PREFIX<i>/"
+ * and then filler; returns the bytes written. */
+static size_t make_long_keys(const char *path, const char *prefix, int n) {
+    FILE *fp = fopen(path, "wb");
+    cr_assert_not_null(fp);
+    size_t total = 0;
+    for (int i = 0; i < n; i++) {
+        int len = 200 + (int)((unsigned)i * 7919u % 1600u);
+        int head = fprintf(fp, "%s%d/", prefix, i);
+        for (int j = head; j < len; j++) fputc('a' + (i + j) % 26, fp);
+        fputc('\n', fp);
+        total += (size_t)len + 1;
+    }
+    cr_assert_eq(fclose(fp), 0);
+    return total;
+}
+
+Test(cli, jobs_with_long_keys_give_the_bytes_and_output_of_one_thread) {
+    /* 60,000 keys of about 1000 bytes (60 MB): fewer than two threads' 2^16 keys, but
+     * enough key bytes for two threads when read whole; streamed (-n) in chunks of 16 MiB. */
+    make_long_keys("long.txt", "https://example.org/in/", 60000);
+    make_long_keys("absent.txt", "https://example.org/out/", 20000);
+    run_result r = RUN(NULL, "build", "-n", "60000", "-o", "one.bb", "long.txt");
+    expect_ok(&r, "build -n");
+    run_free(&r);
+    r = RUN(NULL, "build", "-n", "60000", "-j", "2", "-o", "two.bb", "long.txt");
+    expect_ok(&r, "build -n -j 2");
+    run_free(&r);
+    r = RUN(NULL, "build", "-j", "2", "-o", "held.bb", "long.txt");
+    expect_ok(&r, "build -j 2");
+    run_free(&r);
+    r = RUN(NULL, "build", "-o", "held1.bb", "long.txt");
+    expect_ok(&r, "build");
+    run_free(&r);
+    size_t n1, n2, nh, nh1;
+    char *b1 = read_bytes("one.bb", &n1), *b2 = read_bytes("two.bb", &n2);
+    char *bh = read_bytes("held.bb", &nh), *bh1 = read_bytes("held1.bb", &nh1);
+    cr_assert(n1 == n2 && memcmp(b1, b2, n1) == 0, "build -n -j 2 of long keys: other bytes");
+    cr_assert(nh == nh1 && memcmp(bh, bh1, nh) == 0, "build -j 2 of long keys: other bytes");
+    free(b1);
+    free(b2);
+    free(bh);
+    free(bh1);
+    expect_info("two.bb", "keys_added", "60000");
+    /* Every key is found with -j 2, and the absent ones print the same false positives. */
+    r = RUN(NULL, "query", "-c", "-v", "-j", "2", "two.bb", "long.txt");
+    expect_ok(&r, "query -c -v -j 2");
+    cr_assert_str_eq(r.out, "0\n", "query -j 2 misses long keys");
+    run_free(&r);
+    run_result q1 = RUN(NULL, "query", "one.bb", "absent.txt");
+    run_result q2 = RUN(NULL, "query", "-j", "2", "one.bb", "absent.txt");
+    expect_ok(&q1, "query");
+    expect_ok(&q2, "query -j 2");
+    cr_assert(strlen(q1.out) < 20000u * 1000u / 10u, "query prints too many absent keys");
+    cr_assert_str_eq(q1.out, q2.out, "query -j 2 of long keys printed other keys");
+    run_free(&q1);
+    run_free(&q2);
+}
+
 /* ==== Key rules ============================================================================== */
 
 Test(cli, crlf_keys_are_stored_without_cr) {
