@@ -23,7 +23,12 @@
  *               concurrent kernels follow the plain add's ISA) and once with the
  *               multi-thread series' threads each adding an equal part of every slice into
  *               one shared filter, on the add kernel dispatch chose. All three run in the same slice loop, so each
- *               slice hits every variant at the same fill; the filters must end equal.
+ *               slice hits every variant at the same fill; the filters must end equal. The
+ *               threads' adds up to ops / reps keys are the exception: they time whole builds
+ *               (each thread n/N keys in one call; repetition b % reps gets build b), since a
+ *               slice of 10^4 keys gave each thread ~1000 keys, ~3 us, so the team's fixed
+ *               cost per call (the filter's lines moving to the other core, ~1.2 us for 12 KiB
+ *               on Intel Xeon family 6 model A7h) weighed five times what it does in a build.
  *  present,     bb_contains_batch of string keys that are all present / all absent, and of a
  *  absent,      50/50 present/absent mix in random order (batch_str); bb_contains_hashes of
  *  batch_str,   the same mix pre-hashed (batch_hash). libbloom has no batch call: it is
@@ -194,15 +199,16 @@ static void add_job(worker *w) {
     else series_add_hashes(w->s, w->m, w->hashes + w->first, w->count);
 }
 
-/* ns to add the slice (keys ks, or their hashes h) with metric m's call: a single-thread
+/* ns to add the `count` keys of ks, or their hashes h, with metric m's call: a single-thread
  * series' CPU time, as every single-thread number; an S_THREADS series' threads each take an
  * equal part, timed by wall time (*cpu: the slowest thread's CPU time). */
-static double time_add(series *s, metric m, const keyset *ks, const uint64_t *h, double *cpu) {
+static double time_add(series *s, metric m, const keyset *ks, const uint64_t *h, size_t count,
+                       double *cpu) {
     bool threads = s->type == S_THREADS;
     int nt = threads ? s->threads : 1;
     worker w[16];
     for (int i = 0; i < nt; i++) {
-        size_t a = ks->count * (size_t)i / (size_t)nt, e = ks->count * (size_t)(i + 1) / (size_t)nt;
+        size_t a = count * (size_t)i / (size_t)nt, e = count * (size_t)(i + 1) / (size_t)nt;
         w[i] = (worker){.job = add_job, .s = s, .m = m, .ks = ks, .hashes = h, .first = a,
                         .count = e - a};
     }
@@ -235,8 +241,12 @@ static void measure_adds(size_run *r, const keygen *g, const bench_opts *o, cons
     keyset_init(&ks, (size_t)(n / (uint64_t)reps) + 1);
     uint64_t *h = hash_with ? xcalloc(ks.cap, sizeof *h) : NULL;
     uint64_t *h64 = hash64_with ? xcalloc(ks.cap, sizeof *h64) : NULL;
-    double *wall = xcalloc(r->nseries * M_COUNT * (size_t)reps, sizeof *wall);
-    double *cpu = xcalloc(r->nseries * M_COUNT * (size_t)reps, sizeof *cpu);
+    /* Thread teams add whole builds when there are at least `reps` of them (n * reps <= ops;
+     * see the top of this file): the build's hashes, gathered slice by slice. */
+    uint64_t *whole = h && n * (uint64_t)reps <= o->ops ? xcalloc((size_t)n, sizeof *whole) : NULL;
+    size_t cells = r->nseries * M_COUNT * (size_t)reps;
+    double *wall = xcalloc(cells, sizeof *wall), *cpu = xcalloc(cells, sizeof *cpu);
+    double *keys = xcalloc(cells, sizeof *keys);
     for (size_t b = 0; b < builds; b++) {
         for (int rep = 0; rep < reps; rep++) {
             uint64_t first = slice(n, reps, rep, &count);
@@ -245,17 +255,22 @@ static void measure_adds(size_run *r, const keygen *g, const bench_opts *o, cons
                 h[i] = bb_hash(hash_with, ks.ptrs[i], ks.lens[i]);
             for (size_t i = 0; h64 && i < count; i++)
                 h64[i] = bb_hash(hash64_with, ks.ptrs[i], ks.lens[i]);
+            if (whole) memcpy(whole + first, h, count * sizeof *h);
             for (size_t j = 0; j < r->nseries; j++) {
                 series *s = nth(r, j, rep);
+                bool team = whole && s->type == S_THREADS;
                 for (size_t k = 0; k < nms; k++) {
-                    if (!series_has(s, ms[k])) continue;
-                    if (rep == 0) series_clear(s, ms[k]);
+                    if (!series_has(s, ms[k]) || (team && rep != reps - 1)) continue;
+                    if (rep == 0 || team) series_clear(s, ms[k]);
                     series_select(s);
                     if (ms[k] == M_ADD_CONC && s->type == S_THREADS) bb_set_isa(s->conc_isa);
-                    size_t c = cell((size_t)(s - r->series), ms[k], rep, reps);
+                    int into = team ? (int)(b % (size_t)reps) : rep; /* a build: rep b % reps */
+                    size_t c = cell((size_t)(s - r->series), ms[k], into, reps);
                     double t;
-                    wall[c] += time_add(s, ms[k], &ks, hashes_for(s, h, h64), &t);
+                    wall[c] += team ? time_add(s, ms[k], &ks, whole, (size_t)n, &t)
+                                    : time_add(s, ms[k], &ks, hashes_for(s, h, h64), count, &t);
                     cpu[c] += t;
+                    keys[c] += team ? (double)n : (double)count;
                 }
             }
         }
@@ -265,16 +280,16 @@ static void measure_adds(size_run *r, const keygen *g, const bench_opts *o, cons
     for (size_t i = 0; i < r->nseries; i++) {
         for (size_t k = 0; k < nms; k++) {
             for (int rep = 0; rep < reps && series_has(&r->series[i], ms[k]); rep++) {
-                slice(n, reps, rep, &count);
-                double keys = (double)count * (double)builds;
                 size_t c = cell(i, ms[k], rep, reps);
-                note_cpu(&r->series[i], ms[k], cpu[c] / keys);
-                record(&r->series[i], ms[k], wall[c] / keys);
+                note_cpu(&r->series[i], ms[k], cpu[c] / keys[c]);
+                record(&r->series[i], ms[k], wall[c] / keys[c]);
             }
         }
     }
+    free(keys);
     free(cpu);
     free(wall);
+    free(whole);
     free(h);
     free(h64);
     keyset_free(&ks);

@@ -319,8 +319,11 @@ void report_table(const size_run *runs, size_t nruns, const machine *m, const be
            "(lat: ns per call)\n", g->source, o->fpr, o->reps, o->ops);
     printf("add: string keys; addh: pre-hashed, bb_add_hashes; addc: pre-hashed, "
            "bb_add_hashes_concurrent;\n-xN rows: N threads share the keys (per key of all "
-           "keys), reading one filter or adding into one;\nloop: bb_contains_hash in a loop; vloop: "
-           "inline bb_view_contains_hash; chain: inline, each answer picks the next key\n");
+           "keys), reading one filter or adding into one\n(up to %zu keys their adds are "
+           "timed a whole build at a time: each thread n/N keys in one call);\nloop: "
+           "bb_contains_hash in a loop; vloop: inline bb_view_contains_hash; chain: inline, each "
+           "answer picks the next key\n",
+           o->ops / (size_t)o->reps);
     printf("clocks: cpu = this thread's CPU time (CLOCK_THREAD_CPUTIME_ID) around each timed call,\n"
            "so time slices given to other processes do not count; tsc = fenced TSC reads (wall) "
            "around\ngroups of 8 fenced calls; '-xN wall' rows: CLOCK_MONOTONIC from the first "
