@@ -6,17 +6,17 @@
  * Blocked filters: stripe locks. The blocks are split into BB_STRIPES (16) runs of
  * consecutive blocks, each with a spin lock on its own cache line (internal.h, made on the
  * first concurrent add). The kernel (kernels/conc_loops.h, one file per ISA, on the plain
- * add's ISA) takes a batch in chunks of 1024 keys:
+ * add's ISA) takes a batch in chunks of 4096 keys:
  *  - fast path: a batch that is the only writer in (a count of batches and waiting writers
  *    says so) takes all the stripes and sets the chunk in its own order, exactly as the
  *    plain SIMD add does: mask in a register, one load, OR and store of the block. 16 locked
- *    exchanges per 1024 keys.
+ *    exchanges per 4096 keys.
  *  - a single key, or a chunk of fewer than 32 keys that cannot take the fast path, takes
  *    each key's stripe lock in turn.
  *  - otherwise the chunk is grouped by stripe (a stable counting sort, ~2 ns/key) and each
  *    stripe's keys are set under that stripe's lock, taken with a try-lock in an order that
  *    starts at a random stripe and skips held ones: two writers rarely wait for each other,
- *    and one locked exchange covers ~64 keys.
+ *    and one locked exchange covers ~256 keys.
  *  - a batch of at least 1 key per block into a filter of at most 2 MiB, while another
  *    writer is in and nobody asked for its "new" count, is set in a private copy and ORed
  *    in stripe by stripe: each line then moves between the cores once per batch, not once
@@ -127,8 +127,8 @@ bb_status bb_add_hashes_concurrent(bb_filter *f, const uint64_t *hashes, size_t 
     return s;
 }
 
-/* Hashed in chunks of BATCH_CHUNK keys, as batch.c does; a multiple of the striped kernels'
- * chunk (kernels/conc_loops.h) so that each of their chunks is full. */
+/* Hashed in chunks of BATCH_CHUNK keys, as batch.c does; each goes to the striped kernels as
+ * one call, a part of one of their chunks (kernels/conc_loops.h), to keep this frame small. */
 #define BATCH_CHUNK 1024
 
 bb_status bb_add_batch_concurrent(bb_filter *f, const void *const *keys, const size_t *lens,

@@ -294,7 +294,7 @@ Test(conc_private, two_mib_is_the_limit) {
 /* ---- A batch joined by another writer ------------------------------------------------------
  * A long uncounted batch that begins as the only writer takes the fast path; once another
  * writer comes in, the rest of it goes by the private path (checked before each chunk of
- * 1024 keys). The other writer (this thread, with counted batches, which never go private)
+ * 4096 keys). The other writer (this thread, with counted batches, which never go private)
  * starts only after the batch's keys past its second chunk are visible, so the batch surely
  * began alone: a private copy is then asked for only if the batch switched. */
 #define JOIN_BLOCKS 1024u
@@ -316,11 +316,11 @@ static void *long_batch(void *arg) {
     return NULL;
 }
 
-/* Until keys 2048 .. 2111 of the batch (its third chunk) are all visible, or it is done. */
+/* Until keys 8192 .. 8255 of the batch (its third chunk) are all visible, or it is done. */
 static void wait_past_second_chunk(joined *j) {
     for (;;) {
         bool seen = true;
-        for (size_t i = 2048; i < 2112 && seen; i++)
+        for (size_t i = 8192; i < 8256 && seen; i++)
             seen = bb_contains_hash_concurrent(j->f, j->h[i]);
         if (seen || atomic_load(&j->done)) return;
         sched_yield();

@@ -81,9 +81,9 @@ static uint8_t *serialize(const bb_filter *f, size_t *len) {
  * whole set), in runs of `run` keys, and cycles through the four entry points run by run, so
  * every one of them races against the others. The striped kernels (kernels/conc_loops.h)
  * take every stripe at once for a batch when no other writer is in, else group a chunk by
- * stripe (>= 32 keys) or lock key by key (shorter): runs of 20, 64 and 2500 keys (which
- * crosses their 1024-key chunks) reach each of these beside the single-key adds. */
-#define MAX_RUN 2500
+ * stripe (>= 32 keys) or lock key by key (shorter): runs of 20, 64 and 4500 keys (which
+ * crosses their 4096-key chunks) reach each of these beside the single-key adds. */
+#define MAX_RUN 4500
 
 typedef struct writer {
     bb_filter *f;
@@ -260,8 +260,8 @@ Test(concurrent, blocked_uncounted_batches_every_kernel) { on_every_kernel(uncou
  * size; the expected count comes from plain bb_contains / bb_add_hash on a second filter. */
 Test(concurrent, batch_new_count_matches_one_by_one) {
     keyset *ks = make_keys(5);
-    const size_t sizes[] = {1, 200, 255, 256, 1023, 1024, 1025, 5000};
-    uint64_t *h = malloc(5000 * sizeof *h);
+    const size_t sizes[] = {1, 200, 255, 256, 1023, 1024, 1025, 4095, 4096, 4097, 9000};
+    uint64_t *h = malloc(9000 * sizeof *h);
     cr_assert_not_null(h);
     for (size_t i = 0; i <= bb_isa_count(); i++) { /* every kernel, then the automatic mix */
         bb_isa isa = bb_isa_at(i);
