@@ -50,9 +50,9 @@
 
 /* Key bytes per member that are worth a thread even when the keys are fewer than
  * BB_MIN_KEYS_PER_THREAD (hashing long keys costs by the byte). One thread's string batch
- * contains of 1000-byte keys took 157 ns/key (0.155 ns/byte, so 16 MiB is ~2.6 ms); in
- * batches of 32768 of them (16 MiB per member) two threads took 86 ns/key, but in batches of
- * 16384 (8 MiB per member) they were slower than one in 3 rows of 4 (blockbloom-bench
+ * contains of 1000-byte keys took 157 ns/key (0.155 ns/byte, so 16 MiB is ~2.6 ms); split in
+ * two, batches of 32768 of them (15.6 MiB per member) took 86 ns/key, but batches of 16384
+ * (7.8 MiB per member) were slower than one thread in 3 rows of 4 (blockbloom-bench
  * --key-bytes 1000 --batch N, Intel Xeon family 6 model A7h, a 2-vCPU KVM guest). */
 #define BB_MIN_BYTES_PER_THREAD (UINT64_C(16) << 20)
 
