@@ -50,10 +50,7 @@ static bb_status add_hashes(bb_filter *f, const uint64_t *h, size_t n) {
     return BB_OK;
 }
 
-/* Whether hash_chunk prefetches the lines of f's chunks. */
-static bool pipelined(const bb_filter *f) {
-    return bb_row(f)->line_of && bb_pipeline_worth(f->payload_bytes / BB_BLOCK_BYTES);
-}
+static bool pipelined(const bb_filter *f) { return bb_pipelined(bb_row(f), f->payload_bytes); }
 
 /* A chunk of add_src or contains_part, whose lines hash_chunk may have prefetched. */
 static bb_status add_chunk(bb_filter *f, const uint64_t *h, size_t n) {

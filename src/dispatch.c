@@ -399,7 +399,7 @@ static bb_status kernel_of(bb_isa isa, const bb_kind_ops *row, bb_op op, uint64_
     }
     bool large = bytes > d->large_bytes;
     /* batch.c hands the chunks whose lines it prefetched to the row's *_warm entries */
-    bool pipelined = row->line_of && bb_pipeline_worth(bytes / BB_BLOCK_BYTES);
+    bool pipelined = bb_pipelined(row, bytes);
     bool warm = pipelined && (op == BB_OP_ADD_KEYS      ? row->add_hashes_warm != NULL
                               : op == BB_OP_CONTAINS_KEYS ? row->contains_hashes_warm != NULL
                                                           : false);

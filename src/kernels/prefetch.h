@@ -36,6 +36,13 @@ static inline bool bb_pipeline_worth(uint64_t blocks) {
     return blocks > BB_PIPELINE_MIN_BYTES / BB_BLOCK_BYTES;
 }
 
+/** Whether batch.c prefetches the lines of each chunk of keys into a filter of this row and
+ *  payload size, and so hands the chunk to the row's *_warm entries where it has them
+ *  (dispatch.c reports their kernels from the same test). */
+static inline bool bb_pipelined(const bb_kind_ops *row, uint64_t payload_bytes) {
+    return row->line_of && bb_pipeline_worth(payload_bytes / BB_BLOCK_BYTES);
+}
+
 /** X(1) X(2) ... X(16): one case per k in 1 .. BB_MAX_K, for the batch loops that keep one
  *  copy of their loop per k so the probe loop is unrolled with k known (blocked_loops.h,
  *  conc_loops.h). */
