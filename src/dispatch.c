@@ -431,8 +431,8 @@ bb_status bb_isa_kernel(bb_isa isa, bb_kind kind, bb_op op, bb_isa *out) {
 }
 
 /* The library's threads add their runs of a batch of keys as batches of hashes (threads.c),
- * with no pipeline; a scalable filter's sub-filters look up as batches of hashes, and it
- * adds key by key, so its own size never matters (its row has no line_of, no add_hashes). */
+ * with no pipeline; a scalable filter looks up and adds key by key (single-key tests on the
+ * contains kernel, portable adds), so its size never matters (no line_of, no add_hashes). */
 bb_status bb_isa_kernel_for(bb_isa isa, const bb_filter *f, bb_op op, bb_isa *out) {
     if (!f) return BB_E_INVAL;
     if (op == BB_OP_ADD_KEYS && bb_threads(f) > 1) op = BB_OP_ADD;
