@@ -387,6 +387,13 @@ extern const bb_kind_ops *const bb_kind_rows[BB_KIND_ROWS];
 /** The row of a filter: its kind is always a valid row (checked when created or loaded), so
  *  this is one load, inlined into the single-key calls. */
 static inline const bb_kind_ops *bb_row(const bb_filter *f) { return bb_kind_rows[f->kind]; }
+/** A batch add of one-line-per-key kinds on kernel k, counting the keys (their add rows). */
+static inline bb_status bb_kernel_add(const bb_kernel *k, bb_filter *f, const uint64_t *h,
+                                      size_t n) {
+    k->add_hashes(f->data, f->blocks, f->k, h, n);
+    f->keys_added = bb_sat_add(f->keys_added, n);
+    return BB_OK;
+}
 
 /** Geometry (bits, k) that bb_create gives a flat kind's config (filter.c); also used by
  *  slice.c so that a slice is exactly a range of the filter bb_create would make. */

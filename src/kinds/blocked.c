@@ -30,9 +30,7 @@ static bool blocked_contains(const bb_filter *f, uint64_t h) {
 }
 
 static bb_status blocked_add_hashes(bb_filter *f, const uint64_t *h, size_t n) {
-    bb_kernel_add_active(f->payload_bytes)->add_hashes(f->data, f->blocks, f->k, h, n);
-    f->keys_added = bb_sat_add(f->keys_added, n);
-    return BB_OK;
+    return bb_kernel_add(bb_kernel_add_active(f->payload_bytes), f, h, n);
 }
 
 /* Lines already on their way to L2: the small filters' add kernel, whatever the size, for a
@@ -40,9 +38,7 @@ static bb_status blocked_add_hashes(bb_filter *f, const uint64_t *h, size_t n) {
  * string adds into a 7.1 MiB filter took 11.14 ns/key on scalar against 12.23 on avx512,
  * and 16.76 against 16.54 into 118 MiB (Xeon family 6 model A7h). */
 static bb_status blocked_add_hashes_warm(bb_filter *f, const uint64_t *h, size_t n) {
-    bb_kernel_add_active(0)->add_hashes(f->data, f->blocks, f->k, h, n);
-    f->keys_added = bb_sat_add(f->keys_added, n);
-    return BB_OK;
+    return bb_kernel_add(bb_kernel_add_active(0), f, h, n);
 }
 
 static size_t blocked_contains_hashes(const bb_filter *f, const uint64_t *h, size_t n,
@@ -71,7 +67,8 @@ static void blocked_prefetch_lines(const bb_filter *f, const uint64_t *h, size_t
  * kernels/conc_loops.h). */
 static size_t blocked_add_striped(bb_filter *f, bb_stripes *st, const uint64_t *h, size_t n,
                                   bool count) {
-    return bb_conc_kernel_active(f->payload_bytes)->add_hashes(f->data, f->blocks, f->k, st, h, n, count);
+    return bb_conc_kernel_active(f->payload_bytes)
+        ->add_hashes(f->data, f->blocks, f->k, st, h, n, count);
 }
 
 static bool blocked_contains_concurrent(const bb_filter *f, uint64_t h) {

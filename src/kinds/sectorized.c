@@ -63,9 +63,7 @@ static bool sect_contains(const bb_filter *f, uint64_t h) {
 }
 
 static bb_status sect_add_hashes(bb_filter *f, const uint64_t *h, size_t n) {
-    kernel()->add_hashes(f->data, f->blocks, f->k, h, n);
-    f->keys_added = bb_sat_add(f->keys_added, n);
-    return BB_OK;
+    return bb_kernel_add(kernel(), f, h, n);
 }
 
 static size_t sect_contains_hashes(const bb_filter *f, const uint64_t *h, size_t n,
@@ -75,9 +73,7 @@ static size_t sect_contains_hashes(const bb_filter *f, const uint64_t *h, size_t
 
 /* Batches of keys: a CPU row may run them on another kernel in large filters (dispatch.c). */
 static bb_status sect_add_hashes_warm(bb_filter *f, const uint64_t *h, size_t n) {
-    bb_kernel_keys_sect(f->payload_bytes)->add_hashes(f->data, f->blocks, f->k, h, n);
-    f->keys_added = bb_sat_add(f->keys_added, n);
-    return BB_OK;
+    return bb_kernel_add(bb_kernel_keys_sect(f->payload_bytes), f, h, n);
 }
 
 static size_t sect_contains_hashes_warm(const bb_filter *f, const uint64_t *h, size_t n,
