@@ -183,10 +183,14 @@ bb_status bb_isa_from_string(const char *name, bb_isa *out) {
  *    sectorized 14.14 against 15.36 and sectorized string adds 16.18 against 17.28 (avx512),
  *    while batches of hashes and loops of single lookups stay faster on the wider kernels.
  *  - Intel family 6 model CFh (docs/bench/intel-xeon-6-cf.txt, a KVM guest with AVX-512,
- *    GFNI and AMX): the same choice. Pre-hashed adds take 4.60 ns/key on scalar against 8.11
- *    on avx512gfni at 10^4 keys and 4.45 against 7.85 at 10^6; at 10^7 and 10^8 scalar adds
- *    are within 1.10x of the fastest kernel (avx512); contains on avx512gfni are within 1.02x
- *    of the fastest at every size.
+ *    GFNI and AMX): contains on avx512gfni, within 1.02x of the fastest kernel at every size;
+ *    adds scalar, 4.60 ns/key pre-hashed against 8.11 on avx512gfni at 10^4 keys and 4.45
+ *    against 5.63 (avx512) at 10^6 on an idle host. Above 6 MiB every blocked add runs
+ *    avx512, batches of keys included (keys_add_large, unlike A7h): scalar took 1.06-1.07x
+ *    avx512's time on pre-hashed adds at 10^8 keys and 1.05-1.32x at 10^7, and 1.04-1.18x
+ *    and 0.97-1.33x on string adds, in four or five runs each; at 5.9 MiB avx512 led by
+ *    1.01-1.06x in two. When other tenants load the host, avx512 adds pull ahead at 10^6 too
+ *    (1.15x in two runs), so the small filters' scalar choice is the idle host's.
  * A CPU without a row gets the widest kernel for contains and scalar adds: of the four CPUs
  * measured, the widest kernel's adds lost to scalar on three (Zen 1 and both Intel models)
  * and won only on Zen 4, which has its row.
@@ -204,22 +208,23 @@ typedef struct cpu_row {
     unsigned family, model_lo, model_hi;
     bb_isa contains, add;
     /* In blocked and sectorized filters larger than large_mib MiB (0: none), adds of hashes
-     * run on add_large instead of add (blocked, plain and concurrent), and batches of keys
-     * on keys_large (blocked contains, sectorized adds and contains); blocked adds of keys
-     * keep add at every size. */
+     * run on add_large instead of add (blocked, plain and concurrent), batches of keys on
+     * keys_large (blocked contains, sectorized adds and contains), and blocked adds of keys
+     * on keys_add_large. */
     unsigned large_mib;
-    bb_isa add_large, keys_large;
+    bb_isa add_large, keys_large, keys_add_large;
 } cpu_row;
 
 #if defined(__x86_64__) || defined(__i386__) /* CPUID identifies the CPU on x86 only */
 static const cpu_row cpu_rows[] = {
-    {VENDOR_AMD, 0x17, 0x00, 0x2f, BB_ISA_AVX2, BB_ISA_SCALAR, 0, BB_ISA_AUTO, BB_ISA_AUTO},
+    {VENDOR_AMD, 0x17, 0x00, 0x2f, BB_ISA_AVX2, BB_ISA_SCALAR, 0, BB_ISA_AUTO, BB_ISA_AUTO,
+     BB_ISA_AUTO},
     {VENDOR_AMD, 0x19, 0x10, 0x1f, BB_ISA_AVX512GFNI, BB_ISA_AVX512GFNI, 0, BB_ISA_AUTO,
-     BB_ISA_AUTO},
+     BB_ISA_AUTO, BB_ISA_AUTO},
     {VENDOR_INTEL, 0x06, 0xa7, 0xa7, BB_ISA_AVX512GFNI, BB_ISA_SCALAR, 6, BB_ISA_AVX512,
-     BB_ISA_AVX2},
-    {VENDOR_INTEL, 0x06, 0xcf, 0xcf, BB_ISA_AVX512GFNI, BB_ISA_SCALAR, 0, BB_ISA_AUTO,
-     BB_ISA_AUTO},
+     BB_ISA_AVX2, BB_ISA_SCALAR},
+    {VENDOR_INTEL, 0x06, 0xcf, 0xcf, BB_ISA_AVX512GFNI, BB_ISA_SCALAR, 6, BB_ISA_AVX512,
+     BB_ISA_AVX512GFNI, BB_ISA_AVX512},
 };
 
 static cpu_vendor cpu_ident(unsigned *family, unsigned *model) {
@@ -259,7 +264,8 @@ static const cpu_row *cpu_row_here(void) {
         const cpu_row *r = &cpu_rows[i];
         if (r->vendor == v && r->family == family && model >= r->model_lo && model <= r->model_hi &&
             available_row(r->contains) && available_row(r->add) &&
-            (!r->large_mib || (available_row(r->add_large) && available_row(r->keys_large))))
+            (!r->large_mib || (available_row(r->add_large) && available_row(r->keys_large) &&
+                               available_row(r->keys_add_large))))
             return r;
     }
 #endif
@@ -287,6 +293,7 @@ static bb_dispatch dispatch_of(const isa_row *contains, const isa_row *add, cons
                          .large_bytes = UINT64_MAX,
                          .add_large = add->blocked,
                          .conc_large = add->conc,
+                         .keys_add = add->blocked,
                          .keys_contains = contains->blocked,
                          .keys_sect = sect->sectorized,
                          .split = contains->split,
@@ -301,6 +308,7 @@ static bb_dispatch dispatch_of_row(const cpu_row *r, const isa_row *sect) {
         d.large_bytes = (uint64_t)r->large_mib << 20;
         d.add_large = large->blocked;
         d.conc_large = large->conc;
+        d.keys_add = available_row(r->keys_add_large)->blocked;
         d.keys_contains = keys->blocked;
         d.keys_sect = keys->sectorized;
     }
@@ -412,7 +420,7 @@ static bb_status kernel_of(bb_isa isa, const bb_kind_ops *row, bb_op op, uint64_
         }
         k = op == BB_OP_CONTAINS        ? d->contains
             : op == BB_OP_CONTAINS_KEYS ? (warm && large ? d->keys_contains : d->contains)
-            : op == BB_OP_ADD_KEYS && warm ? d->add
+            : op == BB_OP_ADD_KEYS && warm ? (large ? d->keys_add : d->add)
             : large                        ? d->add_large
                                            : d->add;
         break;

@@ -142,11 +142,12 @@ typedef struct bb_dispatch {
     /** In filters whose payload is larger than large_bytes (a per-CPU row's choice,
      *  dispatch.c; with none, UINT64_MAX and these repeat the small filters' kernels):
      *  adds of hashes into blocked filters run on add_large, concurrent ones on conc_large;
-     *  batches of keys (the kinds' *_warm entries) run blocked contains on keys_contains and
-     *  both sectorized operations on keys_sect. Blocked adds of keys keep `add`. */
+     *  batches of keys (the kinds' *_warm entries) run blocked adds on keys_add, blocked
+     *  contains on keys_contains and both sectorized operations on keys_sect. */
     uint64_t large_bytes;
     const bb_kernel *add_large;
     const struct bb_conc_kernel *conc_large;
+    const bb_kernel *keys_add;
     const bb_kernel *keys_contains;
     const bb_kernel *keys_sect;
     /** Split-block filters, every operation: the contains kernel's ISA (kernels/split_*.c). */
@@ -199,11 +200,14 @@ extern const bb_conc_kernel bb_conc_kernel_scalar;
 #if defined(__x86_64__) || defined(__i386__)
 extern const bb_conc_kernel bb_conc_kernel_avx2, bb_conc_kernel_avx512, bb_conc_kernel_avx512gfni;
 #endif
-/** The kernel of batches of keys into a blocked payload of `bytes` bytes: contains (for adds
- *  it is bb_kernel_add_active(0)). */
+/** The kernels of batches of keys into a blocked payload of `bytes` bytes: contains, adds. */
 static inline const bb_kernel *bb_kernel_keys_contains(uint64_t bytes) {
     const bb_dispatch *d = bb_dispatch_active();
     return bytes > d->large_bytes ? d->keys_contains : d->contains;
+}
+static inline const bb_kernel *bb_kernel_keys_add(uint64_t bytes) {
+    const bb_dispatch *d = bb_dispatch_active();
+    return bytes > d->large_bytes ? d->keys_add : d->add;
 }
 /** The sectorized kernel of batches of keys, adds and contains, into `bytes` bytes. */
 static inline const bb_kernel *bb_kernel_keys_sect(uint64_t bytes) {

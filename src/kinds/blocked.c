@@ -33,12 +33,12 @@ static bb_status blocked_add_hashes(bb_filter *f, const uint64_t *h, size_t n) {
     return bb_kernel_add(bb_kernel_add_active(f->payload_bytes), f, h, n);
 }
 
-/* Lines already on their way to L2: the small filters' add kernel, whatever the size, for a
- * CPU row's large-filter kernel did not pay once the pipeline had prefetched the lines:
- * string adds into a 7.1 MiB filter took 11.14 ns/key on scalar against 12.23 on avx512,
- * and 16.76 against 16.54 into 118 MiB (Xeon family 6 model A7h). */
+/* Lines already on their way to L2: a CPU row names this kernel apart from the one of adds
+ * of hashes, since the prefetch changes which kernel pays: on Xeon family 6 model A7h string
+ * adds into a 7.1 MiB filter took 11.14 ns/key on scalar against 12.23 on avx512 (scalar
+ * kept), on model CFh into 118 MiB 30.90 against 26.29 (avx512 taken; dispatch.c). */
 static bb_status blocked_add_hashes_warm(bb_filter *f, const uint64_t *h, size_t n) {
-    return bb_kernel_add(bb_kernel_add_active(0), f, h, n);
+    return bb_kernel_add(bb_kernel_keys_add(f->payload_bytes), f, h, n);
 }
 
 static size_t blocked_contains_hashes(const bb_filter *f, const uint64_t *h, size_t n,
