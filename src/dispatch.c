@@ -184,13 +184,12 @@ bb_status bb_isa_from_string(const char *name, bb_isa *out) {
  *    while batches of hashes and loops of single lookups stay faster on the wider kernels.
  *  - Intel family 6 model CFh (docs/bench/intel-xeon-6-cf.txt, a KVM guest with AVX-512,
  *    GFNI and AMX): contains on avx512gfni, within 1.02x of the fastest kernel at every size;
- *    adds scalar, 4.60 ns/key pre-hashed against 8.11 on avx512gfni at 10^4 keys and 4.45
- *    against 5.63 (avx512) at 10^6 on an idle host. Above 6 MiB every blocked add runs
- *    avx512, batches of keys included (keys_add_large, unlike A7h): scalar took 1.06-1.07x
- *    avx512's time on pre-hashed adds at 10^8 keys and 1.05-1.32x at 10^7, and 1.04-1.18x
- *    and 0.97-1.33x on string adds, in four or five runs each; at 5.9 MiB avx512 led by
- *    1.01-1.06x in two. When other tenants load the host, avx512 adds pull ahead at 10^6 too
- *    (1.15x in two runs), so the small filters' scalar choice is the idle host's.
+ *    every blocked add on avx512, whose mask is ORed from table rows (avx512_line_masks.h).
+ *    Scalar took 1.03-1.05x its time on pre-hashed adds at 10^4 and 10^6 keys in three quiet
+ *    runs (1.38-1.64x in two loaded ones), 1.29-1.48x at 10^7 and 0.98-1.05x at 10^8 (two
+ *    runs), 0.98-1.21x on string adds and 0.92-1.43x on concurrent adds. The
+ *    large-filter columns repeat avx512, so that batches of keys above 6 MiB keep their own
+ *    contains kernel (keys_large).
  * A CPU without a row gets the widest kernel for contains and scalar adds: of the four CPUs
  * measured, the widest kernel's adds lost to scalar on three (Zen 1 and both Intel models)
  * and won only on Zen 4, which has its row.
@@ -223,7 +222,7 @@ static const cpu_row cpu_rows[] = {
      BB_ISA_AUTO, BB_ISA_AUTO},
     {VENDOR_INTEL, 0x06, 0xa7, 0xa7, BB_ISA_AVX512GFNI, BB_ISA_SCALAR, 6, BB_ISA_AVX512,
      BB_ISA_AVX2, BB_ISA_SCALAR},
-    {VENDOR_INTEL, 0x06, 0xcf, 0xcf, BB_ISA_AVX512GFNI, BB_ISA_SCALAR, 6, BB_ISA_AVX512,
+    {VENDOR_INTEL, 0x06, 0xcf, 0xcf, BB_ISA_AVX512GFNI, BB_ISA_AVX512, 6, BB_ISA_AVX512,
      BB_ISA_AVX512GFNI, BB_ISA_AVX512},
 };
 

@@ -5,20 +5,23 @@
  * only with AVX-512F.
  * The block test is the public header's bb_block_test_avx512 (this file's flags compile it
  * in), so callers' inline lookups and this kernel are one piece of code.
- * Adds build the key's 512-bit mask in a register (avx512_probes.h) and update the block with
- * one 64-byte load, OR and store, instead of k byte read-modify-writes (bb_block_set), which
- * the core cannot overlap well: 5.0 ns/key against 6.6-7.0 on a 12 KiB filter (Zen 4, EPYC
- * family 25 model 17; larger filters in docs/PERFORMANCE.md, "Kernel notes"). CPUs that
- * also have GFNI and AVX512-VBMI get the avx512gfni kernel instead.
+ * Adds build the key's 512-bit mask in a register from one table row per probe
+ * (avx512_line_masks.h) and update the block with one 64-byte load, OR and store, instead of
+ * k byte read-modify-writes (bb_block_set), which the core cannot overlap well. The rows
+ * replaced a mask shifted into place one probe at a time (avx512_probes.h), which took 5.0
+ * ns/key against 6.6-7.0 for the byte updates on a 12 KiB filter (Zen 4, EPYC family 25
+ * model 17) but 1.10-1.27x the byte updates' time on the Xeon of model CFh, where the rows
+ * take 0.95-0.97x at 10^6 keys (docs/PERFORMANCE.md, "Kernel notes").
  */
 #include "../internal.h"
 
 #define SIMDE_ENABLE_NATIVE_ALIASES_NONE
 #include <simde/x86/avx512.h>
 #include "avx512_probes.h"
+#include "avx512_line_masks.h"
 
-static inline void avx512_set(uint8_t *block, uint32_t lo, unsigned k) {
-    bb_avx512_or_block(block, bb_avx512_probe_mask(lo, 0, k));
+static inline __attribute__((always_inline)) void avx512_set(uint8_t *block, uint32_t lo, unsigned k) {
+    bb_avx512_or_block(block, bb_avx512_line_mask(lo, k));
 }
 
 #define KERNEL_NAME avx512
