@@ -189,7 +189,10 @@ bb_status bb_isa_from_string(const char *name, bb_isa *out) {
  *    runs (1.38-1.64x in two loaded ones), 1.29-1.48x at 10^7 and 0.98-1.05x at 10^8 (two
  *    runs), 0.98-1.21x on string adds and 0.92-1.43x on concurrent adds. The
  *    large-filter columns repeat avx512, so that batches of keys above 6 MiB keep their own
- *    contains kernel (keys_large).
+ *    contains kernel (keys_large). Batches of keys into filters above 16 MiB prefetch each
+ *    line inside the hashing loop (inline_pf_mib): string batches took 0.80-0.96x the time
+ *    of the chunk-at-once prefetch at 10^8 keys and 0.92-0.94x at 2x10^7 (24 MiB), but
+ *    1.03-1.05x at 10^7 (12 MiB) (docs/PERFORMANCE.md, "Kernel notes").
  * A CPU without a row gets the widest kernel for contains and scalar adds: of the four CPUs
  * measured, the widest kernel's adds lost to scalar on three (Zen 1 and both Intel models)
  * and won only on Zen 4, which has its row.
@@ -212,18 +215,21 @@ typedef struct cpu_row {
      * on keys_add_large. */
     unsigned large_mib;
     bb_isa add_large, keys_large, keys_add_large;
+    /* Batches of keys into blocked and sectorized filters larger than inline_pf_mib MiB (0:
+     * none) prefetch each key's line as it is hashed (bb_dispatch.inline_pf_bytes). */
+    unsigned inline_pf_mib;
 } cpu_row;
 
 #if defined(__x86_64__) || defined(__i386__) /* CPUID identifies the CPU on x86 only */
 static const cpu_row cpu_rows[] = {
     {VENDOR_AMD, 0x17, 0x00, 0x2f, BB_ISA_AVX2, BB_ISA_SCALAR, 0, BB_ISA_AUTO, BB_ISA_AUTO,
-     BB_ISA_AUTO},
+     BB_ISA_AUTO, 0},
     {VENDOR_AMD, 0x19, 0x10, 0x1f, BB_ISA_AVX512GFNI, BB_ISA_AVX512GFNI, 0, BB_ISA_AUTO,
-     BB_ISA_AUTO, BB_ISA_AUTO},
+     BB_ISA_AUTO, BB_ISA_AUTO, 0},
     {VENDOR_INTEL, 0x06, 0xa7, 0xa7, BB_ISA_AVX512GFNI, BB_ISA_SCALAR, 6, BB_ISA_AVX512,
-     BB_ISA_AVX2, BB_ISA_SCALAR},
+     BB_ISA_AVX2, BB_ISA_SCALAR, 0},
     {VENDOR_INTEL, 0x06, 0xcf, 0xcf, BB_ISA_AVX512GFNI, BB_ISA_AVX512, 6, BB_ISA_AVX512,
-     BB_ISA_AVX512GFNI, BB_ISA_AVX512},
+     BB_ISA_AVX512GFNI, BB_ISA_AVX512, 16},
 };
 
 static cpu_vendor cpu_ident(unsigned *family, unsigned *model) {
@@ -296,7 +302,8 @@ static bb_dispatch dispatch_of(const isa_row *contains, const isa_row *add, cons
                          .keys_contains = contains->blocked,
                          .keys_sect = sect->sectorized,
                          .split = contains->split,
-                         .sect = sect->sectorized};
+                         .sect = sect->sectorized,
+                         .inline_pf_bytes = UINT64_MAX};
 }
 
 /* The automatic table of a CPU with a row. */
@@ -323,6 +330,11 @@ static void fill_tables(void) {
         const cpu_row *r = cpu_row_here();
         const isa_row *w = widest_row();
         automatic = r ? dispatch_of_row(r, w) : dispatch_of(w, default_add_row(w), w);
+        if (r && r->inline_pf_mib) { /* the memory system's rule: every table keeps it */
+            uint64_t at = (uint64_t)r->inline_pf_mib << 20;
+            automatic.inline_pf_bytes = at;
+            for (size_t i = 0; i < N_ISA_ROWS; i++) single[i].inline_pf_bytes = at;
+        }
         atomic_store_explicit(&tables_state, 2, memory_order_release);
     }
     while (atomic_load_explicit(&tables_state, memory_order_acquire) != 2) {}

@@ -84,12 +84,21 @@ static __attribute__((flatten)) void xxh3_fixed_short(const bb_keysrc *src, uint
         hashes[i] = XXH3_64bits_withSeed(p, w, seed);
 }
 
+bool bb_hash_grouped(const bb_keysrc *src, bb_hash_alg alg) {
+    return alg != BB_HASH_XXH64 && src->shape != BB_SRC_FIXED &&
+           (src->shape == BB_SRC_PTRS || src->data);
+}
+
 void bb_hash_keys(const bb_keysrc *src, bb_hash_alg alg, uint64_t seed, size_t first,
                   size_t count, uint64_t *hashes) {
     if (alg == BB_HASH_XXH64) hash_keys_with(src, seed, first, count, hashes, xxh64);
     else if (src->shape == BB_SRC_FIXED && src->width >= 1 && src->width <= 128 && src->data)
         xxh3_fixed_short(src, seed, first, count, hashes);
-    else if (src->shape != BB_SRC_FIXED && (src->shape == BB_SRC_PTRS || src->data))
-        xxh3_grouped(src, seed, first, count, hashes);
+    else if (bb_hash_grouped(src, alg)) xxh3_grouped(src, seed, first, count, hashes);
     else hash_keys_with(src, seed, first, count, hashes, xxh3);
+}
+
+void bb_hash_keys_prefetch(const bb_keysrc *src, uint64_t seed, size_t first, size_t count,
+                           uint64_t *hashes, const uint8_t *data, uint64_t blocks) {
+    xxh3_grouped_pf(src, seed, first, count, hashes, (bb_line_pf){data, blocks});
 }

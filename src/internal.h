@@ -154,6 +154,11 @@ typedef struct bb_dispatch {
     const struct bb_split_kernel *split;
     /** The sectorized kind's kernel, both operations (kernels/sectorized_*.c). */
     const bb_kernel *sect;
+    /** Batches of keys into filters of block_lines rows whose payload is larger than this
+     *  (a per-CPU row's choice; UINT64_MAX with none) prefetch each key's line as it is
+     *  hashed, in chunks of BB_CHUNK_INLINE keys, instead of a chunk's lines after hashing
+     *  it (batch.c). A property of the CPU, the same in every ISA's table. */
+    uint64_t inline_pf_bytes;
 } bb_dispatch;
 
 extern _Atomic(const bb_dispatch *) bb_active_dispatch;
@@ -337,6 +342,9 @@ typedef struct bb_kind_ops {
      *  (scripts/cachegrind.sh, string batch lookups of a 512 MiB blocked filter: 102.2 ->
      *  97.0 instructions per key on the AVX2 kernel). */
     void (*prefetch_lines)(const bb_filter *f, const uint64_t *h, size_t n);
+    /** Whether line_of is bb_block_of(f->data, f->blocks, h), which the grouped hashing can
+     *  then prefetch itself as each hash is known (bb_hash_keys_prefetch). */
+    bool block_lines;
     /** NULL = BB_E_UNSUPPORTED. */
     bb_status (*remove)(bb_filter *f, uint64_t h);
     /** Adds safe against other concurrent adds; true if some bit was new. NULL = no
@@ -470,6 +478,13 @@ bb_status bb_keysrc_validate(const bb_keysrc *src, size_t n);
 /** hashes[j] = hash alg of key first + j with seed, for j < count. */
 void bb_hash_keys(const bb_keysrc *src, bb_hash_alg alg, uint64_t seed, size_t first,
                   size_t count, uint64_t *hashes);
+/** Whether bb_hash_keys hashes keys of this shape grouped by length class (xxh3_group.h):
+ *  variable-length keys under XXH3. */
+bool bb_hash_grouped(const bb_keysrc *src, bb_hash_alg alg);
+/** As bb_hash_keys for a shape bb_hash_grouped accepts (XXH3), and each key's block
+ *  bb_block_of(data, blocks, hash) is prefetched into L2 as soon as its hash is known. */
+void bb_hash_keys_prefetch(const bb_keysrc *src, uint64_t seed, size_t first, size_t count,
+                           uint64_t *hashes, const uint8_t *data, uint64_t blocks);
 
 /* ---- The library's own threads (threads.c) ---------------------------------------------- */
 /** How many threads a batch of n keys into (add) or against f runs on: 1 unless

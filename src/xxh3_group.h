@@ -73,21 +73,32 @@ static inline __attribute__((always_inline)) const void *key_ptr(const bb_keysrc
     return src->data + src->off64[i];
 }
 
+/* Where the grouped hashing may prefetch each key's line as soon as its hash is known: the
+ * block bb_block_of(data, blocks, hash) into L2. data NULL: no prefetch (every caller but
+ * batch.c's, on the CPUs whose dispatch row asks for it). */
+typedef struct bb_line_pf {
+    const uint8_t *data;
+    uint64_t blocks;
+} bb_line_pf;
+
 /* hashes[at[j]] for the cnt keys first + at[j] of one class, all of lengths lo .. hi. */
 static inline __attribute__((always_inline)) void
 hash_class(const bb_keysrc *src, bb_src_shape shape, uint64_t seed, size_t first,
-           const uint8_t *at, unsigned cnt, size_t lo, size_t hi, uint64_t *hashes) {
+           const uint8_t *at, unsigned cnt, size_t lo, size_t hi, uint64_t *hashes,
+           bb_line_pf pf) {
     for (unsigned j = 0; j < cnt; j++) {
         size_t i = first + at[j], len = key_len(src, shape, i);
         if (len < lo || len > hi) __builtin_unreachable();
-        hashes[at[j]] = XXH3_64bits_withSeed(key_ptr(src, shape, i), len, seed);
+        uint64_t h = XXH3_64bits_withSeed(key_ptr(src, shape, i), len, seed);
+        hashes[at[j]] = h;
+        if (pf.data) __builtin_prefetch(bb_block_of(pf.data, pf.blocks, h), 0, 2);
     }
 }
 
 /* One group of at most BB_GROUP_KEYS keys of one shape. */
 static inline __attribute__((always_inline)) void
 xxh3_group(const bb_keysrc *src, bb_src_shape shape, uint64_t seed, size_t first, size_t count,
-           uint64_t *hashes) {
+           uint64_t *hashes, bb_line_pf pf) {
     uint8_t at[XC_COUNT][BB_GROUP_KEYS];
     unsigned cnt[XC_COUNT] = {0};
     for (size_t j = 0; j < count; j++) {
@@ -98,32 +109,47 @@ xxh3_group(const bb_keysrc *src, bb_src_shape shape, uint64_t seed, size_t first
     }
     uint64_t empty = XXH3_64bits_withSeed(bb_empty_key, 0, seed);
     for (unsigned j = 0; j < cnt[XC_EMPTY]; j++) hashes[at[XC_EMPTY][j]] = empty;
-    hash_class(src, shape, seed, first, at[XC_1_3], cnt[XC_1_3], 1, 3, hashes);
-    hash_class(src, shape, seed, first, at[XC_4_8], cnt[XC_4_8], 4, 8, hashes);
-    hash_class(src, shape, seed, first, at[XC_9_16], cnt[XC_9_16], 9, 16, hashes);
-    hash_class(src, shape, seed, first, at[XC_17_32], cnt[XC_17_32], 17, 32, hashes);
-    hash_class(src, shape, seed, first, at[XC_33_64], cnt[XC_33_64], 33, 64, hashes);
-    hash_class(src, shape, seed, first, at[XC_65_96], cnt[XC_65_96], 65, 96, hashes);
-    hash_class(src, shape, seed, first, at[XC_97_128], cnt[XC_97_128], 97, 128, hashes);
+    hash_class(src, shape, seed, first, at[XC_1_3], cnt[XC_1_3], 1, 3, hashes, pf);
+    hash_class(src, shape, seed, first, at[XC_4_8], cnt[XC_4_8], 4, 8, hashes, pf);
+    hash_class(src, shape, seed, first, at[XC_9_16], cnt[XC_9_16], 9, 16, hashes, pf);
+    hash_class(src, shape, seed, first, at[XC_17_32], cnt[XC_17_32], 17, 32, hashes, pf);
+    hash_class(src, shape, seed, first, at[XC_33_64], cnt[XC_33_64], 33, 64, hashes, pf);
+    hash_class(src, shape, seed, first, at[XC_65_96], cnt[XC_65_96], 65, 96, hashes, pf);
+    hash_class(src, shape, seed, first, at[XC_97_128], cnt[XC_97_128], 97, 128, hashes, pf);
     for (unsigned j = 0; j < cnt[XC_LONGER]; j++) {
         size_t i = first + at[XC_LONGER][j];
-        hashes[at[XC_LONGER][j]] = xxh3_long(key_ptr(src, shape, i), key_len(src, shape, i), seed);
+        uint64_t h = xxh3_long(key_ptr(src, shape, i), key_len(src, shape, i), seed);
+        hashes[at[XC_LONGER][j]] = h;
+        if (pf.data) __builtin_prefetch(bb_block_of(pf.data, pf.blocks, h), 0, 2);
     }
 }
 
-/* flatten: XXH3_64bits_withSeed is inlined into every class loop, so each keeps one path. */
-static __attribute__((flatten, unused)) void
-xxh3_grouped(const bb_keysrc *src, uint64_t seed, size_t first, size_t count, uint64_t *hashes) {
+static inline __attribute__((always_inline)) void
+xxh3_groups(const bb_keysrc *src, uint64_t seed, size_t first, size_t count, uint64_t *hashes,
+            bb_line_pf pf) {
     for (size_t j = 0; j < count; j += BB_GROUP_KEYS) {
         size_t g = count - j < BB_GROUP_KEYS ? count - j : BB_GROUP_KEYS;
         switch (src->shape) {
-        case BB_SRC_PTRS: xxh3_group(src, BB_SRC_PTRS, seed, first + j, g, hashes + j); break;
+        case BB_SRC_PTRS: xxh3_group(src, BB_SRC_PTRS, seed, first + j, g, hashes + j, pf); break;
         case BB_SRC_ARROW32:
-            xxh3_group(src, BB_SRC_ARROW32, seed, first + j, g, hashes + j);
+            xxh3_group(src, BB_SRC_ARROW32, seed, first + j, g, hashes + j, pf);
             break;
-        default: xxh3_group(src, BB_SRC_ARROW64, seed, first + j, g, hashes + j); break;
+        default: xxh3_group(src, BB_SRC_ARROW64, seed, first + j, g, hashes + j, pf); break;
         }
     }
+}
+
+/* flatten: XXH3_64bits_withSeed is inlined into every class loop, so each keeps one path.
+ * Two copies, so the loops without a prefetch carry no test for one. */
+static __attribute__((flatten, unused)) void
+xxh3_grouped(const bb_keysrc *src, uint64_t seed, size_t first, size_t count, uint64_t *hashes) {
+    xxh3_groups(src, seed, first, count, hashes, (bb_line_pf){NULL, 0});
+}
+
+static __attribute__((flatten, unused)) void
+xxh3_grouped_pf(const bb_keysrc *src, uint64_t seed, size_t first, size_t count,
+                uint64_t *hashes, bb_line_pf pf) {
+    xxh3_groups(src, seed, first, count, hashes, pf);
 }
 
 #endif /* BB_XXH3_GROUP_H */

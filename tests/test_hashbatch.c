@@ -155,7 +155,7 @@ Test(hashbatch, published_vectors_through_every_shape) {
  * order. */
 #define N_MIX (302u * 12u) /* adds 1812 keys, probes 3624: several of batch.c's chunks */
 
-static void mixed_lengths(uint64_t capacity, uint64_t seed) {
+static void mixed_lengths(bb_kind kind, uint64_t capacity, uint64_t seed) {
     uint8_t *arena = malloc(N_MIX * 1001 + 8);
     static const uint8_t *keys[N_MIX];
     static size_t lens[N_MIX], order[N_MIX];
@@ -171,9 +171,9 @@ static void mixed_lengths(uint64_t capacity, uint64_t seed) {
     /* The first half is added; the probes are all keys, so half present, half not. */
     batch in = batch_of(keys, lens, N_MIX / 2), probe = batch_of(keys, lens, N_MIX);
     bb_filter *ref = NULL, *f[4] = {NULL};
-    cr_assert_eq(bb_create_for(&ref, BB_BLOCKED, capacity, 0.01, seed), BB_OK);
+    cr_assert_eq(bb_create_for(&ref, kind, capacity, 0.01, seed), BB_OK);
     for (size_t i = 0; i < in.n; i++) cr_assert_eq(bb_add(ref, in.ptrs[i], in.lens[i]), BB_OK);
-    for (int i = 0; i < 4; i++) cr_assert_eq(bb_create_for(&f[i], BB_BLOCKED, capacity, 0.01, seed), BB_OK);
+    for (int i = 0; i < 4; i++) cr_assert_eq(bb_create_for(&f[i], kind, capacity, 0.01, seed), BB_OK);
     cr_assert_eq(bb_add_batch(f[0], in.ptrs, in.lens, in.n), BB_OK);
     cr_assert_eq(bb_add_arrow32(f[1], in.data, in.off32, in.n), BB_OK);
     cr_assert_eq(bb_add_arrow64(f[2], in.data, in.off64, in.n), BB_OK);
@@ -208,6 +208,12 @@ static void mixed_lengths(uint64_t capacity, uint64_t seed) {
 }
 
 /* 1,000 keys: a 1.2 KiB filter (hashing then lookups); 4,000,000: 4.6 MiB, past the 2 MiB at
- * which batch.c prefetches each chunk's lines while it hashes the next (prefetch.h). */
-Test(hashbatch, every_length_small_filter) { mixed_lengths(1000, 21); }
-Test(hashbatch, every_length_pipelined_filter) { mixed_lengths(4000000, 22); }
+ * which batch.c prefetches each chunk's lines while it hashes the next (prefetch.h);
+ * 20,000,000: 23 MiB, past the 16 MiB above which the dispatch row of Intel model CFh has the
+ * hashing prefetch each line itself, in chunks of 256 keys (batch.c). */
+Test(hashbatch, every_length_small_filter) { mixed_lengths(BB_BLOCKED, 1000, 21); }
+Test(hashbatch, every_length_pipelined_filter) { mixed_lengths(BB_BLOCKED, 4000000, 22); }
+Test(hashbatch, every_length_large_filter) { mixed_lengths(BB_BLOCKED, 20000000, 23); }
+Test(hashbatch, every_length_large_sectorized_filter) {
+    mixed_lengths(BB_SECTORIZED, 20000000, 24);
+}

@@ -109,6 +109,7 @@ const bb_kind_ops bb_kind_blocked = {
     .contains_hashes_warm = blocked_contains_hashes_warm,
     .line_of = blocked_line_of,
     .prefetch_lines = blocked_prefetch_lines,
+    .block_lines = true,
     .add_striped = blocked_add_striped,
     .contains_concurrent = blocked_contains_concurrent,
     .info = blocked_info,

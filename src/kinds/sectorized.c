@@ -160,6 +160,7 @@ const bb_kind_ops bb_kind_sectorized = {
     .contains_hashes_warm = sect_contains_hashes_warm,
     .line_of = sect_line_of,
     .prefetch_lines = sect_prefetch_lines,
+    .block_lines = true,
     .add_concurrent = sect_add_concurrent,
     .contains_concurrent = sect_contains_concurrent,
     .info = sect_info,
