@@ -197,11 +197,11 @@ bb_status bb_isa_from_string(const char *name, bb_isa *out) {
  * measured, the widest kernel's adds lost to scalar on three (Zen 1 and both Intel models)
  * and won only on Zen 4, which has its row.
  * Single-key calls (bb_contains_hash) run on the contains kernel. In a loop of independent
- * calls the widest kernel is 1.5-2.4x faster than scalar on both Intel models at 10^6-10^8
- * keys (model CFh: 4.57 against 9.09 ns/call at 10^6, 37.2 against 69.1 at 10^8), while the
- * fenced one-call latency favours scalar only at 10^6 (both) and 10^7 (model A7h) (model CFh:
- * 29.8 against 35.4 ns at 10^6, but 177 against 155 at 10^8), so no one kernel wins both,
- * and the loop, the prefilter's use, decides.
+ * calls the widest kernel is 1.5-2.5x faster than scalar on both Intel models at 10^6-10^8
+ * keys (model CFh: 5.58 against 9.63 ns/call at 10^6, 24.0 against 60.6 at 10^8), while the
+ * fenced one-call latency favours scalar at 10^6 (both) and 10^7 (model CFh: 31.7 against
+ * 38.4 ns at 10^6, 60.1 against 69.2 at 10^7; within 1.08x at 10^8), so no one kernel wins
+ * both, and the loop, the prefilter's use, decides.
  */
 typedef enum cpu_vendor { VENDOR_OTHER, VENDOR_AMD, VENDOR_INTEL } cpu_vendor;
 
