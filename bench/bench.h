@@ -260,11 +260,19 @@ typedef struct op_choice {
     bb_isa chosen_isa;      /* what dispatch runs m on */
     const series *chosen;   /* its series; NULL when --series left it out */
     const series *fastest;  /* the kernel series with the smallest value[m] */
+    /* The largest, over the kind's other kernel series, of the median of the per-repetition
+     * ratios chosen / other (NaN without two series): repetition r of every series ran in the
+     * same round, so drift of the machine between rounds cancels, which the ratio of two
+     * medians does not. The verdicts and the 8.1 targets use it. */
+    double paired;
+    const series *paired_vs;
 } op_choice;
 #define MAX_OP_CHOICES 32
 /* Fill r->chosen from the library, while the size's filters exist (after series_create). */
 void op_choices_note(size_run *r);
 size_t op_choices(const size_run *r, op_choice *out);
+/* The median of a[i] / b[i] over the repetitions both have (NaN if none). */
+double paired_ratio(const double *a, int na, const double *b, int nb);
 /* "blocked", "split" or "sectorized". */
 const char *op_kind_name(series_type kind);
 /* The kernel the automatic dispatch runs op on for this size's filters of a series type. */

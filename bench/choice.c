@@ -76,6 +76,21 @@ static void fill(const size_run *r, series_type kind, metric m, op_choice *c) {
     }
     /* A tie (the TSC's steps make latency ties common) goes to the chosen kernel. */
     if (c->chosen && c->chosen->value[m] <= c->fastest->value[m]) c->fastest = c->chosen;
+    c->paired = NAN;
+    for (size_t i = 0; c->chosen && i < r->nseries; i++) {
+        const series *s = &r->series[i];
+        if (s->type != kind || s->skip || s == c->chosen) continue;
+        double q = paired_ratio(c->chosen->reps[m], c->chosen->nreps[m], s->reps[m], s->nreps[m]);
+        if (isfinite(q) && (!isfinite(c->paired) || q > c->paired)) c->paired = q, c->paired_vs = s;
+    }
+}
+
+double paired_ratio(const double *a, int na, const double *b, int nb) {
+    double q[64];
+    int n = na < nb ? na : nb, m = 0;
+    for (int i = 0; i < n && i < 64; i++)
+        if (isfinite(a[i]) && isfinite(b[i]) && b[i] > 0) q[m++] = a[i] / b[i];
+    return m ? median(q, (size_t)m) : NAN;
 }
 
 size_t op_choices(const size_run *r, op_choice *out) {

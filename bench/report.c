@@ -175,9 +175,13 @@ static size_t targets(const size_run *runs, size_t nruns, bb_isa best, target *t
 }
 
 /* ---- The per-operation targets ------------------------------------------------------------
- * 8.1: for each operation the kernel dispatch chose against the fastest kernel series of this
- * run (choice.c); a ratio up to 1.05 is within the spread of repeated runs here. 8.2-8.6 as
- * the issue states them; 8.7 (the CLI) is measured outside the benchmark (README). */
+ * 8.1: for each operation the kernel dispatch chose against every other kernel series of this
+ * run, as the median of per-repetition ratios (choice.c; the ratio of the medians when a
+ * series has no repetitions to pair); up to 1.05 is within the spread of repeated runs.
+ * Medians of separate series were not enough on a shared 2-vCPU Zen 4 guest: two kernels
+ * with the same contains loop (avx512, avx512gfni) differed by up to 1.29x in one run, where
+ * their paired ratios stayed within 0.92-1.03. 8.2-8.6 as the developers' targets state
+ * them; 8.7 (the CLI) is measured outside the benchmark (README). */
 
 static void dispatch_targets(const size_run *r, const char *sz, target *t, size_t *nt) {
     op_choice c[MAX_OP_CHOICES];
@@ -185,6 +189,13 @@ static void dispatch_targets(const size_run *r, const char *sz, target *t, size_
     for (size_t i = 0; i < n; i++) {
         if (!c[i].chosen || !c[i].fastest) continue;
         char what[120];
+        if (isfinite(c[i].paired)) {
+            snprintf(what, sizeof what, "%s %s: dispatched %s / %s, paired",
+                     op_kind_name(c[i].kind), metric_names[c[i].m],
+                     bb_isa_to_string(c[i].chosen->isa), bb_isa_to_string(c[i].paired_vs->isa));
+            add_target(t, nt, "8.1", sz, c[i].paired, 1.05, true, what);
+            continue;
+        }
         snprintf(what, sizeof what, "%s %s: dispatched %s / fastest (%s)",
                  op_kind_name(c[i].kind), metric_names[c[i].m], bb_isa_to_string(c[i].chosen->isa),
                  bb_isa_to_string(c[i].fastest->isa));
@@ -290,7 +301,9 @@ static void print_dispatch(const size_run *r) {
         if (!c[i].fastest) continue;
         if (!header)
             printf("dispatch per operation: the kernel it chose, the fastest kernel here, ns/key "
-                   "(lat_p50: ns/call)\n");
+                   "(lat_p50: ns/call); paired: the median of the per-repetition ratios\n"
+                   "chosen / other, for the other kernel where it is largest (decides the "
+                   "verdict)\n");
         header = true;
         char op[32];
         snprintf(op, sizeof op, "%s %s", op_kind_name(c[i].kind), metric_names[c[i].m]);
@@ -303,10 +316,14 @@ static void print_dispatch(const size_run *r) {
         double mine = c[i].chosen->value[c[i].m], best = c[i].fastest->value[c[i].m];
         printf(" %7.2f   fastest %-10s %7.2f   %5.2fx  ", mine, bb_isa_to_string(c[i].fastest->isa),
                best, mine / best);
-        if (c[i].chosen == c[i].fastest) printf("chosen is fastest\n");
-        else if (mine / best <= 1.05) printf("%s faster, within 5%% (run-to-run spread)\n",
-                                             bb_isa_to_string(c[i].fastest->isa));
-        else printf("ANOTHER KERNEL (%s) MEASURED FASTER\n", bb_isa_to_string(c[i].fastest->isa));
+        /* The verdict is the paired ratio's, where there is one (choice.c, op_choice). */
+        double q = isfinite(c[i].paired) ? c[i].paired : mine / best;
+        const char *vs =
+            bb_isa_to_string(isfinite(c[i].paired) ? c[i].paired_vs->isa : c[i].fastest->isa);
+        if (isfinite(c[i].paired)) printf("paired %5.2fx vs %-10s ", q, vs);
+        if (q <= 1.0) printf("chosen is fastest\n");
+        else if (q <= 1.05) printf("%s faster, within 5%% (run-to-run spread)\n", vs);
+        else printf("ANOTHER KERNEL (%s) MEASURED FASTER\n", vs);
     }
 }
 
@@ -466,6 +483,10 @@ static void json_dispatch(FILE *fp, const size_run *r) {
         jnum(fp, c[i].chosen ? c[i].chosen->value[c[i].m] : NAN);
         fprintf(fp, ", \"fastest\": \"%s\", \"fastest_ns\": ", bb_isa_to_string(c[i].fastest->isa));
         jnum(fp, c[i].fastest->value[c[i].m]);
+        fputs(", \"paired\": ", fp);
+        jnum(fp, c[i].paired);
+        if (isfinite(c[i].paired))
+            fprintf(fp, ", \"paired_vs\": \"%s\"", bb_isa_to_string(c[i].paired_vs->isa));
         fputs("}", fp);
         first = 0;
     }

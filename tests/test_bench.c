@@ -40,12 +40,18 @@ static size_t kernels_here(const char *names[5], bool split) {
 }
 
 /* ns_per_key.<metric> of series `name` in the bench's JSON; NAN if it is null or missing. */
-static double series_value(const char *json, const char *name, const char *metric) {
+/* The JSON object of series `name`, from its name on. */
+static const char *find_series(const char *json, const char *name) {
     char key[96];
     snprintf(key, sizeof key, "{\"name\": \"%s\"", name);
     const char *s = strstr(json, key);
     cr_assert_not_null(s, "no series %s in the JSON", name);
-    const char *v = strstr(s, "\"ns_per_key\": {");
+    return s;
+}
+
+static double series_value(const char *json, const char *name, const char *metric) {
+    char key[96];
+    const char *v = strstr(find_series(json, name), "\"ns_per_key\": {");
     cr_assert_not_null(v);
     const char *end = strchr(v, '}');
     snprintf(key, sizeof key, "\"%s\": ", metric);
@@ -130,6 +136,80 @@ Test(bench, every_operation_on_every_kernel) {
     cr_expect_not_null(strstr(json, "\"targets\": [\n  ]"), "JSON targets not empty");
     free(json);
     run_free(&r);
+}
+
+/* The repetitions of one series' metric from the JSON, into v (at most cap); their count. */
+static int series_reps(const char *json, const char *name, const char *metric, double *v, int cap) {
+    char key[96];
+    const char *reps = strstr(find_series(json, name), "\"reps\": {");
+    cr_assert_not_null(reps);
+    snprintf(key, sizeof key, "\"%s\": [", metric);
+    const char *p = strstr(reps, key);
+    cr_assert_not_null(p, "%s: no reps of %s", name, metric);
+    p += strlen(key);
+    int n = 0;
+    while (*p != ']' && n < cap) {
+        char *end;
+        v[n++] = strtod(p, &end);
+        cr_assert_neq(end, p, "%s: reps of %s not numbers", name, metric);
+        p = end + strspn(end, ", ");
+    }
+    return n;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The dispatch verdict pairs repetitions: the JSON's "paired" for an operation is the largest,
+ * over the other kernels, of the median of chosen / other per repetition, recomputed here from
+ * the same JSON's repetitions (which every series measures in the same rounds). */
+Test(bench, dispatch_verdict_pairs_the_repetitions) {
+    const char *isa[5 + 16];
+    size_t nk = kernels_here(isa, false);
+    if (nk < 2) {
+        /* One kernel: nothing to pair with, and the JSON says so. */
+        run_result r = RUN(NULL, "bench", "--quick", "--sizes", "10000", "--generated-keys",
+                           "--series", "blocked-scalar", "--json", "one.json");
+        expect_ok(&r, "bench");
+        char *json = read_bytes("one.json", NULL);
+        cr_expect_not_null(strstr(json, "\"paired\": null"), "%s", json);
+        free(json);
+        return;
+    }
+    char list[256];
+    run_result r =
+        RUN(NULL, "bench", "--quick", "--sizes", "10000", "--generated-keys", "--reps", "7",
+            "--series", table_series(list, sizeof list, false), "--json", "pair.json");
+    expect_ok(&r, "bench");
+    cr_expect_not_null(strstr(r.out, "paired "), "%s", r.out);
+    char *json = read_bytes("pair.json", NULL);
+    const char *e = strstr(json, "{\"kind\": \"blocked\", \"op\": \"add_hash\", \"chosen\": \"");
+    cr_assert_not_null(e);
+    const char *c0 =
+        strchr(e + strlen("{\"kind\": \"blocked\", \"op\": \"add_hash\", \"chosen\": "), '"') + 1;
+    char chosen[32];
+    snprintf(chosen, sizeof chosen, "blocked-%.*s", (int)strcspn(c0, "\""), c0);
+    double a[64], b[64], q[64], worst = NAN;
+    int na = series_reps(json, chosen, "add_hash", a, 64);
+    cr_assert_eq(na, 7, "%s: %d reps of add_hash", chosen, na);
+    for (size_t k = 0; k < nk; k++) {
+        char other[32];
+        snprintf(other, sizeof other, "blocked-%s", isa[k]);
+        if (!strcmp(other, chosen)) continue;
+        int nb = series_reps(json, other, "add_hash", b, 64);
+        cr_assert_eq(nb, na);
+        for (int i = 0; i < na; i++) q[i] = a[i] / b[i];
+        qsort(q, (size_t)na, sizeof *q, cmp_double);
+        if (!(q[na / 2] <= worst)) worst = q[na / 2];
+    }
+    const char *p = strstr(e, "\"paired\": ");
+    cr_assert(p && p < strchr(e, '}'), "no paired ratio: %.200s", e);
+    double got = strtod(p + strlen("\"paired\": "), NULL);
+    /* The JSON prints 6 significant digits of the ratio and of each repetition. */
+    cr_expect(fabs(got - worst) <= 1e-4 * worst, "paired %.6g, recomputed %.6g", got, worst);
+    free(json);
 }
 
 Test(bench, targets_only_with_the_flag) {
