@@ -167,9 +167,17 @@ bb_status bb_isa_from_string(const char *name, bb_isa *out) {
  *    op in two and vpsllvd ymm is microcoded, so adds run scalar: pre-hashed batch add of 1M
  *    keys at 1%, 22.1 ns/key on AVX2 against 10.6 on scalar (family 23 model 1, 2-vCPU EPYC
  *    VM); contains stays on AVX2 (6.8 against 10.1).
- *  - AMD family 19h models 10h-1Fh (Zen 4 "Genoa"): everything on avx512gfni, the fastest
- *    kernel for every operation at every size in docs/bench/zen4.txt (family 25 model 17;
- *    adds 8.48 ns/key at 10^4 on it against scalar's and avx512's higher figures).
+ *  - AMD family 19h models 10h-1Fh (Zen 4 "Genoa"): everything on avx512gfni (the
+ *    sectorized kind on avx512, the widest kernel it has). In four full runs of
+ *    blockbloom-bench at 10^4-10^8 keys (family 25 model 17, docs/bench/zen4.txt one of
+ *    them), the median over 28 repetitions of the chosen kernel's time over any other
+ *    kernel's in the same round was at most 1.04 for every operation of both kinds
+ *    (single-call latency at 10^6 against scalar; adds 0.95-0.97 against avx512). Batch
+ *    adds of hashes into filters below 4 MiB (split_add_mib) keep to one thread: two
+ *    library threads took 1.12-1.41x one thread's time on them into a 1.2 MiB filter in
+ *    four of five full runs (calls of 1.4 x 10^5 keys) and 0.99-1.04x in batches of
+ *    1.4-5.6 x 10^5, but gained 1.19x at 4.7 MiB and 1.06-1.84x at 11.8 MiB; adds of
+ *    keys, whose hashing the threads share, gained 1.03-1.24x at 1.2 MiB.
  *  - Intel family 6 model A7h as the AVX-512 Xeon KVM guest of docs/bench/intel-xeon-6-a7.txt
  *    reports itself (AVX-512 F/BW/VL/VBMI2, GFNI, AMX): adds run scalar, faster there than
  *    avx512gfni by 1.64x pre-hashed at 10^4 keys and 1.76x at 10^6 (3.23 against 5.68
@@ -218,18 +226,21 @@ typedef struct cpu_row {
     /* Batches of keys into blocked and sectorized filters larger than inline_pf_mib MiB (0:
      * none) prefetch each key's line as it is hashed (bb_dispatch.inline_pf_bytes). */
     unsigned inline_pf_mib;
+    /* Batch adds of hashes into filters below split_add_mib MiB (0: none) keep to one
+     * thread (bb_dispatch.split_add_bytes). */
+    unsigned split_add_mib;
 } cpu_row;
 
 #if defined(__x86_64__) || defined(__i386__) /* CPUID identifies the CPU on x86 only */
 static const cpu_row cpu_rows[] = {
     {VENDOR_AMD, 0x17, 0x00, 0x2f, BB_ISA_AVX2, BB_ISA_SCALAR, 0, BB_ISA_AUTO, BB_ISA_AUTO,
-     BB_ISA_AUTO, 0},
+     BB_ISA_AUTO, 0, 0},
     {VENDOR_AMD, 0x19, 0x10, 0x1f, BB_ISA_AVX512GFNI, BB_ISA_AVX512GFNI, 0, BB_ISA_AUTO,
-     BB_ISA_AUTO, BB_ISA_AUTO, 0},
+     BB_ISA_AUTO, BB_ISA_AUTO, 0, 4},
     {VENDOR_INTEL, 0x06, 0xa7, 0xa7, BB_ISA_AVX512GFNI, BB_ISA_SCALAR, 6, BB_ISA_AVX512,
-     BB_ISA_AVX2, BB_ISA_SCALAR, 0},
+     BB_ISA_AVX2, BB_ISA_SCALAR, 0, 0},
     {VENDOR_INTEL, 0x06, 0xcf, 0xcf, BB_ISA_AVX512GFNI, BB_ISA_AVX512, 6, BB_ISA_AVX512,
-     BB_ISA_AVX512GFNI, BB_ISA_AVX512, 16},
+     BB_ISA_AVX512GFNI, BB_ISA_AVX512, 16, 0},
 };
 
 static cpu_vendor cpu_ident(unsigned *family, unsigned *model) {
@@ -334,6 +345,11 @@ static void fill_tables(void) {
             uint64_t at = (uint64_t)r->inline_pf_mib << 20;
             automatic.inline_pf_bytes = at;
             for (size_t i = 0; i < N_ISA_ROWS; i++) single[i].inline_pf_bytes = at;
+        }
+        if (r && r->split_add_mib) { /* so is the threads' */
+            uint64_t below = (uint64_t)r->split_add_mib << 20;
+            automatic.split_add_bytes = below;
+            for (size_t i = 0; i < N_ISA_ROWS; i++) single[i].split_add_bytes = below;
         }
         atomic_store_explicit(&tables_state, 2, memory_order_release);
     }

@@ -159,6 +159,10 @@ typedef struct bb_dispatch {
      *  hashed, in chunks of BB_CHUNK_INLINE keys, instead of a chunk's lines after hashing
      *  it (batch.c). A property of the CPU, the same in every ISA's table. */
     uint64_t inline_pf_bytes;
+    /** Batch adds of pre-computed hashes into filters whose payload is smaller than this (a
+     *  per-CPU row's choice; 0 with none) stay on one thread whatever bb_set_threads says
+     *  (threads.c). A property of the CPU, the same in every ISA's table. */
+    uint64_t split_add_bytes;
 } bb_dispatch;
 
 extern _Atomic(const bb_dispatch *) bb_active_dispatch;

@@ -197,8 +197,11 @@ static uint64_t key_bytes(const bb_keysrc *src, size_t n, uint64_t enough) {
 unsigned bb_threads_for(const bb_filter *f, const bb_keysrc *src, size_t n, bool add) {
     unsigned t = bb_threads(f);
     if (t < 2 || n == 0 || (add && !add_splits(f))) return 1;
-    /* A member is worth starting for its keys or for its key bytes, whichever is more. */
-    uint64_t by_work = n / BB_MIN_KEYS_PER_THREAD;
+    /* A member is worth starting for its keys or for its key bytes, whichever is more; but
+     * not for pre-computed hashes into a filter smaller than the CPU's row says a second
+     * thread pays off at (bb_dispatch.split_add_bytes): they have no hashing to share. */
+    bool small_add = add && !src && f->payload_bytes < bb_dispatch_active()->split_add_bytes;
+    uint64_t by_work = small_add ? 0 : n / BB_MIN_KEYS_PER_THREAD;
     if (by_work < t && src) {
         uint64_t by_bytes = key_bytes(src, n, (uint64_t)t * BB_MIN_BYTES_PER_THREAD) /
                             BB_MIN_BYTES_PER_THREAD;
