@@ -168,9 +168,9 @@ bb_status bb_isa_from_string(const char *name, bb_isa *out) {
  *    keys at 1%, 22.1 ns/key on AVX2 against 10.6 on scalar (family 23 model 1, 2-vCPU EPYC
  *    VM); contains stays on AVX2 (6.8 against 10.1).
  *  - AMD family 19h models 10h-1Fh (Zen 4 "Genoa"): everything on avx512gfni (the
- *    sectorized kind on avx512, the widest kernel it has). In four full runs of
+ *    sectorized kind on avx512, the widest kernel it has). In five full runs of
  *    blockbloom-bench at 10^4-10^8 keys (family 25 model 17, docs/bench/zen4.txt one of
- *    them), the median over 28 repetitions of the chosen kernel's time over any other
+ *    them), the median over 35 repetitions of the chosen kernel's time over any other
  *    kernel's in the same round was at most 1.04 for every operation of both kinds
  *    (single-call latency at 10^6 against scalar; adds 0.95-0.97 against avx512). Batch
  *    adds of hashes into filters below 4 MiB (split_add_mib) keep to one thread: two
