@@ -39,7 +39,6 @@ static size_t kernels_here(const char *names[5], bool split) {
     return n;
 }
 
-/* ns_per_key.<metric> of series `name` in the bench's JSON; NAN if it is null or missing. */
 /* The JSON object of series `name`, from its name on. */
 static const char *find_series(const char *json, const char *name) {
     char key[96];
@@ -49,6 +48,7 @@ static const char *find_series(const char *json, const char *name) {
     return s;
 }
 
+/* ns_per_key.<metric> of series `name` in the bench's JSON; NAN if it is null or missing. */
 static double series_value(const char *json, const char *name, const char *metric) {
     char key[96];
     const char *v = strstr(find_series(json, name), "\"ns_per_key\": {");
