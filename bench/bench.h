@@ -271,7 +271,7 @@ typedef struct op_choice {
 /* Fill r->chosen from the library, while the size's filters exist (after series_create). */
 void op_choices_note(size_run *r);
 size_t op_choices(const size_run *r, op_choice *out);
-/* The median of a[i] / b[i] over the repetitions both have (NaN if none). */
+/* The median of a[i] / b[i] over the repetitions both have, both positive (NaN if none). */
 double paired_ratio(const double *a, int na, const double *b, int nb);
 /* "blocked", "split" or "sectorized". */
 const char *op_kind_name(series_type kind);

@@ -89,7 +89,7 @@ double paired_ratio(const double *a, int na, const double *b, int nb) {
     double q[64];
     int n = na < nb ? na : nb, m = 0;
     for (int i = 0; i < n && i < 64; i++)
-        if (isfinite(a[i]) && isfinite(b[i]) && b[i] > 0) q[m++] = a[i] / b[i];
+        if (isfinite(a[i]) && isfinite(b[i]) && a[i] > 0 && b[i] > 0) q[m++] = a[i] / b[i];
     return m ? median(q, (size_t)m) : NAN;
 }
 

@@ -321,7 +321,8 @@ static void print_dispatch(const size_run *r) {
         const char *vs =
             bb_isa_to_string(isfinite(c[i].paired) ? c[i].paired_vs->isa : c[i].fastest->isa);
         if (isfinite(c[i].paired)) printf("paired %5.2fx vs %-10s ", q, vs);
-        if (q <= 1.0) printf("chosen is fastest\n");
+        if (q <= 1.0 || (!isfinite(c[i].paired) && c[i].chosen == c[i].fastest))
+            printf("chosen is fastest\n");
         else if (q <= 1.05) printf("%s faster, within 5%% (run-to-run spread)\n", vs);
         else printf("ANOTHER KERNEL (%s) MEASURED FASTER\n", vs);
     }

@@ -626,8 +626,10 @@ BB_API bb_status bb_contains_hashes(const bb_filter *f, const uint64_t *hashes, 
  * lines, so no line is written by two threads and no atomic instruction is needed; classic,
  * counting and scalable filters add on the caller's thread alone. A batch smaller than a
  * measured threshold (src/threads.c gives it: 2^16 keys, or 16 MiB of key bytes, per thread)
- * runs on the caller's thread alone, and a thread that cannot be started leaves its share to
- * the threads that could (never a lost key).
+ * runs on the caller's thread alone, and so does bb_add_hashes into a filter smaller than
+ * the CPU's measured size for it (4 MiB on AMD Zen 4, none elsewhere: src/dispatch.c); a
+ * thread that cannot be started leaves its share to the threads that could (never a lost
+ * key).
  *
  * Results are those of one thread: the same out[], *n_present, keys_added and payload bytes
  * (bit for bit, on every kernel). Every key of a batch add is visible to any contains that
