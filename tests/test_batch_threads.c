@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "blockbloom.h"
+#include "cpuinfo.h"
 
 #ifndef BB_PLAIN_TESTS
 /* Threads started by the thread in `watcher` while `watching` (the library's calls start
@@ -404,17 +405,9 @@ static void long_batch(size_t n, size_t len, unsigned want_started, const char *
 /* Whether /proc/cpuinfo says Zen 4 (AMD family 19h, models 10h-1Fh), whose dispatch row keeps
  * adds of hashes into filters below 4 MiB on one thread (read apart from the library). */
 static bool zen4_here(void) {
-    FILE *fp = fopen("/proc/cpuinfo", "r");
-    if (!fp) return false;
-    char line[512], vendor[64] = "";
-    int family = -1, model = -1;
-    while (fgets(line, sizeof line, fp) && (family < 0 || model < 0 || !vendor[0])) {
-        if (sscanf(line, "vendor_id : %63s", vendor) == 1) continue;
-        if (sscanf(line, "cpu family : %d", &family) == 1) continue;
-        sscanf(line, "model : %d", &model);
-    }
-    fclose(fp);
-    return !strcmp(vendor, "AuthenticAMD") && family == 0x19 && model >= 0x10 && model <= 0x1f;
+    cpuinfo c = read_cpuinfo();
+    return c.found && !strcmp(c.vendor, "AuthenticAMD") && c.family == 0x19 && c.model >= 0x10 &&
+           c.model <= 0x1f;
 }
 
 /* Threads a pre-hashed batch add and a batch add of 20-byte keys started (each must also

@@ -8,46 +8,8 @@
  * built and queried under the automatic choice, small and large, are byte-identical to the
  * scalar ones.
  */
+#include "cpuinfo.h"
 #include "testutil.h"
-
-typedef struct cpuinfo {
-    char vendor[32];
-    int family, model;
-    bool avx2, avx512f, avx512gfni, found;
-} cpuinfo;
-
-/* Whether the flags line has the word `flag`. */
-static bool has_flag(const char *line, const char *flag) {
-    size_t n = strlen(flag);
-    for (const char *at = strstr(line, flag); at; at = strstr(at + 1, flag))
-        if (at[-1] == ' ' && (at[n] == ' ' || at[n] == '\n' || at[n] == '\0')) return true;
-    return false;
-}
-
-/* The first processor's fields of /proc/cpuinfo (x86 Linux); found = false elsewhere. */
-static cpuinfo read_cpuinfo(void) {
-    cpuinfo c = {.family = -1, .model = -1};
-    FILE *fp = fopen("/proc/cpuinfo", "r");
-    if (!fp) return c;
-    char line[8192];
-    while (fgets(line, sizeof line, fp)) {
-        if (sscanf(line, "vendor_id : %31s", c.vendor) == 1) continue;
-        if (sscanf(line, "cpu family : %d", &c.family) == 1) continue;
-        if (sscanf(line, "model : %d", &c.model) == 1) continue;
-        if (strncmp(line, "flags", 5) == 0) {
-            c.avx2 = has_flag(line, "avx2");
-            c.avx512f = has_flag(line, "avx512f");
-            /* what the avx512gfni kernel is compiled for (flag names as Linux prints them) */
-            c.avx512gfni = c.avx512f && has_flag(line, "avx512vl") && has_flag(line, "avx512bw") &&
-                           has_flag(line, "avx512cd") && has_flag(line, "avx512vbmi") &&
-                           has_flag(line, "gfni");
-            break; /* the first processor's block is complete */
-        }
-    }
-    fclose(fp);
-    c.found = c.vendor[0] && c.family >= 0 && c.model >= 0;
-    return c;
-}
 
 Test(dispatch, automatic_choice_follows_the_cpu_table) {
 #if !defined(__x86_64__)
