@@ -341,15 +341,15 @@ static void fill_tables(void) {
         const cpu_row *r = cpu_row_here();
         const isa_row *w = widest_row();
         automatic = r ? dispatch_of_row(r, w) : dispatch_of(w, default_add_row(w), w);
-        if (r && r->inline_pf_mib) { /* the memory system's rule: every table keeps it */
-            uint64_t at = (uint64_t)r->inline_pf_mib << 20;
-            automatic.inline_pf_bytes = at;
-            for (size_t i = 0; i < N_ISA_ROWS; i++) single[i].inline_pf_bytes = at;
-        }
-        if (r && r->split_add_mib) { /* so is the threads' */
+        if (r) { /* the memory system's rules, the pipeline's and the threads': every table */
+            uint64_t at = r->inline_pf_mib ? (uint64_t)r->inline_pf_mib << 20 : UINT64_MAX;
             uint64_t below = (uint64_t)r->split_add_mib << 20;
+            automatic.inline_pf_bytes = at;
             automatic.split_add_bytes = below;
-            for (size_t i = 0; i < N_ISA_ROWS; i++) single[i].split_add_bytes = below;
+            for (size_t i = 0; i < N_ISA_ROWS; i++) {
+                single[i].inline_pf_bytes = at;
+                single[i].split_add_bytes = below;
+            }
         }
         atomic_store_explicit(&tables_state, 2, memory_order_release);
     }
