@@ -206,10 +206,10 @@ bb_status bb_isa_from_string(const char *name, bb_isa *out) {
  * and won only on Zen 4, which has its row.
  * Single-key calls (bb_contains_hash) run on the contains kernel. In a loop of independent
  * calls the widest kernel is 1.5-2.5x faster than scalar on both Intel models at 10^6-10^8
- * keys (model CFh: 5.58 against 9.63 ns/call at 10^6, 24.0 against 60.6 at 10^8), while the
- * fenced one-call latency favours scalar at 10^6 (both) and 10^7 (model CFh: 31.7 against
- * 38.4 ns at 10^6, 60.1 against 69.2 at 10^7; within 1.08x at 10^8), so no one kernel wins
- * both, and the loop, the prefilter's use, decides.
+ * keys (model CFh: 0.58x scalar's time at 10^6, 0.43x at 10^8, paired medians of two full
+ * runs), while the fenced one-call latency favours scalar at 10^6 (both) and 10^7 (model
+ * CFh: 1.21x and 1.19x scalar's time; 1.06x at 10^8), so no one kernel wins both, and the
+ * loop, the prefilter's use, decides.
  */
 typedef enum cpu_vendor { VENDOR_OTHER, VENDOR_AMD, VENDOR_INTEL } cpu_vendor;
 
