@@ -5,7 +5,7 @@
 #                   included: DuckDB's files through the sanitized CLI)
 #   build-tsan      BB_SANITIZE=thread             the multi-threaded tests (test_threads,
 #                   test_concurrent, test_conc_private, test_batch_threads; plain programs
-#                   there: Criterion cannot start under TSan)
+#                   there: Criterion cannot start under TSan), and the CLI's -j read-ahead
 #   build-valgrind  no sanitizer: a CLI build/add/query/info round trip (line and NUL mode,
 #                   blocked and classic) under `valgrind --error-exitcode=1`, once per kernel
 #                   valgrind can run (3.19 has no AVX-512, so BB_ISA picks scalar, avx2, neon)
@@ -75,13 +75,35 @@ valgrind_round_trip() {
   echo "sanitize: valgrind passed in $((SECONDS - start)) s" >&2
 }
 
+# The CLI's read-ahead thread (-j N >= 2 reads the next chunk of keys beside the batch calls)
+# under ThreadSanitizer: plain runs of the TSan build's CLI, so a report (an abort) fails.
+tsan_cli() {
+  local cli work rc
+  cli=$(realpath "${BB_BUILD_PREFIX:-build-}tsan/blockbloom")
+  work=$(mktemp -d)
+  seq 1 300000 | sed 's/^/key-/' >"$work/keys.txt"
+  "$cli" build -j 2 -n 300000 -o "$work/f.bb" "$work/keys.txt" 2>/dev/null
+  "$cli" add -j 2 "$work/f.bb" "$work/keys.txt" 2>/dev/null
+  [[ $("$cli" query -c -j 2 "$work/f.bb" "$work/keys.txt") == 300000 ]] ||
+    { echo "sanitize: tsan: query -j 2 -c did not count 300000" >&2; exit 1; }
+  # A match on a pipe that stays open: the reader is cancelled in its read.
+  (echo key-7; sleep 2) | "$cli" query -q -j 2 "$work/f.bb"
+  # A key over the limit in the third chunk: its message waits for that chunk.
+  { head -n 300000 "$work/keys.txt"; echo key-far-too-long-for-the-limit; } >"$work/bad.txt"
+  rc=0
+  "$cli" query -j 2 --max-key-bytes 20 "$work/f.bb" "$work/bad.txt" >/dev/null 2>&1 || rc=$?
+  [[ $rc == 1 ]] || { echo "sanitize: tsan: query -j 2 over the limit: exit $rc, want 1" >&2; exit 1; }
+  rm -rf "$work"
+  echo "sanitize: tsan: the CLI's read-ahead passed" >&2
+}
+
 targets=("$@")
 ((${#targets[@]})) || targets=(asan tsan valgrind)
 for t in "${targets[@]}"; do
   case $t in
   asan) scripts/setup-duckdb.sh && run asan address,undefined ;; # parquet_oracle needs DuckDB
   # ThreadSanitizer needs every thread-using test (tests/CMakeLists.txt, BB_THREAD_TESTS).
-  tsan) run tsan thread -R '^test_(threads|concurrent|conc_private|batch_threads)$' ;;
+  tsan) run tsan thread -R '^test_(threads|concurrent|conc_private|batch_threads)$' && tsan_cli ;;
   valgrind) valgrind_round_trip ;;
   *) echo "sanitize: unknown target '$t' (asan, tsan or valgrind)" >&2; exit 2 ;;
   esac

@@ -534,3 +534,109 @@ Test(keyreader, an_error_after_the_progress_line_starts_its_own_line) {
                  "more after the error's line: '%s'", r.err);
     run_free(&r);
 }
+
+/* ==== Reading ahead (-j N >= 2) ============================================================= */
+
+/* grep -q stops at the first match without reading on; so must query -q when the input is a
+ * pipe that stays open with nothing more in it. The reader hands on the keys it has when a
+ * pipe has no more ready (else the match would wait for a full chunk of 2^16 keys), and with
+ * -j 2, where the keys are read on a thread of their own a chunk ahead, that thread, waiting
+ * in read(2) for the next chunk, is cancelled, where joining it would wait for the writer. */
+Test(keyreader, query_q_with_jobs_stops_on_an_open_pipe, .timeout = 60) {
+    run_result r = RUN("alpha\nbeta\n", "build", "-o", "f.bb");
+    expect_ok(&r, "build");
+    run_free(&r);
+    for (int j = 0; j < 2; j++) {
+        int p[2];
+        cr_assert_eq(pipe(p), 0);
+        pid_t pid =
+            spawn_cli(p[0], p[1], ".stdout",
+                      j ? ARGS("query", "-q", "-j", "2", "f.bb") : ARGS("query", "-q", "f.bb"));
+        close(p[0]);
+        /* 20,000 absent keys first, in the same write as the match: looking them up keeps
+         * the command busy long after the reader has gone back to waiting on the pipe. */
+        static char feed[20000 * 12 + 8];
+        size_t len = 0;
+        for (int i = 0; i < 20000; i++) len += (size_t)sprintf(feed + len, "gamma%d\n", i);
+        len += (size_t)sprintf(feed + len, "beta\n");
+        void (*old)(int) = feed_start();
+        cr_assert(write_all(p[1], feed, len), "write: %s", strerror(errno));
+        int ws;
+        bool exited = exited_within(pid, 10000, &ws);
+        if (!exited) kill(pid, SIGKILL), waitpid(pid, &ws, 0);
+        close(p[1]);
+        feed_end(old);
+        cr_assert(exited, "query -q%s still ran 10 s after its match", j ? " -j 2" : "");
+        cr_assert(WIFEXITED(ws) && WEXITSTATUS(ws) == 0, "query -q%s: wait status %d",
+                  j ? " -j 2" : "", ws);
+    }
+}
+
+/* The reader thread's messages wait for the chunk they belong to: a key over the limit in
+ * the second chunk is reported after the keys of the first were answered, and the whole keys
+ * before it in its own chunk are still printed, exactly as without -j. stdout and stderr go
+ * to one file, so their order is compared too. The bad key sits at line 150,001, inside the
+ * chunk that starts at key 131,072 both with one thread (chunks of 2^16 keys) and with two
+ * (2^17). build -n and add stop at it the same way, writing nothing. */
+static run_result run_merged(const char *const *args) {
+    int in = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    int out = open(".merged", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    cr_assert(in >= 0 && out >= 0, "%s", strerror(errno));
+    pid_t pid = spawn_piped(in, out, -1, -1, args);
+    close(in);
+    close(out);
+    int ws;
+    cr_assert_eq(waitpid(pid, &ws, 0), pid);
+    cr_assert(WIFEXITED(ws), "blockbloom %s died", args[0]);
+    run_result r = {.status = WEXITSTATUS(ws)};
+    r.out = read_bytes(".merged", &r.out_len);
+    r.err = strdup("");
+    return r;
+}
+
+Test(keyreader, read_ahead_keeps_messages_in_order, .timeout = 120) {
+    enum { N = 200000, BAD = 150000 };
+    FILE *f = fopen("keys.txt", "wb");
+    cr_assert_not_null(f);
+    for (int i = 0; i < N; i++)
+        fprintf(f, i == BAD ? "key-%d-and-then-far-too-long-for-the-limit\n" : "key-%d\n", i);
+    cr_assert_eq(fclose(f), 0);
+    run_result r = RUN(NULL, "build", "-o", "f.bb", "--max-key-bytes", "1000", "keys.txt");
+    expect_ok(&r, "build");
+    run_free(&r);
+    run_result q1 = run_merged(ARGS("query", "--max-key-bytes", "20", "f.bb", "keys.txt"));
+    run_result q2 =
+        run_merged(ARGS("query", "-j", "2", "--max-key-bytes", "20", "f.bb", "keys.txt"));
+    cr_assert_eq(q1.status, 1, "query: exit %d", q1.status);
+    cr_assert_eq(q2.status, 1, "query -j 2: exit %d", q2.status);
+    const char *msg = "blockbloom: keys.txt:150001: line longer than the key limit of 20 bytes";
+    cr_assert_not_null(strstr(q1.out, msg), "query: no message naming line 150001");
+    cr_assert_not_null(strstr(q1.out, "key-149999\n"), "query: the keys before it not printed");
+    cr_assert(q1.out_len == q2.out_len && memcmp(q1.out, q2.out, q1.out_len) == 0,
+              "query -j 2 printed its keys and message otherwise than query (%zu and %zu bytes; "
+              "message at %td and %td)",
+              q1.out_len, q2.out_len, strstr(q1.out, msg) - q1.out,
+              strstr(q2.out, msg) ? strstr(q2.out, msg) - q2.out : (ptrdiff_t)-1);
+    run_free(&q1);
+    run_free(&q2);
+    for (int j = 0; j < 2; j++) {
+        r = j ? RUN(NULL, "build", "-j", "2", "-n", "200000", "--max-key-bytes", "20", "-o",
+                    "no.bb", "keys.txt")
+              : RUN(NULL, "build", "-n", "200000", "--max-key-bytes", "20", "-o", "no.bb",
+                    "keys.txt");
+        expect_fail(&r, 1, j ? "build -j 2 -n" : "build -n");
+        cr_assert_not_null(strstr(r.err, msg), "build%s: '%s'", j ? " -j 2" : "", r.err);
+        cr_assert_eq(access("no.bb", F_OK), -1, "build%s -n left a file", j ? " -j 2" : "");
+        run_free(&r);
+        struct stat before, after;
+        cr_assert_eq(stat("f.bb", &before), 0);
+        r = j ? RUN(NULL, "add", "-j", "2", "--max-key-bytes", "20", "f.bb", "keys.txt")
+              : RUN(NULL, "add", "--max-key-bytes", "20", "f.bb", "keys.txt");
+        expect_fail(&r, 1, j ? "add -j 2" : "add");
+        cr_assert_not_null(strstr(r.err, msg), "add%s: '%s'", j ? " -j 2" : "", r.err);
+        cr_assert_eq(stat("f.bb", &after), 0);
+        cr_assert(before.st_ino == after.st_ino && before.st_mtime == after.st_mtime,
+                  "add%s replaced the filter after an error", j ? " -j 2" : "");
+        run_free(&r);
+    }
+}

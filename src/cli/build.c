@@ -59,7 +59,8 @@ static const char usage[] =
     "  -0, --null             keys end with NUL instead of newline; nothing is stripped\n"
     "      --max-key-bytes=N  fail (exit 1, no file written) on a key longer than N\n"
     "                         bytes, naming its file and line; default 16777216 (16 MiB)\n"
-    "  -j, --jobs=N           hash and add on N threads (0: one per CPU; default 1); the\n"
+    "  -j, --jobs=N           hash and add on N threads (0: one per CPU; default 1); with\n"
+    "                         -n and N >= 2 one more reads the next keys meanwhile. The\n"
     "                         file is byte for byte the one a single thread writes\n"
     "      --slice=I/N        write only slice I (0-based) of N of the blocked filter:\n"
     "                         its blocks' bytes, no header, in 1/N of the memory; needs -n.\n"
@@ -116,13 +117,16 @@ static int add_chunk(bb_filter *f, const cli_keybuf *kb) {
 }
 
 int cli_add_stream(bb_filter *f, cli_keyreader *r, cli_keybuf *kb) {
-    bool done = false;
-    while (!done) {
-        int st = cli_keyreader_fill(r, kb, cli_chunk_keys(f), CLI_CHUNK_BYTES, &done);
-        if (st == BB_EXIT_OK) st = add_chunk(f, kb);
-        if (st != BB_EXIT_OK) return st;
+    cli_readahead a;
+    cli_readahead_start(&a, r, kb, cli_chunk_keys(f), CLI_CHUNK_BYTES, cli_jobs_read_ahead());
+    int st = BB_EXIT_OK;
+    for (bool done = false; !done && st == BB_EXIT_OK;) {
+        const cli_keybuf *chunk;
+        st = cli_readahead_next(&a, &chunk, &done);
+        if (st == BB_EXIT_OK) st = add_chunk(f, chunk);
     }
-    return BB_EXIT_OK;
+    cli_readahead_stop(&a);
+    return st;
 }
 
 /* The model FPR is taken at the distinct keys, not at keys_added: a key added twice sets no new

@@ -15,6 +15,7 @@
 
 #include "blockbloom.h"
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -48,6 +49,15 @@ void cli_prompt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /** Set (by keys.c) while the progress line "\rblockbloom: read N keys ..." is on stderr
  *  without its newline: the next message first ends it, so it starts a line of its own. */
 extern bool cli_progress_open;
+/** The lock every message takes; hold it to write the progress line (cli_progress_open). */
+void cli_progress_lock(void);
+void cli_progress_unlock(void);
+/** This thread's messages go into `to` (NULL: straight out again), to be written later with
+ *  cli_put_deferred, in the order of the command's other output (the key reader's
+ *  read-ahead thread, keys.c). */
+void cli_defer_messages(FILE *to);
+/** Write len bytes of deferred messages as cli_error writes its own. */
+void cli_put_deferred(const char *text, size_t len);
 
 /** Print "blockbloom: <fmt...>" and a hint to run `blockbloom CMD --help` on stderr; returns
  *  BB_EXIT_USAGE so that callers can `return cli_usage_error(...)`. */
@@ -185,6 +195,9 @@ typedef struct cli_keyreader {
     char *buf;          /* read buffer: CLI_READ_BYTES, bytes buf[pos .. end) not yet used */
     size_t pos, end;
     bool eof;           /* the current input has ended */
+    bool live;          /* it is no regular file (a pipe, a terminal): a chunk ends early
+                         * at a key's end when no more input is ready, so answers do not
+                         * wait for a full chunk of a slow producer (`tail -f | query`) */
 } cli_keyreader;
 
 /* One read(2) of the inputs: 64 KiB, 16 pages of the page cache per system call. */
@@ -231,7 +244,9 @@ void cli_keyreader_init(cli_keyreader *r, char *const *paths, size_t n_paths, bo
 
 /**
  * Empty `kb`, then append keys until it holds max_keys keys or max_bytes bytes (the key that
- * crosses max_bytes is kept whole) or the input ends. Sets *done once every input is read.
+ * crosses max_bytes is kept whole) or the input ends, or, from a pipe or terminal, until no
+ * more input is ready after a whole key (but when r->held). Sets *done once every input is
+ * read.
  * Returns BB_EXIT_OK, or BB_EXIT_RUNTIME after printing what failed (open, read, memory, a
  * key longer than r->max_key: "FILE:LINE: line longer than the key limit of N bytes").
  */
@@ -245,6 +260,39 @@ int cli_keyreader_fill_held(cli_keyreader *r, cli_keybuf *kb, size_t max_keys, c
 
 /** Close the current input and end the progress line. */
 void cli_keyreader_close(cli_keyreader *r);
+
+/** Chunks of a key reader, read one chunk ahead on a thread of their own (with -j N >= 2)
+ *  or in line. Fields are the implementation's (keys.c). */
+typedef struct cli_readahead {
+    cli_keyreader *r;
+    cli_keybuf *kb; /* the in-line chunk */
+    size_t max_keys, max_bytes;
+    bool threaded;
+    cli_keybuf slot[2]; /* the read-ahead chunks: one held by the consumer, one being read */
+    char *msg[2];       /* the messages of reading each (cli_defer_messages) */
+    FILE *msgs;         /* the open stream of msg[] of the chunk being read */
+    size_t msg_len[2];
+    int st[2];
+    bool done[2], full[2], stop;
+    int held; /* the slot the consumer holds, -1 none */
+    unsigned next;
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t cv;
+} cli_readahead;
+
+/** Start reading r in chunks of up to max_keys keys or max_bytes bytes (as
+ *  cli_keyreader_fill), into kb when not `ahead`. */
+void cli_readahead_start(cli_readahead *a, cli_keyreader *r, cli_keybuf *kb, size_t max_keys,
+                         size_t max_bytes, bool ahead);
+/** The next chunk, in input order, with cli_keyreader_fill's status and *done: *kb stays
+ *  valid until the next call or cli_readahead_stop. */
+int cli_readahead_next(cli_readahead *a, const cli_keybuf **kb, bool *done);
+/** Stop the reader (joined before this returns; no input is read after it) and free its
+ *  chunks. Then r may be closed. */
+void cli_readahead_stop(cli_readahead *a);
+/** Whether -j asks for more than one thread (so the key reader gets its own). */
+bool cli_jobs_read_ahead(void);
 
 /* ---- Shared by build and add (build.c) ---------------------------------------------------- */
 

@@ -13,6 +13,7 @@
 #include <getopt.h>
 #include <math.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -54,9 +55,23 @@ static bool put_message(FILE *to, const char *fmt, va_list ap) {
     return fputs("blockbloom: ", to) >= 0 && vfprintf(to, fmt, ap) >= 0 && fputc('\n', to) != EOF;
 }
 
+/* Every message and the progress line go out under this lock: a read-ahead thread (keys.c)
+ * reports beside the command's own thread. */
+static pthread_mutex_t message_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Set on a read-ahead thread while it reads a chunk: its messages wait here until the command
+ * takes that chunk (cli_put_deferred), so that they come after whatever it printed for the
+ * chunks before, and never come at all for a chunk it stops before. */
+static _Thread_local FILE *deferred;
+
+void cli_defer_messages(FILE *to) { deferred = to; }
+
+void cli_progress_lock(void) { pthread_mutex_lock(&message_lock); }
+void cli_progress_unlock(void) { pthread_mutex_unlock(&message_lock); }
+
 /* A message the buffer found no memory for is cut: the whole ones before it go out, then it,
- * and the rest straight to stderr as they come. */
-static void vmessage(const char *fmt, va_list ap) {
+ * and the rest straight to stderr as they come. The caller holds message_lock. */
+static void vmessage_locked(const char *fmt, va_list ap) {
     if (cli_progress_open) fputc('\n', stderr); /* not glued to the end of the progress line */
     cli_progress_open = false;
     long before = held ? ftell(held) : -1;
@@ -70,6 +85,26 @@ static void vmessage(const char *fmt, va_list ap) {
     va_end(again);
 }
 
+static void vmessage(const char *fmt, va_list ap) {
+    va_list again;
+    va_copy(again, ap);
+    if (!deferred || !put_message(deferred, fmt, ap)) { /* no memory left to defer it: now */
+        pthread_mutex_lock(&message_lock);
+        vmessage_locked(fmt, again);
+        pthread_mutex_unlock(&message_lock);
+    }
+    va_end(again);
+}
+
+void cli_put_deferred(const char *text, size_t len) {
+    if (!len) return;
+    pthread_mutex_lock(&message_lock);
+    if (cli_progress_open) fputc('\n', stderr);
+    cli_progress_open = false;
+    fwrite(text, 1, len, held ? held : stderr);
+    pthread_mutex_unlock(&message_lock);
+}
+
 void cli_error(const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
@@ -81,13 +116,15 @@ void cli_error(const char *fmt, ...) {
  * after the input it asks for: the run would look hung. It waits on the terminal anyway, so
  * writing to it now stalls no other writer any longer than the wait does. */
 void cli_prompt(const char *fmt, ...) {
+    pthread_mutex_lock(&message_lock); /* never deferred: the reader waits on the terminal */
     bool was_held = held != NULL;
     release_messages(); /* the messages before it first, in order */
     va_list ap;
     va_start(ap, fmt);
-    vmessage(fmt, ap);
+    vmessage_locked(fmt, ap);
     va_end(ap);
     if (was_held) hold_messages();
+    pthread_mutex_unlock(&message_lock);
 }
 
 static void try_help(const char *cmd) {
