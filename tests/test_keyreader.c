@@ -572,12 +572,12 @@ Test(keyreader, query_q_with_jobs_stops_on_an_open_pipe, .timeout = 60) {
     }
 }
 
-/* The reader thread's messages wait for the chunk they belong to: a key over the limit in
- * the second chunk is reported after the keys of the first were answered, and the whole keys
- * before it in its own chunk are still printed, exactly as without -j. stdout and stderr go
- * to one file, so their order is compared too. The bad key sits at line 150,001, inside the
- * chunk that starts at key 131,072 both with one thread (chunks of 2^16 keys) and with two
- * (2^17). build -n and add stop at it the same way, writing nothing. */
+/* A chunk's messages wait until the keys before them are answered and printed: a key over
+ * the limit is reported after the keys before it, wherever the chunks begin (2^16 keys per
+ * thread, so at other keys for -j 1, 2 and 3), and stdout and stderr merged in one file come
+ * out byte for byte the same for every -j. query -q that found a key before the bad one exits
+ * 0 with nothing on stderr, as grep -q, which never reads it. build -n and add stop there the
+ * same way, writing nothing. */
 static run_result run_merged(const char *const *args) {
     int in = open("/dev/null", O_RDONLY | O_CLOEXEC);
     int out = open(".merged", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -594,31 +594,49 @@ static run_result run_merged(const char *const *args) {
     return r;
 }
 
-Test(keyreader, read_ahead_keeps_messages_in_order, .timeout = 120) {
-    enum { N = 200000, BAD = 150000 };
+static void check_message_order(int bad) {
+    enum { N = 200000 };
     FILE *f = fopen("keys.txt", "wb");
     cr_assert_not_null(f);
     for (int i = 0; i < N; i++)
-        fprintf(f, i == BAD ? "key-%d-and-then-far-too-long-for-the-limit\n" : "key-%d\n", i);
+        fprintf(f, i == bad ? "key-%d-and-then-far-too-long-for-the-limit\n" : "key-%d\n", i);
     cr_assert_eq(fclose(f), 0);
     run_result r = RUN(NULL, "build", "-o", "f.bb", "--max-key-bytes", "1000", "keys.txt");
     expect_ok(&r, "build");
     run_free(&r);
+    char msg[128];
+    snprintf(msg, sizeof msg, "blockbloom: keys.txt:%d: line longer than the key limit of 20 bytes",
+             bad + 1);
+    char before[32];
+    snprintf(before, sizeof before, "key-%d\n", bad - 1);
     run_result q1 = run_merged(ARGS("query", "--max-key-bytes", "20", "f.bb", "keys.txt"));
-    run_result q2 =
-        run_merged(ARGS("query", "-j", "2", "--max-key-bytes", "20", "f.bb", "keys.txt"));
     cr_assert_eq(q1.status, 1, "query: exit %d", q1.status);
-    cr_assert_eq(q2.status, 1, "query -j 2: exit %d", q2.status);
-    const char *msg = "blockbloom: keys.txt:150001: line longer than the key limit of 20 bytes";
-    cr_assert_not_null(strstr(q1.out, msg), "query: no message naming line 150001");
-    cr_assert_not_null(strstr(q1.out, "key-149999\n"), "query: the keys before it not printed");
-    cr_assert(q1.out_len == q2.out_len && memcmp(q1.out, q2.out, q1.out_len) == 0,
-              "query -j 2 printed its keys and message otherwise than query (%zu and %zu bytes; "
-              "message at %td and %td)",
-              q1.out_len, q2.out_len, strstr(q1.out, msg) - q1.out,
-              strstr(q2.out, msg) ? strstr(q2.out, msg) - q2.out : (ptrdiff_t)-1);
+    const char *at = strstr(q1.out, msg);
+    cr_assert_not_null(at, "query: no message naming line %d", bad + 1);
+    cr_assert_not_null(strstr(q1.out, before), "query: the key before it not printed");
+    static const char *const jobs[] = {"2", "3"};
+    for (int j = 0; j < 2; j++) {
+        run_result qj =
+            run_merged(ARGS("query", "-j", jobs[j], "--max-key-bytes", "20", "f.bb", "keys.txt"));
+        cr_assert_eq(qj.status, 1, "query -j %s: exit %d", jobs[j], qj.status);
+        const char *atj = strstr(qj.out, msg);
+        cr_assert(q1.out_len == qj.out_len && memcmp(q1.out, qj.out, q1.out_len) == 0,
+                  "bad key at line %d: query -j %s printed its keys and message otherwise than "
+                  "query (%zu and %zu bytes; message at %td and %td)",
+                  bad + 1, jobs[j], q1.out_len, qj.out_len, at - q1.out,
+                  atj ? atj - qj.out : (ptrdiff_t)-1);
+        run_free(&qj);
+    }
     run_free(&q1);
-    run_free(&q2);
+    for (int j = 0; j < 3; j++) {
+        r = j ? RUN(NULL, "query", "-q", "-j", jobs[j - 1], "--max-key-bytes", "20", "f.bb",
+                    "keys.txt")
+              : RUN(NULL, "query", "-q", "--max-key-bytes", "20", "f.bb", "keys.txt");
+        cr_assert_eq(r.status, 0, "query -q -j %s: exit %d", j ? jobs[j - 1] : "1", r.status);
+        cr_assert_str_empty(r.err, "query -q -j %s found key-0, yet: '%s'", j ? jobs[j - 1] : "1",
+                            r.err);
+        run_free(&r);
+    }
     for (int j = 0; j < 2; j++) {
         r = j ? RUN(NULL, "build", "-j", "2", "-n", "200000", "--max-key-bytes", "20", "-o",
                     "no.bb", "keys.txt")
@@ -628,15 +646,20 @@ Test(keyreader, read_ahead_keeps_messages_in_order, .timeout = 120) {
         cr_assert_not_null(strstr(r.err, msg), "build%s: '%s'", j ? " -j 2" : "", r.err);
         cr_assert_eq(access("no.bb", F_OK), -1, "build%s -n left a file", j ? " -j 2" : "");
         run_free(&r);
-        struct stat before, after;
-        cr_assert_eq(stat("f.bb", &before), 0);
+        struct stat st0, st1;
+        cr_assert_eq(stat("f.bb", &st0), 0);
         r = j ? RUN(NULL, "add", "-j", "2", "--max-key-bytes", "20", "f.bb", "keys.txt")
               : RUN(NULL, "add", "--max-key-bytes", "20", "f.bb", "keys.txt");
         expect_fail(&r, 1, j ? "add -j 2" : "add");
         cr_assert_not_null(strstr(r.err, msg), "add%s: '%s'", j ? " -j 2" : "", r.err);
-        cr_assert_eq(stat("f.bb", &after), 0);
-        cr_assert(before.st_ino == after.st_ino && before.st_mtime == after.st_mtime,
+        cr_assert_eq(stat("f.bb", &st1), 0);
+        cr_assert(st0.st_ino == st1.st_ino && st0.st_mtime == st1.st_mtime,
                   "add%s replaced the filter after an error", j ? " -j 2" : "");
         run_free(&r);
     }
+}
+
+Test(keyreader, read_ahead_keeps_messages_in_order, .timeout = 240) {
+    check_message_order(100000); /* chunks begin at 65,536 (-j 1), 0 (-j 2), 0 (-j 3) */
+    check_message_order(150000); /* 131,072 (-j 1, -j 2), 0 (-j 3) */
 }

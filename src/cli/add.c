@@ -29,11 +29,9 @@ static const char usage[] =
 
 static int add_plain(bb_filter *f, char *const *files, size_t n_files, bool nul) {
     cli_keyreader r;
-    cli_keybuf kb = {0};
     cli_keyreader_init(&r, files, n_files, nul, true);
-    int st = cli_add_stream(f, &r, &kb);
+    int st = cli_add_stream(f, &r);
     cli_keyreader_close(&r);
-    cli_keybuf_free(&kb);
     return st;
 }
 

@@ -116,13 +116,14 @@ static int add_chunk(bb_filter *f, const cli_keybuf *kb) {
     return BB_EXIT_RUNTIME;
 }
 
-int cli_add_stream(bb_filter *f, cli_keyreader *r, cli_keybuf *kb) {
+int cli_add_stream(bb_filter *f, cli_keyreader *r) {
     cli_readahead a;
-    cli_readahead_start(&a, r, kb, cli_chunk_keys(f), CLI_CHUNK_BYTES, cli_jobs_read_ahead());
+    cli_readahead_start(&a, r, cli_chunk_keys(f), CLI_CHUNK_BYTES, cli_jobs_read_ahead());
     int st = BB_EXIT_OK;
     for (bool done = false; !done && st == BB_EXIT_OK;) {
         const cli_keybuf *chunk;
         st = cli_readahead_next(&a, &chunk, &done);
+        cli_readahead_report(&a); /* a failed chunk is not added: its message at once */
         if (st == BB_EXIT_OK) st = add_chunk(f, chunk);
     }
     cli_readahead_stop(&a);
@@ -432,9 +433,9 @@ static int build_from_all(build_opts *o, cli_keyreader *r, cli_keybuf *kb, bb_fi
 }
 
 /* -n given: create first, then stream. */
-static int build_streaming(const build_opts *o, cli_keyreader *r, cli_keybuf *kb, bb_filter **f) {
+static int build_streaming(const build_opts *o, cli_keyreader *r, bb_filter **f) {
     int st = o->fold_to != 0.0 ? create_foldable(&o->cfg, f) : create(&o->cfg, f);
-    return st == BB_EXIT_OK ? cli_add_stream(*f, r, kb) : st;
+    return st == BB_EXIT_OK ? cli_add_stream(*f, r) : st;
 }
 
 /* --fold-to: shrink before saving, so no larger file is ever written. */
@@ -465,7 +466,7 @@ int bb_cmd_build(int argc, char **argv) {
         cli_keybuf_free(&kb);
         return st;
     }
-    st = o.cfg.capacity ? build_streaming(&o, &r, &kb, &f) : build_from_all(&o, &r, &kb, &f);
+    st = o.cfg.capacity ? build_streaming(&o, &r, &f) : build_from_all(&o, &r, &kb, &f);
     cli_keyreader_close(&r);
     cli_keybuf_free(&kb);
     if (st == BB_EXIT_OK && o.fold_to != 0.0) st = fold(f, o.fold_to);

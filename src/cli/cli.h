@@ -53,9 +53,10 @@ extern bool cli_progress_open;
 void cli_progress_lock(void);
 void cli_progress_unlock(void);
 /** This thread's messages go into `to` (NULL: straight out again), to be written later with
- *  cli_put_deferred, in the order of the command's other output (the key reader's
- *  read-ahead thread, keys.c). */
-void cli_defer_messages(FILE *to);
+ *  cli_put_deferred, in the order of the command's other output (the key reader's chunks,
+ *  keys.c). Returns how many bytes of whole messages the stream it replaces holds (SIZE_MAX:
+ *  all it holds; less if no memory cut one short). */
+size_t cli_defer_messages(FILE *to);
 /** Write len bytes of deferred messages as cli_error writes its own. */
 void cli_put_deferred(const char *text, size_t len);
 
@@ -262,18 +263,21 @@ int cli_keyreader_fill_held(cli_keyreader *r, cli_keybuf *kb, size_t max_keys, c
 void cli_keyreader_close(cli_keyreader *r);
 
 /** Chunks of a key reader, read one chunk ahead on a thread of their own (with -j N >= 2)
- *  or in line. Fields are the implementation's (keys.c). */
+ *  or in line. A chunk's messages (the errors that end it: a key over the limit, a file that
+ *  cannot be opened or read) wait until cli_readahead_report, which the command calls once
+ *  it has answered or printed the chunk's keys: so they come after the keys before them,
+ *  wherever the chunks begin, and not at all if the command stops first (query -q found a
+ *  key before the error, as grep -q never reads it). Fields are the implementation's. */
 typedef struct cli_readahead {
     cli_keyreader *r;
-    cli_keybuf *kb; /* the in-line chunk */
     size_t max_keys, max_bytes;
     bool threaded;
-    cli_keybuf slot[2]; /* the read-ahead chunks: one held by the consumer, one being read */
+    cli_keybuf slot[2]; /* the chunks: one held by the consumer, one being read */
     char *msg[2];       /* the messages of reading each (cli_defer_messages) */
-    FILE *msgs;         /* the open stream of msg[] of the chunk being read */
     size_t msg_len[2];
+    FILE *msgs; /* the open stream of msg[] of the chunk being read */
     int st[2];
-    bool done[2], full[2], stop;
+    bool done[2], full[2], nomem[2], stop;
     int held; /* the slot the consumer holds, -1 none */
     unsigned next;
     pthread_t thread;
@@ -282,14 +286,17 @@ typedef struct cli_readahead {
 } cli_readahead;
 
 /** Start reading r in chunks of up to max_keys keys or max_bytes bytes (as
- *  cli_keyreader_fill), into kb when not `ahead`. */
-void cli_readahead_start(cli_readahead *a, cli_keyreader *r, cli_keybuf *kb, size_t max_keys,
-                         size_t max_bytes, bool ahead);
-/** The next chunk, in input order, with cli_keyreader_fill's status and *done: *kb stays
- *  valid until the next call or cli_readahead_stop. */
+ *  cli_keyreader_fill), on a thread of their own when `ahead`. */
+void cli_readahead_start(cli_readahead *a, cli_keyreader *r, size_t max_keys, size_t max_bytes,
+                         bool ahead);
+/** The next chunk, in input order, with cli_keyreader_fill's status and *done (on a failure
+ *  it holds the whole keys before it): *kb stays valid until the next call or
+ *  cli_readahead_stop. */
 int cli_readahead_next(cli_readahead *a, const cli_keybuf **kb, bool *done);
+/** Write the messages of the chunk last taken. */
+void cli_readahead_report(cli_readahead *a);
 /** Stop the reader (joined before this returns; no input is read after it) and free its
- *  chunks. Then r may be closed. */
+ *  chunks and unreported messages. Then r may be closed. */
 void cli_readahead_stop(cli_readahead *a);
 /** Whether -j asks for more than one thread (so the key reader gets its own). */
 bool cli_jobs_read_ahead(void);
@@ -297,7 +304,7 @@ bool cli_jobs_read_ahead(void);
 /* ---- Shared by build and add (build.c) ---------------------------------------------------- */
 
 /** Stream every key of `r` into `f` in chunks through bb_add_arrow64. */
-int cli_add_stream(bb_filter *f, cli_keyreader *r, cli_keybuf *kb);
+int cli_add_stream(bb_filter *f, cli_keyreader *r);
 
 /** Save `f` atomically to `path` and print the summary line on stderr. */
 int cli_save_and_report(const bb_filter *f, const char *path);

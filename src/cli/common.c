@@ -63,8 +63,14 @@ static pthread_mutex_t message_lock = PTHREAD_MUTEX_INITIALIZER;
  * takes that chunk (cli_put_deferred), so that they come after whatever it printed for the
  * chunks before, and never come at all for a chunk it stops before. */
 static _Thread_local FILE *deferred;
+static _Thread_local size_t deferred_whole = SIZE_MAX; /* bytes of whole messages in it */
 
-void cli_defer_messages(FILE *to) { deferred = to; }
+size_t cli_defer_messages(FILE *to) {
+    size_t whole = deferred_whole;
+    deferred = to;
+    deferred_whole = SIZE_MAX;
+    return whole;
+}
 
 void cli_progress_lock(void) { pthread_mutex_lock(&message_lock); }
 void cli_progress_unlock(void) { pthread_mutex_unlock(&message_lock); }
@@ -88,7 +94,12 @@ static void vmessage_locked(const char *fmt, va_list ap) {
 static void vmessage(const char *fmt, va_list ap) {
     va_list again;
     va_copy(again, ap);
-    if (!deferred || !put_message(deferred, fmt, ap)) { /* no memory left to defer it: now */
+    long before = deferred && deferred_whole == SIZE_MAX ? ftell(deferred) : -1;
+    if (deferred && deferred_whole == SIZE_MAX && !put_message(deferred, fmt, ap)) {
+        deferred_whole = before > 0 ? (size_t)before : 0; /* the cut one is not written */
+        deferred = NULL;
+    }
+    if (!deferred) { /* none held (or no memory left to hold it): now */
         pthread_mutex_lock(&message_lock);
         vmessage_locked(fmt, again);
         pthread_mutex_unlock(&message_lock);

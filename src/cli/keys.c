@@ -397,6 +397,29 @@ int cli_keyreader_fill(cli_keyreader *r, cli_keybuf *kb, size_t max_keys, size_t
  * Two buffers: the consumer holds one while the reader fills the other, so the reader is at
  * most one chunk ahead, and the chunks reach the consumer in input order. */
 
+/* Fill slot i, holding the fill's messages (all of them errors that end it) in msg[i]. No
+ * memory for that: the chunk fails with nomem set, for the consumer to report in its place. */
+static int fill_slot(cli_readahead *a, unsigned i, bool *done) {
+    free(a->msg[i]);
+    a->msg[i] = NULL;
+    a->msg_len[i] = 0;
+    a->nomem[i] = false;
+    *done = false;
+    /* In a->msgs, so that cli_readahead_stop closes it if the read is cancelled. */
+    if (!(a->msgs = open_memstream(&a->msg[i], &a->msg_len[i]))) {
+        cli_keybuf_free(&a->slot[i]);
+        a->nomem[i] = true;
+        return BB_EXIT_RUNTIME;
+    }
+    cli_defer_messages(a->msgs);
+    int st = cli_keyreader_fill(a->r, &a->slot[i], a->max_keys, a->max_bytes, done);
+    size_t whole = cli_defer_messages(NULL);
+    fclose(a->msgs);
+    a->msgs = NULL;
+    if (whole < a->msg_len[i]) a->msg_len[i] = whole; /* a message cut short by no memory */
+    return st;
+}
+
 static void *readahead_main(void *arg) {
     cli_readahead *a = arg;
     pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL); /* enabled in refill() only */
@@ -406,17 +429,8 @@ static void *readahead_main(void *arg) {
         bool stop = a->stop;
         pthread_mutex_unlock(&a->lock);
         if (stop) break;
-        bool done = false;
-        free(a->msg[i]);
-        a->msg[i] = NULL;
-        a->msg_len[i] = 0;
-        /* In a->msgs, so that cli_readahead_stop closes it if the read is cancelled. */
-        a->msgs = open_memstream(&a->msg[i], &a->msg_len[i]);
-        cli_defer_messages(a->msgs); /* none (no memory): they go out at once */
-        int st = cli_keyreader_fill(a->r, &a->slot[i], a->max_keys, a->max_bytes, &done);
-        cli_defer_messages(NULL);
-        if (a->msgs) fclose(a->msgs);
-        a->msgs = NULL;
+        bool done;
+        int st = fill_slot(a, i, &done);
         pthread_mutex_lock(&a->lock);
         a->st[i] = st;
         a->done[i] = done;
@@ -428,19 +442,24 @@ static void *readahead_main(void *arg) {
     return NULL;
 }
 
-void cli_readahead_start(cli_readahead *a, cli_keyreader *r, cli_keybuf *kb, size_t max_keys,
-                         size_t max_bytes, bool ahead) {
+void cli_readahead_start(cli_readahead *a, cli_keyreader *r, size_t max_keys, size_t max_bytes,
+                         bool ahead) {
     memset(a, 0, sizeof *a);
     a->r = r;
-    a->kb = kb;
     a->max_keys = max_keys;
     a->max_bytes = max_bytes;
     a->held = -1;
     if (!ahead) return;
     pthread_mutex_init(&a->lock, NULL);
     pthread_cond_init(&a->cv, NULL);
-    /* No thread (no resources for one): read in line, as without -j. */
-    a->threaded = pthread_create(&a->thread, NULL, readahead_main, a) == 0;
+    /* The reader needs little stack (a read buffer of its own is on the heap): 256 KiB
+     * instead of the default 8 MiB keeps -j within the address space that -j 1 needs under
+     * a `ulimit -v`. No thread (no resources for one): read in line, as without -j. */
+    pthread_attr_t attr;
+    bool attr_ok = pthread_attr_init(&attr) == 0;
+    if (attr_ok) pthread_attr_setstacksize(&attr, (size_t)256 << 10);
+    a->threaded = pthread_create(&a->thread, attr_ok ? &attr : NULL, readahead_main, a) == 0;
+    if (attr_ok) pthread_attr_destroy(&attr);
     if (!a->threaded) {
         pthread_cond_destroy(&a->cv);
         pthread_mutex_destroy(&a->lock);
@@ -448,45 +467,59 @@ void cli_readahead_start(cli_readahead *a, cli_keyreader *r, cli_keybuf *kb, siz
 }
 
 int cli_readahead_next(cli_readahead *a, const cli_keybuf **kb, bool *done) {
+    unsigned i;
+    int st;
     if (!a->threaded) {
-        *kb = a->kb;
-        return cli_keyreader_fill(a->r, a->kb, a->max_keys, a->max_bytes, done);
+        i = 0;
+        st = fill_slot(a, 0, done);
+    } else {
+        pthread_mutex_lock(&a->lock);
+        if (a->held >= 0) { /* the consumer is done with it: the reader may refill it */
+            a->full[a->held] = false;
+            pthread_cond_broadcast(&a->cv);
+        }
+        i = a->next;
+        while (!a->full[i]) pthread_cond_wait(&a->cv, &a->lock);
+        st = a->st[i];
+        *done = a->done[i];
+        a->next = i ^ 1;
+        pthread_mutex_unlock(&a->lock);
     }
-    pthread_mutex_lock(&a->lock);
-    if (a->held >= 0) { /* the consumer is done with it: the reader may refill it */
-        a->full[a->held] = false;
-        pthread_cond_broadcast(&a->cv);
-    }
-    unsigned i = a->next;
-    while (!a->full[i]) pthread_cond_wait(&a->cv, &a->lock);
-    int st = a->st[i];
-    *done = a->done[i];
     a->held = (int)i;
-    a->next = i ^ 1;
-    pthread_mutex_unlock(&a->lock);
-    if (a->msg[i]) cli_put_deferred(a->msg[i], a->msg_len[i]);
+    if (a->nomem[i]) cli_error("out of memory reading keys from '%s'", a->r->name);
     *kb = &a->slot[i];
     return st;
 }
 
+void cli_readahead_report(cli_readahead *a) {
+    if (a->held < 0) return;
+    unsigned i = (unsigned)a->held;
+    if (a->msg[i]) cli_put_deferred(a->msg[i], a->msg_len[i]);
+    free(a->msg[i]);
+    a->msg[i] = NULL;
+    a->msg_len[i] = 0;
+}
+
 void cli_readahead_stop(cli_readahead *a) {
-    if (!a->threaded) return;
-    pthread_mutex_lock(&a->lock);
-    a->stop = true;
-    pthread_cond_broadcast(&a->cv);
-    pthread_mutex_unlock(&a->lock);
-    /* A reader blocked on an input that has nothing more yet (a stopped query -q, a failed
-     * add) is cancelled in its read; one that is filling a chunk finishes it first. */
-    pthread_cancel(a->thread);
-    pthread_join(a->thread, NULL);
-    if (a->msgs) fclose(a->msgs); /* cancelled while reading a chunk */
-    pthread_cond_destroy(&a->cv);
-    pthread_mutex_destroy(&a->lock);
-    for (int i = 0; i < 2; i++) { /* messages of a chunk never taken are dropped with it */
+    if (a->threaded) {
+        pthread_mutex_lock(&a->lock);
+        a->stop = true;
+        pthread_cond_broadcast(&a->cv);
+        pthread_mutex_unlock(&a->lock);
+        /* A reader blocked on an input that has nothing more yet (a stopped query -q, a
+         * failed add) is cancelled in its read; one that is filling a chunk finishes it. */
+        pthread_cancel(a->thread);
+        pthread_join(a->thread, NULL);
+        if (a->msgs) fclose(a->msgs); /* cancelled while reading a chunk */
+        pthread_cond_destroy(&a->cv);
+        pthread_mutex_destroy(&a->lock);
+        a->threaded = false;
+    }
+    for (int i = 0; i < 2; i++) { /* messages of a chunk not reported are dropped with it */
         cli_keybuf_free(&a->slot[i]);
         free(a->msg[i]);
+        a->msg[i] = NULL;
     }
-    a->threaded = false;
 }
 
 void cli_keyreader_close(cli_keyreader *r) {

@@ -94,8 +94,8 @@ static void print_keys(const cli_keybuf *kb, const uint8_t *present, uint8_t wan
 
 /* Test every key of r against f; print them (or count them into *count). -q stops at the
  * first key that would be printed, as grep -q does. */
-static int run_query(const bb_filter *f, const query_opts *o, cli_keyreader *r, cli_keybuf *kb,
-                     const char *prefix, uint64_t *count) {
+static int run_query(const bb_filter *f, const query_opts *o, cli_keyreader *r, const char *prefix,
+                     uint64_t *count) {
     size_t chunk = cli_chunk_keys(f);
     uint8_t *present = malloc(chunk);
     if (!present) {
@@ -105,14 +105,17 @@ static int run_query(const bb_filter *f, const query_opts *o, cli_keyreader *r, 
     int st = BB_EXIT_OK;
     bool done = false;
     cli_readahead a;
-    cli_readahead_start(&a, r, kb, chunk, CLI_CHUNK_BYTES, cli_jobs_read_ahead());
+    cli_readahead_start(&a, r, chunk, CLI_CHUNK_BYTES, cli_jobs_read_ahead());
     while (!done && !ferror(stdout) && !(o->quiet && *count)) {
         /* A failed fill (a key over the limit, a read error) keeps the whole keys before
-         * the failure in kb: they are answered and printed before the error ends the run,
-         * as grep prints the lines before a read error (docs/CLI.md "query"). */
+         * the failure: they are answered and printed before the error ends the run, as grep
+         * prints the lines before a read error (docs/CLI.md "query"). */
         const cli_keybuf *keys;
         st = cli_readahead_next(&a, &keys, &done);
-        if (st != BB_EXIT_OK && !keys->n) break;
+        if (st != BB_EXIT_OK && !keys->n) {
+            cli_readahead_report(&a);
+            break;
+        }
         size_t hits = 0;
         bb_status s = bb_contains_arrow64(f, keys->data, keys->off, keys->n, present, &hits);
         if (s != BB_OK) {
@@ -122,6 +125,8 @@ static int run_query(const bb_filter *f, const query_opts *o, cli_keyreader *r, 
         }
         *count += o->invert ? keys->n - hits : hits;
         if (!o->count && !o->quiet) print_keys(keys, present, o->invert ? 0 : 1, r->delim, prefix);
+        /* The error after the keys before it; none once -q has found a key before it. */
+        if (!(o->quiet && *count)) cli_readahead_report(&a);
         if (st != BB_EXIT_OK) break;
     }
     cli_readahead_stop(&a);
@@ -174,12 +179,10 @@ static int query_files(const bb_filter *f, const query_opts *o, char *const *pat
         const char *name = !o->with_name ? NULL
                            : strcmp(these[0], "-") == 0 ? "(standard input)" : these[0];
         cli_keyreader r;
-        cli_keybuf kb = {0};
         uint64_t hits = 0;
         cli_keyreader_init(&r, these, count, o->nul, false);
-        st = run_query(f, o, &r, &kb, name, &hits);
+        st = run_query(f, o, &r, name, &hits);
         cli_keyreader_close(&r);
-        cli_keybuf_free(&kb);
         *total += hits;
         if (st == BB_EXIT_OK && o->count && !o->quiet && name) printf("%s:%" PRIu64 "\n", name, hits);
     }
