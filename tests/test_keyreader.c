@@ -572,10 +572,10 @@ Test(keyreader, query_q_with_jobs_stops_on_an_open_pipe, .timeout = 60) {
     }
 }
 
-/* A chunk's messages wait until the keys before them are answered and printed: a key over
- * the limit is reported after the keys before it, wherever the chunks begin (2^16 keys per
- * thread, so at other keys for -j 1, 2 and 3), and stdout and stderr merged in one file come
- * out byte for byte the same for every -j. query -q that found a key before the bad one exits
+/* A chunk's messages wait until the keys before them are answered and printed, and stdout
+ * is flushed before a message: a key over the limit is reported after the keys before it, on
+ * the last line of stdout and stderr merged in one file, wherever the chunks begin (2^16 keys
+ * per thread, so at other keys for -j 1, 2 and 3), byte for byte the same for every -j. query -q that found a key before the bad one exits
  * 0 with nothing on stderr, as grep -q, which never reads it. build -n and add stop there the
  * same way, writing nothing. */
 static run_result run_merged(const char *const *args) {
@@ -613,7 +613,11 @@ static void check_message_order(int bad) {
     cr_assert_eq(q1.status, 1, "query: exit %d", q1.status);
     const char *at = strstr(q1.out, msg);
     cr_assert_not_null(at, "query: no message naming line %d", bad + 1);
-    cr_assert_not_null(strstr(q1.out, before), "query: the key before it not printed");
+    const char *prev = strstr(q1.out, before);
+    cr_assert(prev && prev < at && at[-1] == '\n' && strchr(at, '\n') == q1.out + q1.out_len - 1,
+              "query: the key before it, then the message on the last line of the merged "
+              "output (message at byte %td of %zu)",
+              at - q1.out, q1.out_len);
     static const char *const jobs[] = {"2", "3"};
     for (int j = 0; j < 2; j++) {
         run_result qj =

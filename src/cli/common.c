@@ -78,6 +78,9 @@ void cli_progress_unlock(void) { pthread_mutex_unlock(&message_lock); }
 /* A message the buffer found no memory for is cut: the whole ones before it go out, then it,
  * and the rest straight to stderr as they come. The caller holds message_lock. */
 static void vmessage_locked(const char *fmt, va_list ap) {
+    /* What was printed before the message goes first, as error(3) (and so grep) does: in a
+     * file that takes both streams, query's keys before a bad one, then its message. */
+    if (!held) fflush(stdout);
     if (cli_progress_open) fputc('\n', stderr); /* not glued to the end of the progress line */
     cli_progress_open = false;
     long before = held ? ftell(held) : -1;
@@ -110,6 +113,7 @@ static void vmessage(const char *fmt, va_list ap) {
 void cli_put_deferred(const char *text, size_t len) {
     if (!len) return;
     pthread_mutex_lock(&message_lock);
+    if (!held) fflush(stdout); /* as vmessage_locked */
     if (cli_progress_open) fputc('\n', stderr);
     cli_progress_open = false;
     fwrite(text, 1, len, held ? held : stderr);

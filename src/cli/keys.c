@@ -486,7 +486,9 @@ int cli_readahead_next(cli_readahead *a, const cli_keybuf **kb, bool *done) {
         pthread_mutex_unlock(&a->lock);
     }
     a->held = (int)i;
-    if (a->nomem[i]) cli_error("out of memory reading keys from '%s'", a->r->name);
+    if (a->nomem[i]) /* before the first input is opened it has no name yet */
+        cli_error("out of memory reading keys%s%s%s", a->r->name ? " from '" : "",
+                  a->r->name ? a->r->name : "", a->r->name ? "'" : "");
     *kb = &a->slot[i];
     return st;
 }
