@@ -59,9 +59,9 @@ static bool put_message(FILE *to, const char *fmt, va_list ap) {
  * reports beside the command's own thread. */
 static pthread_mutex_t message_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* Set on a read-ahead thread while it reads a chunk: its messages wait here until the command
- * takes that chunk (cli_put_deferred), so that they come after whatever it printed for the
- * chunks before, and never come at all for a chunk it stops before. */
+/* Set on the thread that reads a chunk of keys (keys.c, cli_readahead) while it reads it: its
+ * messages wait here until the command has printed that chunk's keys (cli_put_deferred), so
+ * that they come after them, and never come at all for a chunk it stops before. */
 static _Thread_local FILE *deferred;
 static _Thread_local size_t deferred_whole = SIZE_MAX; /* bytes of whole messages in it */
 
@@ -77,12 +77,17 @@ void cli_progress_unlock(void) { pthread_mutex_unlock(&message_lock); }
 
 /* A message the buffer found no memory for is cut: the whole ones before it go out, then it,
  * and the rest straight to stderr as they come. The caller holds message_lock. */
-static void vmessage_locked(const char *fmt, va_list ap) {
-    /* What was printed before the message goes first, as error(3) (and so grep) does: in a
-     * file that takes both streams, query's keys before a bad one, then its message. */
+/* Before a message, with message_lock held. What was printed before it goes first, as
+ * error(3) (and so grep) does: in a file that takes both streams, query's keys before a bad
+ * one, then its message. And it is not glued to the end of the progress line. */
+static void message_begins(void) {
     if (!held) fflush(stdout);
-    if (cli_progress_open) fputc('\n', stderr); /* not glued to the end of the progress line */
+    if (cli_progress_open) fputc('\n', stderr);
     cli_progress_open = false;
+}
+
+static void vmessage_locked(const char *fmt, va_list ap) {
+    message_begins();
     long before = held ? ftell(held) : -1;
     va_list again;
     va_copy(again, ap);
@@ -113,9 +118,7 @@ static void vmessage(const char *fmt, va_list ap) {
 void cli_put_deferred(const char *text, size_t len) {
     if (!len) return;
     pthread_mutex_lock(&message_lock);
-    if (!held) fflush(stdout); /* as vmessage_locked */
-    if (cli_progress_open) fputc('\n', stderr);
-    cli_progress_open = false;
+    message_begins();
     fwrite(text, 1, len, held ? held : stderr);
     pthread_mutex_unlock(&message_lock);
 }

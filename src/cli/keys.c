@@ -195,6 +195,12 @@ void cli_keyreader_init(cli_keyreader *r, char *const *paths, size_t n_paths, bo
     r->start = seconds_now();
 }
 
+/* A pipe, terminal or socket, whose chunks end early when no more input is ready. */
+static void set_live(cli_keyreader *r) {
+    struct stat st;
+    r->live = fstat(r->fd, &st) == 0 && !S_ISREG(st.st_mode);
+}
+
 static int open_next(cli_keyreader *r) {
     const char *path = r->paths[r->next++];
     if (!r->buf && !(r->buf = malloc(CLI_READ_BYTES))) {
@@ -207,8 +213,7 @@ static int open_next(cli_keyreader *r) {
     if (strcmp(path, "-") == 0) {
         r->fd = STDIN_FILENO;
         r->name = stdin_name;
-        struct stat st;
-        r->live = fstat(r->fd, &st) == 0 && !S_ISREG(st.st_mode);
+        set_live(r);
         if (isatty(STDIN_FILENO)) /* else a forgotten FILE looks like a hang */
             cli_prompt("reading keys from standard input (a terminal); end them with Ctrl-D");
         return BB_EXIT_OK;
@@ -219,8 +224,7 @@ static int open_next(cli_keyreader *r) {
         return BB_EXIT_RUNTIME;
     }
     r->name = path;
-    struct stat st;
-    r->live = fstat(r->fd, &st) == 0 && !S_ISREG(st.st_mode);
+    set_live(r);
     return BB_EXIT_OK;
 }
 
