@@ -627,7 +627,7 @@ BB_API bb_status bb_contains_hashes(const bb_filter *f, const uint64_t *hashes, 
  * counting and scalable filters add on the caller's thread alone. A batch smaller than a
  * measured threshold (src/threads.c gives it: 2^16 keys, or 16 MiB of key bytes, per thread)
  * runs on the caller's thread alone, and so does bb_add_hashes into a filter smaller than
- * the CPU's measured size for it (4 MiB on AMD Zen 4, none elsewhere: src/dispatch.c); a
+ * the CPU's measured size for it (4 MiB, but none on the Intel CPUs of src/dispatch.c); a
  * thread that cannot be started leaves its share to the threads that could (never a lost
  * key).
  *

@@ -201,9 +201,22 @@ bb_status bb_isa_from_string(const char *name, bb_isa *out) {
  *    line inside the hashing loop (inline_pf_mib): string batches took 0.80-0.96x the time
  *    of the chunk-at-once prefetch at 10^8 keys and 0.92-0.94x at 2x10^7 (24 MiB), but
  *    1.03-1.05x at 10^7 (12 MiB) (docs/PERFORMANCE.md, "Kernel notes").
- * A CPU without a row gets the widest kernel for contains and scalar adds: of the four CPUs
- * measured, the widest kernel's adds lost to scalar on three (Zen 1 and both Intel models)
- * and won only on Zen 4, which has its row.
+ *  - AMD family 19h models 00h-0Fh (Zen 3 "Milan"; docs/bench/zen3.txt, family 25 model 1,
+ *    AVX2 and no AVX-512): the choice a CPU without a row gets, contains on avx2 and blocked
+ *    adds on scalar, measured right in both full runs: the paired medians of the 14
+ *    repetitions at 10^4-10^8 keys put scalar adds at 0.81-0.95x avx2's time, concurrent
+ *    adds at 0.93-1.06x, and avx2 batch lookups at 0.39-0.75x scalar's (single-call
+ *    latency at 10^6: 1.15x, the loop 0.70x). Batch adds of hashes into filters below 4 MiB
+ *    keep to one thread: two library threads took 1.32x one thread's time into a 1.2 MiB
+ *    filter in one full run of two and 1.37x in one of five runs at that size alone
+ *    (0.80-0.99x in the rest).
+ * A CPU without a row gets the widest kernel for contains and scalar adds: of the five CPUs
+ * measured, the widest kernel's adds lost to scalar on four (Zen 1, Zen 3 and both Intel
+ * models) and won only on Zen 4, which has its row. It also keeps batch adds of hashes into
+ * filters below DEFAULT_SPLIT_ADD_MIB on one thread, as the rows of both AMD CPUs measured
+ * with two threads do: there splitting cost up to 1.41x (Zen 4) and 1.37x (Zen 3), where
+ * keeping to one thread costs at most the 1.07x that two threads gained in the recorded run
+ * on Intel model CFh (the Intel rows split at every size).
  * Single-key calls (bb_contains_hash) run on the contains kernel. In a loop of independent
  * calls the widest kernel is 1.5-2.5x faster than scalar on both Intel models at 10^6-10^8
  * keys (model CFh: 0.58x scalar's time at 10^6, 0.43x at 10^8, paired medians of two full
@@ -235,6 +248,8 @@ typedef struct cpu_row {
 static const cpu_row cpu_rows[] = {
     {VENDOR_AMD, 0x17, 0x00, 0x2f, BB_ISA_AVX2, BB_ISA_SCALAR, 0, BB_ISA_AUTO, BB_ISA_AUTO,
      BB_ISA_AUTO, 0, 0},
+    {VENDOR_AMD, 0x19, 0x00, 0x0f, BB_ISA_AVX2, BB_ISA_SCALAR, 0, BB_ISA_AUTO, BB_ISA_AUTO,
+     BB_ISA_AUTO, 0, 4},
     {VENDOR_AMD, 0x19, 0x10, 0x1f, BB_ISA_AVX512GFNI, BB_ISA_AVX512GFNI, 0, BB_ISA_AUTO,
      BB_ISA_AUTO, BB_ISA_AUTO, 0, 4},
     {VENDOR_INTEL, 0x06, 0xa7, 0xa7, BB_ISA_AVX512GFNI, BB_ISA_SCALAR, 6, BB_ISA_AVX512,
@@ -259,6 +274,10 @@ static cpu_vendor cpu_ident(unsigned *family, unsigned *model) {
     return v;
 }
 #endif
+
+/* Batch adds of hashes into filters below this many MiB keep to one thread on a CPU without
+ * a row (see cpu_rows). */
+#define DEFAULT_SPLIT_ADD_MIB 4u
 
 /* The add kernel of a CPU without a row: scalar on x86 (see cpu_rows), NEON on AArch64,
  * where no measurement says otherwise. */
@@ -341,15 +360,14 @@ static void fill_tables(void) {
         const cpu_row *r = cpu_row_here();
         const isa_row *w = widest_row();
         automatic = r ? dispatch_of_row(r, w) : dispatch_of(w, default_add_row(w), w);
-        if (r) { /* the memory system's rules, the pipeline's and the threads': every table */
-            uint64_t at = r->inline_pf_mib ? (uint64_t)r->inline_pf_mib << 20 : UINT64_MAX;
-            uint64_t below = (uint64_t)r->split_add_mib << 20;
-            automatic.inline_pf_bytes = at;
-            automatic.split_add_bytes = below;
-            for (size_t i = 0; i < N_ISA_ROWS; i++) {
-                single[i].inline_pf_bytes = at;
-                single[i].split_add_bytes = below;
-            }
+        /* the memory system's rules, the pipeline's and the threads': every table */
+        uint64_t at = r && r->inline_pf_mib ? (uint64_t)r->inline_pf_mib << 20 : UINT64_MAX;
+        uint64_t below = (uint64_t)(r ? r->split_add_mib : DEFAULT_SPLIT_ADD_MIB) << 20;
+        automatic.inline_pf_bytes = at;
+        automatic.split_add_bytes = below;
+        for (size_t i = 0; i < N_ISA_ROWS; i++) {
+            single[i].inline_pf_bytes = at;
+            single[i].split_add_bytes = below;
         }
         atomic_store_explicit(&tables_state, 2, memory_order_release);
     }

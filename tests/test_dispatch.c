@@ -29,6 +29,9 @@ Test(dispatch, automatic_choice_follows_the_cpu_table) {
     /* Zen and Zen+ (AMD family 17h, models 00h-2Fh): contains on AVX2, adds scalar. */
     if (amd && c.family == 0x17 && c.model <= 0x2f && c.avx2)
         want_contains = "avx2", want_add = "scalar";
+    /* Zen 3 (AMD family 19h, models 00h-0Fh): contains on AVX2, adds scalar. */
+    if (amd && c.family == 0x19 && c.model <= 0x0f && c.avx2)
+        want_contains = "avx2", want_add = "scalar";
     /* Zen 4 (AMD family 19h, models 10h-1Fh): everything on avx512gfni. */
     if (amd && c.family == 0x19 && c.model >= 0x10 && c.model <= 0x1f && c.avx512gfni)
         want_contains = want_add = "avx512gfni";
