@@ -58,11 +58,13 @@ static bb_status add_hashes(bb_filter *f, const uint64_t *h, size_t n) {
 
 static bool pipelined(const bb_filter *f) { return bb_pipelined(bb_row(f), f->payload_bytes); }
 
-/* Whether a batch of src's keys into f prefetches each line as its key is hashed. */
-static bool inline_pf(const bb_filter *f, const bb_keysrc *src) {
+/* Whether a batch of src's keys into f (an add, or lookups) prefetches each line as its key
+ * is hashed. */
+static bool inline_pf(const bb_filter *f, const bb_keysrc *src, bool add) {
     const bb_kind_ops *row = bb_row(f);
+    const bb_dispatch *d = bb_dispatch_active();
     return row->block_lines && pipelined(f) &&
-           f->payload_bytes > bb_dispatch_active()->inline_pf_bytes &&
+           f->payload_bytes > (add ? d->inline_pf_add_bytes : d->inline_pf_bytes) &&
            bb_hash_grouped(src, row->hash);
 }
 
@@ -186,7 +188,7 @@ static bb_status add_src(bb_filter *f, const bb_keysrc *src, size_t n) {
     unsigned t = bb_threads_for(f, src, n, true);
     if (t > 1 && bb_threads_add(f, t, src, NULL, n)) return BB_OK;
     uint64_t h[2][BB_CHUNK];
-    bool inl = inline_pf(f, src);
+    bool inl = inline_pf(f, src, true);
     size_t step = inl ? BB_CHUNK_INLINE : BB_CHUNK;
     hash_chunk(f, src, 0, chunk_len(n, 0, step), h[0], inl);
     for (size_t i = 0, cur = 0; s == BB_OK && i < n; i += step, cur ^= 1) {
@@ -204,7 +206,7 @@ static size_t contains_part(void *ctx, size_t first, size_t count) {
     if (j->h) return contains_hashes(j->f, j->h + first, count, j->out + first);
     uint64_t h[2][BB_CHUNK];
     size_t hits = 0;
-    bool inl = inline_pf(j->f, j->src);
+    bool inl = inline_pf(j->f, j->src, false);
     size_t step = inl ? BB_CHUNK_INLINE : BB_CHUNK;
     if (count) hash_chunk(j->f, j->src, first, chunk_len(count, 0, step), h[0], inl);
     for (size_t i = 0, cur = 0; i < count; i += step, cur ^= 1) {

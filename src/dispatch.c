@@ -200,7 +200,8 @@ bb_status bb_isa_from_string(const char *name, bb_isa *out) {
  *    contains kernel (keys_large). Batches of keys into filters above 16 MiB prefetch each
  *    line inside the hashing loop (inline_pf_mib): string batches took 0.80-0.96x the time
  *    of the chunk-at-once prefetch at 10^8 keys and 0.92-0.94x at 2x10^7 (24 MiB), but
- *    1.03-1.05x at 10^7 (12 MiB) (docs/PERFORMANCE.md, "Kernel notes").
+ *    1.03-1.05x at 10^7 (12 MiB) (docs/PERFORMANCE.md, "Kernel notes"); adds and lookups
+ *    alike (inline_pf_mib, inline_pf_add_mib).
  *  - AMD family 19h models 00h-0Fh (Zen 3 "Milan"; docs/bench/zen3.txt, family 25 model 1,
  *    AVX2 and no AVX-512): the choice a CPU without a row gets, contains on avx2 and blocked
  *    adds on scalar, measured right in both full runs: the paired medians of the 14
@@ -209,7 +210,13 @@ bb_status bb_isa_from_string(const char *name, bb_isa *out) {
  *    latency at 10^6: 1.15x, the loop 0.70x). Batch adds of hashes into filters below 4 MiB
  *    keep to one thread: two library threads took 1.32x one thread's time into a 1.2 MiB
  *    filter in one full run of two and 1.37x in one of five runs at that size alone
- *    (0.80-0.99x in the rest).
+ *    (0.80-0.99x in the rest). Batch adds of keys into filters above 16 MiB prefetch each
+ *    line inside the hashing loop (inline_pf_add_mib; the size is model CFh's): in pairs of
+ *    alternating runs at 10^8 keys that took blocked string adds to 0.875x the time on
+ *    scalar (3 pairs, 0.82-0.98) and 0.78x on avx2 (5), sectorized ones to 0.97x (5,
+ *    0.73-1.00), and in 3 pairs at 3 x 10^7 (35 MiB) to 0.92x and 0.95x; batch lookups of
+ *    keys keep the chunk-at-once prefetch: the inline one took 0.97-1.15x its time at 10^8
+ *    (medians per column) and 0.98-1.00x at 3 x 10^7.
  * A CPU without a row gets the widest kernel for contains and scalar adds: of the five CPUs
  * measured, the widest kernel's adds lost to scalar on four (Zen 1, Zen 3 and both Intel
  * models) and won only on Zen 4, which has its row. It also keeps batch adds of hashes into
@@ -236,9 +243,10 @@ typedef struct cpu_row {
      * on keys_add_large. */
     unsigned large_mib;
     bb_isa add_large, keys_large, keys_add_large;
-    /* Batches of keys into blocked and sectorized filters larger than inline_pf_mib MiB (0:
-     * none) prefetch each key's line as it is hashed (bb_dispatch.inline_pf_bytes). */
-    unsigned inline_pf_mib;
+    /* Batch lookups (inline_pf_mib) and batch adds (inline_pf_add_mib) of keys in blocked
+     * and sectorized filters larger than that many MiB (0: none) prefetch each key's line as
+     * it is hashed (bb_dispatch.inline_pf_bytes, inline_pf_add_bytes). */
+    unsigned inline_pf_mib, inline_pf_add_mib;
     /* Batch adds of hashes into filters below split_add_mib MiB (0: none) keep to one
      * thread (bb_dispatch.split_add_bytes). */
     unsigned split_add_mib;
@@ -247,15 +255,15 @@ typedef struct cpu_row {
 #if defined(__x86_64__) || defined(__i386__) /* CPUID identifies the CPU on x86 only */
 static const cpu_row cpu_rows[] = {
     {VENDOR_AMD, 0x17, 0x00, 0x2f, BB_ISA_AVX2, BB_ISA_SCALAR, 0, BB_ISA_AUTO, BB_ISA_AUTO,
-     BB_ISA_AUTO, 0, 0},
+     BB_ISA_AUTO, 0, 0, 0},
     {VENDOR_AMD, 0x19, 0x00, 0x0f, BB_ISA_AVX2, BB_ISA_SCALAR, 0, BB_ISA_AUTO, BB_ISA_AUTO,
-     BB_ISA_AUTO, 0, 4},
+     BB_ISA_AUTO, 0, 16, 4},
     {VENDOR_AMD, 0x19, 0x10, 0x1f, BB_ISA_AVX512GFNI, BB_ISA_AVX512GFNI, 0, BB_ISA_AUTO,
-     BB_ISA_AUTO, BB_ISA_AUTO, 0, 4},
+     BB_ISA_AUTO, BB_ISA_AUTO, 0, 0, 4},
     {VENDOR_INTEL, 0x06, 0xa7, 0xa7, BB_ISA_AVX512GFNI, BB_ISA_SCALAR, 6, BB_ISA_AVX512,
-     BB_ISA_AVX2, BB_ISA_SCALAR, 0, 0},
+     BB_ISA_AVX2, BB_ISA_SCALAR, 0, 0, 0},
     {VENDOR_INTEL, 0x06, 0xcf, 0xcf, BB_ISA_AVX512GFNI, BB_ISA_AVX512, 6, BB_ISA_AVX512,
-     BB_ISA_AVX512GFNI, BB_ISA_AVX512, 16, 0},
+     BB_ISA_AVX512GFNI, BB_ISA_AVX512, 16, 16, 0},
 };
 
 static cpu_vendor cpu_ident(unsigned *family, unsigned *model) {
@@ -333,7 +341,8 @@ static bb_dispatch dispatch_of(const isa_row *contains, const isa_row *add, cons
                          .keys_sect = sect->sectorized,
                          .split = contains->split,
                          .sect = sect->sectorized,
-                         .inline_pf_bytes = UINT64_MAX};
+                         .inline_pf_bytes = UINT64_MAX,
+                         .inline_pf_add_bytes = UINT64_MAX};
 }
 
 /* The automatic table of a CPU with a row. */
@@ -362,11 +371,15 @@ static void fill_tables(void) {
         automatic = r ? dispatch_of_row(r, w) : dispatch_of(w, default_add_row(w), w);
         /* the memory system's rules, the pipeline's and the threads': every table */
         uint64_t at = r && r->inline_pf_mib ? (uint64_t)r->inline_pf_mib << 20 : UINT64_MAX;
+        uint64_t add_at =
+            r && r->inline_pf_add_mib ? (uint64_t)r->inline_pf_add_mib << 20 : UINT64_MAX;
         uint64_t below = (uint64_t)(r ? r->split_add_mib : DEFAULT_SPLIT_ADD_MIB) << 20;
         automatic.inline_pf_bytes = at;
+        automatic.inline_pf_add_bytes = add_at;
         automatic.split_add_bytes = below;
         for (size_t i = 0; i < N_ISA_ROWS; i++) {
             single[i].inline_pf_bytes = at;
+            single[i].inline_pf_add_bytes = add_at;
             single[i].split_add_bytes = below;
         }
         atomic_store_explicit(&tables_state, 2, memory_order_release);

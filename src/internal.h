@@ -154,11 +154,13 @@ typedef struct bb_dispatch {
     const struct bb_split_kernel *split;
     /** The sectorized kind's kernel, both operations (kernels/sectorized_*.c). */
     const bb_kernel *sect;
-    /** Batches of keys into filters of block_lines rows whose payload is larger than this
-     *  (a per-CPU row's choice; UINT64_MAX with none) prefetch each key's line as it is
+    /** Batch lookups of keys in filters of block_lines rows whose payload is larger than
+     *  this (a per-CPU row's choice; UINT64_MAX with none) prefetch each key's line as it is
      *  hashed, in chunks of BB_CHUNK_INLINE keys, instead of a chunk's lines after hashing
      *  it (batch.c). A property of the CPU, the same in every ISA's table. */
     uint64_t inline_pf_bytes;
+    /** The same for batch adds of keys. */
+    uint64_t inline_pf_add_bytes;
     /** Batch adds of pre-computed hashes into filters whose payload is smaller than this (a
      *  per-CPU row's choice; 0 with none) stay on one thread whatever bb_set_threads says
      *  (threads.c). A property of the CPU, the same in every ISA's table. */

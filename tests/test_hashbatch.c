@@ -209,8 +209,9 @@ static void mixed_lengths(bb_kind kind, uint64_t capacity, uint64_t seed) {
 
 /* 1,000 keys: a 1.2 KiB filter (hashing then lookups); 4,000,000: 4.6 MiB, past the 2 MiB at
  * which batch.c prefetches each chunk's lines while it hashes the next (prefetch.h);
- * 20,000,000: 23 MiB, past the 16 MiB above which the dispatch row of Intel model CFh has the
- * hashing prefetch each line itself, in chunks of 256 keys (batch.c). */
+ * 20,000,000: 23 MiB, past the 16 MiB above which the dispatch rows of Intel model CFh (adds
+ * and lookups) and of Zen 3 (adds) have the hashing prefetch each line itself, in chunks of
+ * 256 keys (batch.c). */
 Test(hashbatch, every_length_small_filter) { mixed_lengths(BB_BLOCKED, 1000, 21); }
 Test(hashbatch, every_length_pipelined_filter) { mixed_lengths(BB_BLOCKED, 4000000, 22); }
 Test(hashbatch, every_length_large_filter) { mixed_lengths(BB_BLOCKED, 20000000, 23); }
