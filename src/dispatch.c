@@ -360,6 +360,9 @@ static bb_dispatch dispatch_of_row(const cpu_row *r, const isa_row *sect) {
     return d;
 }
 
+/* A row's "above this many MiB" threshold in bytes; 0 MiB (none) is UINT64_MAX. */
+static uint64_t bytes_above(unsigned mib) { return mib ? (uint64_t)mib << 20 : UINT64_MAX; }
+
 static void fill_tables(void) {
     int expected = 0;
     if (atomic_compare_exchange_strong(&tables_state, &expected, 1)) {
@@ -370,9 +373,8 @@ static void fill_tables(void) {
         const isa_row *w = widest_row();
         automatic = r ? dispatch_of_row(r, w) : dispatch_of(w, default_add_row(w), w);
         /* the memory system's rules, the pipeline's and the threads': every table */
-        uint64_t at = r && r->inline_pf_mib ? (uint64_t)r->inline_pf_mib << 20 : UINT64_MAX;
-        uint64_t add_at =
-            r && r->inline_pf_add_mib ? (uint64_t)r->inline_pf_add_mib << 20 : UINT64_MAX;
+        uint64_t at = bytes_above(r ? r->inline_pf_mib : 0);
+        uint64_t add_at = bytes_above(r ? r->inline_pf_add_mib : 0);
         uint64_t below = (uint64_t)(r ? r->split_add_mib : DEFAULT_SPLIT_ADD_MIB) << 20;
         automatic.inline_pf_bytes = at;
         automatic.inline_pf_add_bytes = add_at;
