@@ -216,7 +216,8 @@ bb_status bb_isa_from_string(const char *name, bb_isa *out) {
  *    scalar (3 pairs, 0.82-0.98) and 0.78x on avx2 (5), sectorized ones to 0.97x (5,
  *    0.73-1.00), and in 3 pairs at 3 x 10^7 (35 MiB) to 0.92x and 0.95x; batch lookups of
  *    keys keep the chunk-at-once prefetch: the inline one took 0.97-1.15x its time at 10^8
- *    (medians per column) and 0.98-1.00x at 3 x 10^7.
+ *    (medians per column) and 0.98-1.00x at 3 x 10^7 (a later, noisier check:
+ *    docs/PERFORMANCE.md, "Results: AMD EPYC Zen 3").
  * A CPU without a row gets the widest kernel for contains and scalar adds: of the five CPUs
  * measured, the widest kernel's adds lost to scalar on four (Zen 1, Zen 3 and both Intel
  * models) and won only on Zen 4, which has its row. It also keeps batch adds of hashes into
