@@ -30,10 +30,13 @@ run() { # run NAME SANITIZERS [ctest args...]
   shift 2
   local dir=${BB_BUILD_PREFIX:-build-}$name start=$SECONDS
   echo "sanitize: $name ($san): configuring and building in $dir" >&2
+  # Each step exits on failure itself: set -e does not act inside a function called from an
+  # && list, so a failed build or test would otherwise be reported as passed.
   cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBB_SANITIZE="$san" \
-    -DBB_BUILD_BENCH=OFF >/dev/null
-  cmake --build "$dir" -j"$jobs" >/dev/null
-  ctest --test-dir "$dir" --output-on-failure -j"$jobs" "$@"
+    -DBB_BUILD_BENCH=OFF >/dev/null || { echo "sanitize: $name: configure failed" >&2; exit 1; }
+  cmake --build "$dir" -j"$jobs" >/dev/null || { echo "sanitize: $name: build failed" >&2; exit 1; }
+  ctest --test-dir "$dir" --output-on-failure -j"$jobs" "$@" ||
+    { echo "sanitize: $name: tests failed" >&2; exit 1; }
   echo "sanitize: $name passed in $((SECONDS - start)) s" >&2
 }
 
@@ -101,9 +104,15 @@ targets=("$@")
 ((${#targets[@]})) || targets=(asan tsan valgrind)
 for t in "${targets[@]}"; do
   case $t in
-  asan) scripts/setup-duckdb.sh && run asan address,undefined ;; # parquet_oracle needs DuckDB
+  asan)
+    scripts/setup-duckdb.sh # parquet_oracle needs DuckDB
+    run asan address,undefined
+    ;;
   # ThreadSanitizer needs every thread-using test (tests/CMakeLists.txt, BB_THREAD_TESTS).
-  tsan) run tsan thread -R '^test_(threads|concurrent|conc_private|batch_threads)$' && tsan_cli ;;
+  tsan)
+    run tsan thread -R '^test_(threads|concurrent|conc_private|batch_threads)$'
+    tsan_cli
+    ;;
   valgrind) valgrind_round_trip ;;
   *) echo "sanitize: unknown target '$t' (asan, tsan or valgrind)" >&2; exit 2 ;;
   esac
