@@ -21,6 +21,7 @@
 #include <criterion/criterion.h>
 #endif
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -388,6 +389,101 @@ Test(concurrent, readers_see_published_keys) {
 }
 
 Test(concurrent, split_readers_see_published_keys) { check_readers(BB_SPLIT, 64 * 256, 8); }
+
+/* ---- Order inside a batch while another writer is in ------------------------------------ */
+
+/* With another writer in, the kernel splits a batch between the halves of the stripes
+ * (kernels/conc_loops.h), and a batch's "new" count must still be what adding its keys one
+ * by one reports, which depends on their order. Each batch holds pairs in one block: Y, whose
+ * probe bits are a strict subset of X's, then X; in that order both are new, reversed only X.
+ * The other writer adds into odd blocks only, so it changes no count of the even blocks used
+ * here. Hashes are built with the public probe scheme (blockbloom_view.h): block
+ * bb_fastrange64(h, blocks), positions (lo32(h) * C^j) >> 23 for j = 1, 2. Leaving the upper
+ * half's keys in reverse order made this test fail. */
+#define ORDER_BLOCKS 64u
+#define ORDER_PAIRS 32u
+#define ORDER_BATCHES 300u
+#define PROBE_C UINT32_C(0x9E3779B9)
+
+static unsigned order_pos(uint32_t lo, unsigned j) {
+    uint32_t x = lo;
+    for (unsigned i = 0; i < j; i++) x *= PROBE_C;
+    return x >> 23;
+}
+
+/* A low half whose two probes both land on position p: t * C^-1 for a t with top bits p and
+ * (t * C) >> 23 == p (1 in 512 of them). */
+static uint32_t order_single(unsigned p) {
+    uint32_t inv = PROBE_C; /* Newton's iteration for the inverse of C mod 2^32 */
+    for (int i = 0; i < 5; i++) inv *= 2u - PROBE_C * inv;
+    for (uint32_t r = 0; r < (UINT32_C(1) << 23); r++) {
+        uint32_t t = (uint32_t)p << 23 | r;
+        if ((t * PROBE_C) >> 23 == p) return t * inv;
+    }
+    cr_assert(false, "no single-position low half for %u", p);
+    return 0;
+}
+
+typedef struct {
+    bb_filter *f;
+    atomic_bool stop, started;
+} odd_writer;
+
+static void *write_odd_blocks(void *arg) {
+    odd_writer *w = arg;
+    uint64_t *h = malloc(4096 * sizeof *h), z = 99;
+    cr_assert_not_null(h);
+    for (size_t i = 0; i < 4096;) {
+        uint64_t v = mix(z++);
+        if (bb_fastrange64(v, ORDER_BLOCKS) % 2 == 1) h[i++] = v;
+    }
+    size_t fresh;
+    while (!atomic_load(&w->stop)) {
+        atomic_store(&w->started, true);
+        cr_assert_eq(bb_add_hashes_concurrent(w->f, h, 4096, &fresh), BB_OK);
+    }
+    free(h);
+    return NULL;
+}
+
+Test(concurrent, batch_order_kept_beside_another_writer) {
+    bb_filter *f = make(BB_BLOCKED, ORDER_BLOCKS * 512, 2),
+              *ref = make(BB_BLOCKED, ORDER_BLOCKS * 512, 2);
+    odd_writer w = {.f = f};
+    pthread_t t;
+    cr_assert_eq(pthread_create(&t, NULL, write_odd_blocks, &w), 0);
+    while (!atomic_load(&w.started)) sched_yield();
+    uint64_t batch[2 * ORDER_PAIRS], z = 7;
+    size_t mismatches = 0, both_new = 0;
+    for (unsigned b = 0; b < ORDER_BATCHES; b++) {
+        for (unsigned i = 0; i < ORDER_PAIRS;) {
+            uint64_t x = mix(z++);
+            uint32_t lo = (uint32_t)x;
+            unsigned p1 = order_pos(lo, 1), p2 = order_pos(lo, 2);
+            uint64_t y = (x & ~UINT64_C(0xFFFFFFFF)) | order_single(p1);
+            uint64_t blk = bb_fastrange64(x, ORDER_BLOCKS);
+            if (p1 == p2 || blk % 2 || bb_fastrange64(y, ORDER_BLOCKS) != blk) continue;
+            batch[2 * i] = y;
+            batch[2 * i + 1] = x;
+            i++;
+        }
+        size_t want = 0, got = 0;
+        for (unsigned i = 0; i < 2 * ORDER_PAIRS; i++) {
+            want += !bb_contains_hash(ref, batch[i]);
+            cr_assert_eq(bb_add_hash(ref, batch[i]), BB_OK);
+        }
+        cr_assert_eq(bb_add_hashes_concurrent(f, batch, 2 * ORDER_PAIRS, &got), BB_OK);
+        mismatches += got != want;
+        both_new += want;
+    }
+    atomic_store(&w.stop, true);
+    cr_assert_eq(pthread_join(t, NULL), 0);
+    cr_assert_lt(ORDER_BATCHES * ORDER_PAIRS, both_new, "pairs whose Y and X were both new");
+    cr_assert_eq(mismatches, 0, "%zu of %u batches counted other than one by one", mismatches,
+                 ORDER_BATCHES);
+    bb_free(f);
+    bb_free(ref);
+}
 
 /* ---- Single-thread semantics and refusals ------------------------------------------------ */
 
