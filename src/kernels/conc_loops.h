@@ -266,8 +266,9 @@ static bool BB_CFN(_hash_from)(uint64_t b, uint64_t blocks, uint64_t *cut) {
  * front of part[] in batch order, the others to its back in reverse order, which is then
  * turned around; each half is set under all its stripes' locks. Against grouping by stripe
  * (_grouped), whose counting sort took 12-16 TSC ticks per key, the split took 4.3-4.8, and
- * two writers into a 118 MiB filter ran 1.66 and 1.81 times as fast as one against 1.17 and
- * 1.46 (blockbloom-bench -x2 rows, two alternating runs each; Zen 3, EPYC family 25 model 1). */
+ * two writers into a 118 MiB filter ran 1.39-2.03 times as fast as one (median 1.66, seven
+ * runs) against 1.02-1.63 (median 1.19, eight runs; blockbloom-bench -x2 rows, Zen 3, EPYC
+ * family 25 model 1). */
 static size_t BB_CFN(_halves)(uint8_t *data, uint64_t blocks, unsigned k, bb_stripes *st,
                               const uint64_t *h, size_t n, unsigned sh, unsigned mode) {
     uint64_t part[BB_CONC_CHUNK];
