@@ -449,6 +449,9 @@ static void *write_odd_blocks(void *arg) {
 Test(concurrent, batch_order_kept_beside_another_writer) {
     bb_filter *f = make(BB_BLOCKED, ORDER_BLOCKS * 512, 2),
               *ref = make(BB_BLOCKED, ORDER_BLOCKS * 512, 2);
+    bb_view v;
+    cr_assert_eq(bb_get_view(f, &v), BB_OK);
+    cr_assert_eq(v.blocks, ORDER_BLOCKS, "the block parity below needs exactly this many");
     odd_writer w = {.f = f};
     pthread_t t;
     cr_assert_eq(pthread_create(&t, NULL, write_odd_blocks, &w), 0);
