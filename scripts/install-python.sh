@@ -1,15 +1,5 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-<<<<<<< HEAD
-# Installs the Python package blockbloom for Debian's /usr/bin/python3: the one command of the
-# docs/PYTHON.md. Installs the Debian packages the build needs when missing
-# (python3-dev; python3-numpy, optional at run time, for numpy results), builds the
-# extension against the static library with CMake (nothing is downloaded), and installs it
-# into DIR, by default the interpreter's site directory for local installs
-# (/usr/local/lib/python3.11/dist-packages on Debian 12). Run as root for the default DIR.
-# Afterwards `/usr/bin/python3 -c "import blockbloom"` works from anywhere.
-#   scripts/install-python.sh [DIR]
-=======
 # Installs the Python package blockbloom with pip from this tree: the Debian packages the
 # build needs (python3-dev, python3-venv, python3-pip, python3-setuptools, python3-wheel,
 # cmake and the library's; python3-numpy, optional at run time), then
@@ -18,7 +8,6 @@
 # /usr/bin/python3, for which pip installs into /usr/local/lib/python3.11/dist-packages
 # (PEP 668 asks for --break-system-packages there; run as root). Extra arguments go to pip.
 #   scripts/install-python.sh [PIP-ARGS...]
->>>>>>> 5dd76e0 (python: a standard package: pyproject.toml, pip install . and wheels)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh python3-dev python3-venv python3-pip python3-setuptools python3-wheel python3-numpy
