@@ -141,17 +141,22 @@ static inline unsigned BB_CFN(_stripes_used)(uint64_t blocks, unsigned sh) {
     return (unsigned)((blocks - 1) >> sh) + 1;
 }
 
+/* Takes stripes s0 .. s1 - 1, all or none. */
+static bool BB_CFN(_take_range)(bb_stripes *st, unsigned s0, unsigned s1) {
+    for (unsigned s = s0; s < s1; s++) {
+        if (BB_CFN(_try_lock)(st, s)) continue;
+        while (s-- > s0) BB_CFN(_unlock)(st, s);
+        return false;
+    }
+    return true;
+}
+
 /* The fast path: when this batch is the only writer (st->writers is 1), take every stripe
  * (used stripes 0 .. used) and set the chunk in its own order, with no grouping; false
  * (nothing held) if one was taken. */
 static bool BB_CFN(_take_all)(bb_stripes *st, unsigned used) {
-    if (atomic_load_explicit(&st->writers, memory_order_relaxed) != 1) return false;
-    for (unsigned s = 0; s < used; s++) {
-        if (BB_CFN(_try_lock)(st, s)) continue;
-        while (s--) BB_CFN(_unlock)(st, s);
-        return false;
-    }
-    return true;
+    return atomic_load_explicit(&st->writers, memory_order_relaxed) == 1 &&
+           BB_CFN(_take_range)(st, 0, used);
 }
 
 /* What a writer does with one stripe while holding its lock: the grouped path sets its run of
@@ -228,16 +233,6 @@ static BB_CONC_INLINE size_t BB_CFN(_each_stripe)(bb_stripes *st, unsigned pendi
     }
     if (waits) atomic_fetch_sub_explicit(&st->writers, 1, memory_order_relaxed);
     return fresh;
-}
-
-/* Takes stripes s0 .. s1 - 1, all or none. */
-static bool BB_CFN(_take_range)(bb_stripes *st, unsigned s0, unsigned s1) {
-    for (unsigned s = s0; s < s1; s++) {
-        if (BB_CFN(_try_lock)(st, s)) continue;
-        while (s-- > s0) BB_CFN(_unlock)(st, s);
-        return false;
-    }
-    return true;
 }
 
 /* The smallest hash whose block index is at least b, in *cut; false if there is none (b is
