@@ -257,6 +257,15 @@ static bool BB_CFN(_hash_from)(uint64_t b, uint64_t blocks, uint64_t *cut) {
  * hashes coming from L3; Zen 3, EPYC family 25 model 1). */
 #define BB_CONC_SPLIT_STEP 8u
 
+/* One key of _halves' split: to the front of part[] if it is in the lower half, else to the
+ * back. Branch-free, as half the keys go each way. */
+static inline __attribute__((always_inline)) void
+BB_CFN(_split_one)(uint64_t *part, size_t *lo, size_t *hi, uint64_t v, bool up) {
+    part[up ? *hi - 1 : *lo] = v;
+    *lo += !up;
+    *hi -= up;
+}
+
 /* Two writers (see the top of this file): the chunk's keys of stripes 0 .. mid - 1 go to the
  * front of part[] in batch order, the others to its back in reverse order, which is then
  * turned around; each half is set under all its stripes' locks. Against grouping by stripe
@@ -274,19 +283,10 @@ static size_t BB_CFN(_halves)(uint8_t *data, uint64_t blocks, unsigned k, bb_str
     for (; i + BB_CONC_SPLIT_STEP <= n; i += BB_CONC_SPLIT_STEP) {
         uint64_t v[BB_CONC_SPLIT_STEP];
         for (unsigned t = 0; t < BB_CONC_SPLIT_STEP; t++) v[t] = h[i + t];
-        for (unsigned t = 0; t < BB_CONC_SPLIT_STEP; t++) {
-            size_t up = any_up & (v[t] >= cut);
-            part[up ? hi - 1 : lo] = v[t];
-            lo += up ^ 1;
-            hi -= up;
-        }
+        for (unsigned t = 0; t < BB_CONC_SPLIT_STEP; t++)
+            BB_CFN(_split_one)(part, &lo, &hi, v[t], any_up & (v[t] >= cut));
     }
-    for (; i < n; i++) {
-        size_t up = any_up & (h[i] >= cut);
-        part[up ? hi - 1 : lo] = h[i];
-        lo += up ^ 1;
-        hi -= up;
-    }
+    for (; i < n; i++) BB_CFN(_split_one)(part, &lo, &hi, h[i], any_up & (h[i] >= cut));
     for (size_t a = lo, b = n; a + 1 < b; a++, b--) {
         uint64_t t = part[a];
         part[a] = part[b - 1];
